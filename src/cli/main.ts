@@ -1,0 +1,62 @@
+import { parseArgs } from "node:util";
+import { ConfigError } from "../config/index.js";
+import { StoreLockedError } from "../store/index.js";
+import { serve } from "./serve.js";
+
+const USAGE = `usage:
+  parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
+  parkway mock-model --script FILE [--listen HOST:PORT]
+  parkway chat [--server ADDR]`;
+
+/** Runs the command line; resolves with the exit code. Expected failures print one line. */
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case "serve": {
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: {
+          config: { type: "string" },
+          listen: { type: "string" },
+          data: { type: "string" },
+          "model-url": { type: "string" },
+          model: { type: "string" },
+        },
+      });
+      return serve({
+        config: values.config,
+        listen: values.listen,
+        data: values.data,
+        modelUrl: values["model-url"],
+        model: values.model,
+      });
+    }
+    case "mock-model":
+    case "chat":
+      process.stderr.write(`parkway: '${command}' is not available in this version\n`);
+      return 2;
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      process.stdout.write(`${USAGE}\n`);
+      return command === undefined ? 2 : 0;
+    default:
+      process.stderr.write(`parkway: unknown command '${command}'\n${USAGE}\n`);
+      return 2;
+  }
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (err) {
+  if (err instanceof ConfigError || err instanceof StoreLockedError) {
+    process.stderr.write(`parkway: ${err.message}\n`);
+  } else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+    process.stderr.write(`parkway: ${err.message}\n${USAGE}\n`);
+  } else {
+    process.stderr.write(`parkway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  }
+  process.exitCode = 1;
+}

@@ -1,0 +1,92 @@
+/**
+ * Errors with stable codes, thrown by every layer below the transport. `src/server/errors.ts` alone maps
+ * them to gRPC statuses; anything that is not a `ParkwayError` is treated as a bug and answered with a
+ * generic INTERNAL status.
+ */
+
+/** A stable error code; each maps to one gRPC status code. */
+export type ErrorCode =
+  | "invalid_argument"
+  | "not_found"
+  | "already_exists"
+  | "failed_precondition"
+  | "resource_exhausted"
+  | "unauthenticated"
+  | "permission_denied"
+  | "unavailable"
+  | "unimplemented"
+  | "deadline_exceeded"
+  | "aborted"
+  | "internal";
+
+/** One invalid field of a request, named by its dot path (e.g. `confirm_results[0].tool_call.input`). */
+export interface FieldViolation {
+  field: string;
+  description: string;
+}
+
+/** One precondition that failed, e.g. `{type: "TOOL_CALL_STATE", subject: "call_1", description: "..."}`. */
+export interface PreconditionViolation {
+  type: string;
+  subject: string;
+  description: string;
+}
+
+/** Optional structured details, carried to clients as google.rpc error details. */
+export interface ErrorDetails {
+  fieldViolations?: FieldViolation[];
+  preconditionViolations?: PreconditionViolation[];
+  /** A stable UPPER_SNAKE reason and metadata (google.rpc.ErrorInfo). */
+  reason?: string;
+  metadata?: Record<string, string>;
+}
+
+/** An error whose message is safe to show to the client. */
+export class ParkwayError extends Error {
+  override readonly name = "ParkwayError";
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: ErrorDetails = {},
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** INVALID_ARGUMENT naming the fields that are wrong. */
+export function invalidArgument(violations: FieldViolation[], message?: string): ParkwayError {
+  const text =
+    message ??
+    (violations.length > 0
+      ? violations.map((v) => `${v.field}: ${v.description}`).join("; ")
+      : "invalid argument");
+  return new ParkwayError("invalid_argument", text, { fieldViolations: violations });
+}
+
+/** NOT_FOUND for a resource kind and id. */
+export function notFound(kind: string, id: string): ParkwayError {
+  return new ParkwayError("not_found", `${kind} ${JSON.stringify(id)} not found`, {
+    reason: `${kind.toUpperCase().replace(/\W+/g, "_")}_NOT_FOUND`,
+    metadata: { [kind]: id },
+  });
+}
+
+/** FAILED_PRECONDITION with the violated conditions. */
+export function failedPrecondition(
+  message: string,
+  violations: PreconditionViolation[] = [],
+): ParkwayError {
+  return new ParkwayError("failed_precondition", message, { preconditionViolations: violations });
+}
+
+/** UNIMPLEMENTED, naming the missing feature. */
+export function unimplemented(feature: string): ParkwayError {
+  return new ParkwayError("unimplemented", `${feature} is not implemented yet`);
+}
+
+/** True for a ParkwayError, optionally of a given code. */
+export function isParkwayError(err: unknown, code?: ErrorCode): err is ParkwayError {
+  return err instanceof ParkwayError && (code === undefined || err.code === code);
+}

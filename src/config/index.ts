@@ -1,0 +1,2 @@
+export { type Config, type ConfigInput, configSchema } from "./schema.js";
+export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";

@@ -1,0 +1,130 @@
+import { once } from "node:events";
+import {
+  type handleBidiStreamingCall,
+  type handleUnaryCall,
+  type Metadata,
+  type ServerDuplexStream,
+  type ServerUnaryCall,
+  status as Status,
+} from "@grpc/grpc-js";
+import { ParkwayError } from "../common/errors.js";
+import type { Logger } from "../common/logger.js";
+import { type CallContext, ServerShutdownError } from "./call-context.js";
+import { isUnexpected, toStatusObject } from "./errors.js";
+import { readMessages } from "./read-messages.js";
+
+/** A unary handler: a plain async function. */
+export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
+
+/** A bidi handler: reads the request messages, yields the responses. */
+export type BidiHandler<Req, Res> = (
+  requests: AsyncIterable<Req>,
+  ctx: CallContext,
+) => AsyncIterable<Res>;
+
+/** What the adapters share: the logger and the server-wide shutdown signal. */
+export interface AdapterEnv {
+  readonly log: Logger;
+  /** Aborts with `ServerShutdownError` when the server drains. */
+  readonly shutdown: AbortSignal;
+  /** Counts calls in flight so shutdown can wait for them. */
+  readonly inFlight: Set<Promise<unknown>>;
+}
+
+function createContext(
+  call: { metadata: Metadata; getPeer(): string; on(event: "cancelled", fn: () => void): unknown },
+  method: string,
+  env: AdapterEnv,
+): { ctx: CallContext; dispose: () => void } {
+  const controller = new AbortController();
+  const onShutdown = () => controller.abort(env.shutdown.reason);
+  if (env.shutdown.aborted) onShutdown();
+  else env.shutdown.addEventListener("abort", onShutdown, { once: true });
+  call.on("cancelled", () => controller.abort(new Error("cancelled by client")));
+  const peer = call.getPeer();
+  const ctx: CallContext = {
+    signal: controller.signal,
+    metadata: call.metadata,
+    peer,
+    log: env.log.child({ method, peer }),
+  };
+  return { ctx, dispose: () => env.shutdown.removeEventListener("abort", onShutdown) };
+}
+
+function report(ctx: CallContext, err: unknown): void {
+  if (isUnexpected(err)) ctx.log.error({ err }, "handler failed");
+  else ctx.log.debug({ err }, "handler refused the call");
+}
+
+function track(env: AdapterEnv, work: Promise<unknown>): void {
+  env.inFlight.add(work);
+  void work.finally(() => env.inFlight.delete(work));
+}
+
+/**
+ * Adapts a plain async function to grpc-js: every rejection becomes a status through the one error
+ * mapping (unknown errors are logged and answered with a generic INTERNAL).
+ */
+export function adaptUnary<Req, Res>(
+  method: string,
+  handler: UnaryHandler<Req, Res>,
+  env: AdapterEnv,
+): handleUnaryCall<Req, Res> {
+  return (call: ServerUnaryCall<Req, Res>, callback) => {
+    const { ctx, dispose } = createContext(call, method, env);
+    const work = (async () => {
+      try {
+        const response = await handler(call.request, ctx);
+        callback(null, response);
+      } catch (err) {
+        report(ctx, err);
+        const shutdown = ctx.signal.reason instanceof ServerShutdownError;
+        callback(toStatusObject(shutdown ? new ParkwayError("unavailable", "server shutting down") : err));
+      } finally {
+        dispose();
+      }
+    })();
+    track(env, work);
+  };
+}
+
+/**
+ * Adapts an async generator to a grpc-js bidi call: writes wait for `drain`; a client cancel or the
+ * server's shutdown aborts `ctx.signal`, and the generator must then finish (its `finally` blocks
+ * run); a shutdown ends the call with UNAVAILABLE, and a thrown error becomes the call's status.
+ */
+export function adaptBidi<Req, Res>(
+  method: string,
+  handler: BidiHandler<Req, Res>,
+  env: AdapterEnv,
+): handleBidiStreamingCall<Req, Res> {
+  return (call: ServerDuplexStream<Req, Res>) => {
+    const { ctx, dispose } = createContext(call, method, env);
+    const work = (async () => {
+      const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          const next = await responses.next();
+          if (next.done) break;
+          if (!call.write(next.value)) await once(call, "drain", { signal: ctx.signal });
+        }
+        if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
+        if (!ctx.signal.aborted) call.end();
+      } catch (err) {
+        if (ctx.signal.aborted) {
+          if (ctx.signal.reason instanceof ServerShutdownError) {
+            call.emit("error", { code: Status.UNAVAILABLE, details: "server shutting down" });
+          }
+          // A client cancel needs no status: the call is already gone.
+        } else {
+          report(ctx, err);
+          call.emit("error", toStatusObject(err));
+        }
+      } finally {
+        await responses.return?.().catch(() => undefined);
+        dispose();
+      }
+    })();
+    track(env, work);
+  };
+}

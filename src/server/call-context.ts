@@ -1,0 +1,22 @@
+import type { Metadata } from "@grpc/grpc-js";
+import type { Logger } from "../common/logger.js";
+
+/** What a handler knows about its call. */
+export interface CallContext {
+  /** Aborts when the client cancels, the deadline passes, or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** The call's request metadata. */
+  readonly metadata: Metadata;
+  /** The client's address. */
+  readonly peer: string;
+  /** A logger bound to the method and peer. */
+  readonly log: Logger;
+}
+
+/** Why a call was aborted by the server rather than the client. */
+export class ServerShutdownError extends Error {
+  override readonly name = "ServerShutdownError";
+  constructor() {
+    super("server shutting down");
+  }
+}

@@ -1,0 +1,112 @@
+import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { HealthImplementation } from "grpc-health-check";
+import type { Logger } from "../common/logger.js";
+import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
+import { PermissionServiceService } from "../generated/parkway/v1/permission.js";
+import type { Store } from "../store/store.js";
+import { type AdapterEnv, adaptBidi, adaptUnary } from "./adapters.js";
+import { type AgentServiceHandlers, unimplementedAgentService } from "./agent-service.js";
+import { ServerShutdownError } from "./call-context.js";
+import {
+  type PermissionServiceHandlers,
+  unimplementedPermissionService,
+} from "./permission-service.js";
+import { addReflection } from "./reflection.js";
+
+/** What the server is built from. */
+export interface ServerDeps {
+  /** The store; opened by `listen` before the server reports SERVING. */
+  store: Store;
+  log: Logger;
+  agentService?: AgentServiceHandlers;
+  permissionService?: PermissionServiceHandlers;
+  /** Largest message accepted, in bytes. */
+  maxMessageBytes?: number;
+}
+
+/** A running Parkway gRPC server. */
+export interface ParkwayServer {
+  /**
+   * Binds `address` (`HOST:PORT`, port 0 picks one), opens the store, then reports SERVING.
+   * Resolves with the bound port. If the store cannot be opened the port is released and it rejects.
+   */
+  listen(address: string): Promise<number>;
+  /**
+   * Stops accepting calls, reports NOT_SERVING, ends open streams with UNAVAILABLE, waits up to
+   * `graceMs` for calls in flight, then closes the store.
+   */
+  shutdown(options?: { graceMs?: number }): Promise<void>;
+}
+
+const SERVICE_NAMES = ["", "parkway.v1.AgentService", "parkway.v1.PermissionService"];
+
+/** Builds the Parkway server: AgentService, PermissionService, health and reflection. */
+export function createServer(deps: ServerDeps): ParkwayServer {
+  const log = deps.log;
+  const shutdownController = new AbortController();
+  const env: AdapterEnv = { log, shutdown: shutdownController.signal, inFlight: new Set() };
+  const server = new Server({
+    "grpc.max_receive_message_length": deps.maxMessageBytes ?? 4 * 1024 * 1024,
+  });
+
+  const agent = deps.agentService ?? unimplementedAgentService();
+  const agentImpl: UntypedServiceImplementation = {
+    chat: adaptBidi("Chat", agent.chat, env),
+    reply: adaptUnary("Reply", agent.reply, env),
+    createSession: adaptUnary("CreateSession", agent.createSession, env),
+    getSession: adaptUnary("GetSession", agent.getSession, env),
+    listSessions: adaptUnary("ListSessions", agent.listSessions, env),
+    deleteSession: adaptUnary("DeleteSession", agent.deleteSession, env),
+    listAgents: adaptUnary("ListAgents", agent.listAgents, env),
+  };
+  server.addService(AgentServiceService, agentImpl);
+
+  const perms = deps.permissionService ?? unimplementedPermissionService();
+  const permImpl: UntypedServiceImplementation = {
+    listRules: adaptUnary("ListRules", perms.listRules, env),
+    addRules: adaptUnary("AddRules", perms.addRules, env),
+    removeRule: adaptUnary("RemoveRule", perms.removeRule, env),
+    setMode: adaptUnary("SetMode", perms.setMode, env),
+    explain: adaptUnary("Explain", perms.explain, env),
+  };
+  server.addService(PermissionServiceService, permImpl);
+
+  const health = new HealthImplementation(
+    Object.fromEntries(SERVICE_NAMES.map((name) => [name, "NOT_SERVING" as const])),
+  );
+  health.addToServer(server);
+  addReflection(server);
+
+  let stopped: Promise<void> | undefined;
+
+  return {
+    async listen(address) {
+      const port = await new Promise<number>((resolve, reject) =>
+        server.bindAsync(address, ServerCredentials.createInsecure(), (err, bound) =>
+          err ? reject(err) : resolve(bound),
+        ),
+      );
+      try {
+        await deps.store.open();
+      } catch (err) {
+        server.forceShutdown();
+        throw err;
+      }
+      for (const name of SERVICE_NAMES) health.setStatus(name, "SERVING");
+      return port;
+    },
+
+    shutdown({ graceMs = 5000 } = {}) {
+      stopped ??= (async () => {
+        for (const name of SERVICE_NAMES) health.setStatus(name, "NOT_SERVING");
+        const drained = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+        shutdownController.abort(new ServerShutdownError());
+        const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+        await Promise.race([Promise.allSettled([...env.inFlight]).then(() => drained), timer]);
+        server.forceShutdown();
+        await deps.store.close();
+      })();
+      return stopped;
+    },
+  };
+}

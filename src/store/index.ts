@@ -1,0 +1,3 @@
+export type { RangeOptions, Store, StoreBatch } from "./store.js";
+export { decodeRecord, defineRecord, encodeRecord, RecordError, type RecordType } from "./record.js";
+export { createLevelStore, LevelStore, StoreLockedError } from "./level-store.js";

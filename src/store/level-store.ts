@@ -1,0 +1,101 @@
+import { ClassicLevel } from "classic-level";
+import { ParkwayError } from "../common/errors.js";
+import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
+import type { RangeOptions, Store, StoreBatch } from "./store.js";
+
+type Sublevel = ReturnType<ClassicLevel<string, string>["sublevel"]>;
+
+/** The data directory is held by another process. */
+export class StoreLockedError extends ParkwayError {
+  constructor(readonly location: string) {
+    super("unavailable", `data directory ${location} is in use by another Parkway server`);
+  }
+}
+
+/**
+ * The embedded LevelDB store: one sublevel per record kind, JSON values in a version envelope,
+ * atomic batches across kinds. LevelDB's lock makes a data directory single-process.
+ */
+export class LevelStore implements Store {
+  private readonly db: ClassicLevel<string, string>;
+  private readonly sublevels = new Map<string, Sublevel>();
+
+  constructor(readonly location: string) {
+    this.db = new ClassicLevel<string, string>(location, {
+      keyEncoding: "utf8",
+      valueEncoding: "utf8",
+    });
+  }
+
+  async open(): Promise<void> {
+    try {
+      await this.db.open({ createIfMissing: true });
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause;
+      if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(this.location);
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  private sub(kind: string): Sublevel {
+    let sub = this.sublevels.get(kind);
+    if (!sub) {
+      sub = this.db.sublevel(kind, { keyEncoding: "utf8", valueEncoding: "utf8" });
+      this.sublevels.set(kind, sub);
+    }
+    return sub;
+  }
+
+  async get<T>(type: RecordType<T>, key: string): Promise<T | undefined> {
+    const raw = await this.sub(type.kind).get(key);
+    return raw === undefined ? undefined : decodeRecord(type, key, raw as string);
+  }
+
+  async getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]> {
+    const raws = await this.sub(type.kind).getMany([...keys]);
+    return raws.map((raw, i) => (raw === undefined ? undefined : decodeRecord(type, keys[i] ?? "", raw as string)));
+  }
+
+  batch(): StoreBatch {
+    const chained = this.db.batch();
+    const sub = (kind: string) => this.sub(kind);
+    const batch: StoreBatch = {
+      put(type, key, value) {
+        chained.put(key, encodeRecord(type, key, value), { sublevel: sub(type.kind) });
+        return this;
+      },
+      del(type, key) {
+        chained.del(key, { sublevel: sub(type.kind) });
+        return this;
+      },
+      get length() {
+        return chained.length;
+      },
+      async write(options) {
+        await chained.write({ sync: options?.sync === true });
+      },
+    };
+    return batch;
+  }
+
+  async *entries<T>(type: RecordType<T>, options: RangeOptions = {}): AsyncIterable<[string, T]> {
+    const { signal, ...range } = options;
+    const iterator = this.sub(type.kind).iterator({ ...range, ...(signal ? { signal } : {}) });
+    try {
+      for await (const [key, raw] of iterator) {
+        yield [key as string, decodeRecord(type, key as string, raw as string)];
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+}
+
+/** Creates the LevelDB store for a data directory. */
+export function createLevelStore(location: string): Store {
+  return new LevelStore(location);
+}

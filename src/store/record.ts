@@ -1,0 +1,86 @@
+import type { z } from "zod";
+import { ParkwayError } from "../common/errors.js";
+
+/**
+ * A kind of stored record: its key space (`kind`), its current schema version and zod schema, and the
+ * migrations that lift older versions. Every value is stored as `{"v": version, "d": data}` and is
+ * validated on every read, so a record is either migrated, or refused with a clear error; never misread.
+ */
+export interface RecordType<T> {
+  readonly kind: string;
+  readonly version: number;
+  readonly schema: z.ZodType<T>;
+  /** `migrations[n]` turns the data of version n into the data of version n + 1. */
+  readonly migrations?: Readonly<Record<number, (data: unknown) => unknown>>;
+}
+
+/** Declares a record type. */
+export function defineRecord<T>(type: RecordType<T>): RecordType<T> {
+  return type;
+}
+
+/** A stored value that cannot be read: corrupt, invalid, or from an unknown version. */
+export class RecordError extends ParkwayError {
+  constructor(
+    readonly kind: string,
+    readonly key: string,
+    problem: string,
+  ) {
+    super("internal", `stored ${kind} record ${JSON.stringify(key)} ${problem}`);
+  }
+}
+
+/** Serialises a value after validating it, so nothing invalid is ever written. */
+export function encodeRecord<T>(type: RecordType<T>, key: string, value: T): string {
+  const result = type.schema.safeParse(value);
+  if (!result.success) {
+    throw new RecordError(type.kind, key, `is invalid and was not written: ${result.error.message}`);
+  }
+  return JSON.stringify({ v: type.version, d: result.data });
+}
+
+/** Parses, migrates and validates a stored value. */
+export function decodeRecord<T>(type: RecordType<T>, key: string, raw: string): T {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(raw);
+  } catch {
+    throw new RecordError(type.kind, key, "is corrupt (not JSON)");
+  }
+  if (
+    typeof envelope !== "object" ||
+    envelope === null ||
+    !("v" in envelope) ||
+    !("d" in envelope) ||
+    typeof envelope.v !== "number" ||
+    !Number.isInteger(envelope.v)
+  ) {
+    throw new RecordError(type.kind, key, "is corrupt (no version envelope)");
+  }
+  let version = envelope.v;
+  let data: unknown = envelope.d;
+  if (version > type.version) {
+    throw new RecordError(
+      type.kind,
+      key,
+      `has version ${version}, newer than this server understands (${type.version}); upgrade Parkway`,
+    );
+  }
+  while (version < type.version) {
+    const migrate = type.migrations?.[version];
+    if (!migrate) {
+      throw new RecordError(
+        type.kind,
+        key,
+        `has version ${version}, which cannot be migrated to ${type.version}`,
+      );
+    }
+    data = migrate(data);
+    version += 1;
+  }
+  const result = type.schema.safeParse(data);
+  if (!result.success) {
+    throw new RecordError(type.kind, key, `is invalid: ${result.error.issues[0]?.message ?? "unknown"}`);
+  }
+  return result.data;
+}

@@ -1,0 +1,44 @@
+import type { RecordType } from "./record.js";
+
+/** Bounds and options of a key-ordered scan over one record kind. */
+export interface RangeOptions {
+  gt?: string;
+  gte?: string;
+  lt?: string;
+  lte?: string;
+  limit?: number;
+  reverse?: boolean;
+  /** Aborting stops the scan; the iterator then throws an AbortError. */
+  signal?: AbortSignal;
+}
+
+/** Writes applied together or not at all. */
+export interface StoreBatch {
+  put<T>(type: RecordType<T>, key: string, value: T): this;
+  del<T>(type: RecordType<T>, key: string): this;
+  readonly length: number;
+  /**
+   * Commits every operation atomically. With `sync`, resolves only once the write is on disk
+   * (fdatasync); without it, a crash of the machine (not of the process) may lose it.
+   */
+  write(options?: { sync?: boolean }): Promise<void>;
+}
+
+/**
+ * The durable state of Parkway. Values are typed records, validated on write and on read. Keys are
+ * strings ordered bytewise within each record kind.
+ */
+export interface Store {
+  /** Where the data lives, for messages. */
+  readonly location: string;
+  /** Opens the store; throws `StoreLockedError` when another process holds it. Idempotent. */
+  open(): Promise<void>;
+  /** Closes the store after pending writes. Idempotent. */
+  close(): Promise<void>;
+  get<T>(type: RecordType<T>, key: string): Promise<T | undefined>;
+  getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]>;
+  /** Starts an atomic batch. */
+  batch(): StoreBatch;
+  /** Scans one record kind in key order. */
+  entries<T>(type: RecordType<T>, options?: RangeOptions): AsyncIterable<[string, T]>;
+}

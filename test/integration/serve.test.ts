@@ -1,0 +1,83 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { credentials, Metadata, status } from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AgentServiceClient } from "../../src/generated/parkway/v1/agent_service.js";
+import { healthCheck, listServices } from "../helpers/grpc-tools.js";
+import { runServe, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+
+describe("parkway serve (the README's serve command)", () => {
+  let server: SpawnedServer;
+
+  beforeAll(async () => {
+    server = await spawnServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("answers SERVING to health checks for the server and each service", async () => {
+    for (const service of ["", "parkway.v1.AgentService", "parkway.v1.PermissionService"]) {
+      expect(await healthCheck(server.address, service)).toBe("SERVING");
+    }
+  });
+
+  it("lists the parkway.v1 services through reflection", async () => {
+    const services = await listServices(server.address);
+    expect(services).toEqual(
+      expect.arrayContaining(["parkway.v1.AgentService", "parkway.v1.PermissionService"]),
+    );
+  });
+
+  it("answers an RPC that is not built with UNIMPLEMENTED naming the feature", async () => {
+    const client = new AgentServiceClient(server.address, credentials.createInsecure());
+    const err = await new Promise<{ code: number; details: string }>((resolve) =>
+      client.listAgents({}, new Metadata(), (e) => resolve(e as unknown as { code: number; details: string })),
+    );
+    client.close();
+    expect(err.code).toBe(status.UNIMPLEMENTED);
+    expect(err.details).toContain("ListAgents");
+  });
+
+  it("refuses a second server on the same data directory, and the first keeps serving", async () => {
+    const second = await runServe(["--listen", "127.0.0.1:0", "--data", server.dataDir]);
+    expect(second.code).not.toBe(0);
+    const lines = second.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toBe(`parkway: data directory ${server.dataDir} is in use by another Parkway server`);
+    expect(await healthCheck(server.address)).toBe("SERVING");
+  });
+});
+
+describe("parkway serve with a bad configuration", () => {
+  it("exits non-zero with one line naming an unknown key", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "parkway.json");
+    await writeFile(file, JSON.stringify({ listen: "127.0.0.1:0", modle: { name: "x" } }));
+    const run = await runServe(["--config", file, "--data", path.join(dir, "data")]);
+    expect(run.code).not.toBe(0);
+    expect(run.stdout).toBe("");
+    const lines = run.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain("modle: unknown key");
+  });
+
+  it("exits non-zero with one line naming an invalid port", async () => {
+    const dir = await tempDir();
+    const run = await runServe(["--listen", "127.0.0.1:70000", "--data", dir]);
+    expect(run.code).not.toBe(0);
+    const lines = run.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^parkway: invalid config: listen: invalid port 70000/);
+  });
+
+  it("names an unknown key that comes from the environment's config file too", async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, "parkway.json");
+    await writeFile(file, JSON.stringify({ model: { url: "not a url" } }));
+    const run = await runServe(["--data", dir], { env: { PARKWAY_CONFIG: file } });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim().split("\n")).toHaveLength(1);
+    expect(run.stderr).toContain("model.url:");
+  });
+});
