@@ -53,10 +53,15 @@ try {
 } catch (err) {
   if (err instanceof ConfigError || err instanceof StoreLockedError) {
     process.stderr.write(`parkway: ${err.message}\n`);
-  } else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+  } else if (
+    err instanceof TypeError &&
+    (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
+  ) {
     process.stderr.write(`parkway: ${err.message}\n${USAGE}\n`);
   } else {
-    process.stderr.write(`parkway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+      `parkway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
   }
   process.exitCode = 1;
 }

@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
 import { zodViolations } from "../common/zod-violations.js";
 import { type Config, type ConfigInput, configSchema } from "./schema.js";
 
@@ -44,8 +43,12 @@ function merge(base: Layer, over: Layer): Layer {
   for (const [key, value] of Object.entries(over)) {
     const prev = out[key];
     const bothObjects =
-      typeof prev === "object" && prev !== null && !Array.isArray(prev) &&
-      typeof value === "object" && value !== null && !Array.isArray(value);
+      typeof prev === "object" &&
+      prev !== null &&
+      !Array.isArray(prev) &&
+      typeof value === "object" &&
+      value !== null &&
+      !Array.isArray(value);
     out[key] = bothObjects ? merge(prev as Layer, value as Layer) : value;
   }
   return out;
@@ -99,7 +102,7 @@ export async function loadConfig(
   if (flags.model !== undefined) setPath(fromFlags, ["model", "name"], flags.model);
   merged = merge(merged, fromFlags);
 
-  return parseConfig(merged as ConfigInput, file);
+  return parseConfig(merged, file);
 }
 
 /** Validates a configuration object; throws `ConfigError` naming every bad key on one line. */
@@ -107,7 +110,7 @@ export function parseConfig(input: ConfigInput, source?: string): Config {
   const result = configSchema.safeParse(input);
   if (result.success) return result.data;
   const where = source ? ` (${source})` : "";
-  const problems = zodViolations(result.error as z.ZodError)
+  const problems = zodViolations(result.error)
     .map((v) => `${v.field}: ${v.description}`)
     .join("; ");
   throw new ConfigError(`invalid config${where}: ${problems}`);

@@ -79,7 +79,9 @@ export function adaptUnary<Req, Res>(
       } catch (err) {
         report(ctx, err);
         const shutdown = ctx.signal.reason instanceof ServerShutdownError;
-        callback(toStatusObject(shutdown ? new ParkwayError("unavailable", "server shutting down") : err));
+        callback(
+          toStatusObject(shutdown ? new ParkwayError("unavailable", "server shutting down") : err),
+        );
       } finally {
         dispose();
       }

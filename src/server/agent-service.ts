@@ -31,10 +31,11 @@ export interface AgentServiceHandlers {
 export function unimplementedAgentService(): AgentServiceHandlers {
   const missing = (feature: string) => () => Promise.reject(unimplemented(feature));
   return {
-    // eslint-disable-next-line require-yield
-    chat: async function* () {
-      throw unimplemented("AgentService.Chat (streamed conversations)");
-    },
+    chat: () => ({
+      [Symbol.asyncIterator]: () => ({
+        next: () => Promise.reject(unimplemented("AgentService.Chat (streamed conversations)")),
+      }),
+    }),
     reply: missing("AgentService.Reply (replies)"),
     createSession: missing("AgentService.CreateSession (sessions)"),
     getSession: missing("AgentService.GetSession (sessions)"),

@@ -1,7 +1,6 @@
 import { Metadata, type StatusObject, status as Status } from "@grpc/grpc-js";
-import type { ErrorCode, ErrorDetails } from "../common/errors.js";
-import { isParkwayError } from "../common/errors.js";
-import { Any } from "../generated/google/protobuf/any.js";
+import { type ErrorCode, type ErrorDetails, isParkwayError } from "../common/errors.js";
+import type { Any } from "../generated/google/protobuf/any.js";
 import {
   BadRequest,
   ErrorInfo,

@@ -57,16 +57,20 @@ export function readMessages<T>(
             }
             if (ended) {
               cleanup();
-              if (failure !== undefined && !signal.aborted) throw failure;
+              if (failure !== undefined && !signal.aborted) {
+                throw failure instanceof Error
+                  ? failure
+                  : new Error("stream failed", { cause: failure });
+              }
               return { value: undefined, done: true };
             }
             await new Promise<void>((resolve) => (wake = resolve));
           }
         },
-        async return(): Promise<IteratorResult<T>> {
+        return(): Promise<IteratorResult<T>> {
           ended = true;
           cleanup();
-          return { value: undefined, done: true };
+          return Promise.resolve({ value: undefined, done: true });
         },
       };
     },

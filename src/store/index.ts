@@ -1,3 +1,9 @@
 export type { RangeOptions, Store, StoreBatch } from "./store.js";
-export { decodeRecord, defineRecord, encodeRecord, RecordError, type RecordType } from "./record.js";
+export {
+  decodeRecord,
+  defineRecord,
+  encodeRecord,
+  RecordError,
+  type RecordType,
+} from "./record.js";
 export { createLevelStore, LevelStore, StoreLockedError } from "./level-store.js";

@@ -57,7 +57,9 @@ export class LevelStore implements Store {
 
   async getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]> {
     const raws = await this.sub(type.kind).getMany([...keys]);
-    return raws.map((raw, i) => (raw === undefined ? undefined : decodeRecord(type, keys[i] ?? "", raw as string)));
+    return raws.map((raw, i) =>
+      raw === undefined ? undefined : decodeRecord(type, keys[i] ?? "", raw as string),
+    );
   }
 
   batch(): StoreBatch {
@@ -87,7 +89,7 @@ export class LevelStore implements Store {
     const iterator = this.sub(type.kind).iterator({ ...range, ...(signal ? { signal } : {}) });
     try {
       for await (const [key, raw] of iterator) {
-        yield [key as string, decodeRecord(type, key as string, raw as string)];
+        yield [key, decodeRecord(type, key, raw as string)];
       }
     } finally {
       await iterator.close();

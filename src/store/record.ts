@@ -34,7 +34,11 @@ export class RecordError extends ParkwayError {
 export function encodeRecord<T>(type: RecordType<T>, key: string, value: T): string {
   const result = type.schema.safeParse(value);
   if (!result.success) {
-    throw new RecordError(type.kind, key, `is invalid and was not written: ${result.error.message}`);
+    throw new RecordError(
+      type.kind,
+      key,
+      `is invalid and was not written: ${result.error.message}`,
+    );
   }
   return JSON.stringify({ v: type.version, d: result.data });
 }
@@ -80,7 +84,11 @@ export function decodeRecord<T>(type: RecordType<T>, key: string, raw: string): 
   }
   const result = type.schema.safeParse(data);
   if (!result.success) {
-    throw new RecordError(type.kind, key, `is invalid: ${result.error.issues[0]?.message ?? "unknown"}`);
+    throw new RecordError(
+      type.kind,
+      key,
+      `is invalid: ${result.error.issues[0]?.message ?? "unknown"}`,
+    );
   }
   return result.data;
 }

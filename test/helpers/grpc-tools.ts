@@ -10,8 +10,16 @@ import { loadSync } from "@grpc/proto-loader";
 
 const require = createRequire(import.meta.url);
 
-function serviceClient(protoFile: string, service: string, includeDir: string): ServiceClientConstructor {
-  const definition = loadSync(protoFile, { includeDirs: [includeDir], keepCase: true, enums: String });
+function serviceClient(
+  protoFile: string,
+  service: string,
+  includeDir: string,
+): ServiceClientConstructor {
+  const definition = loadSync(protoFile, {
+    includeDirs: [includeDir],
+    keepCase: true,
+    enums: String,
+  });
   const loaded = loadPackageDefinition(definition) as Record<string, unknown>;
   let node: unknown = loaded;
   for (const part of service.split(".")) node = (node as Record<string, unknown>)[part];
@@ -21,8 +29,12 @@ function serviceClient(protoFile: string, service: string, includeDir: string): 
 /** Calls grpc.health.v1.Health/Check and resolves with the status name (e.g. "SERVING"). */
 export async function healthCheck(address: string, service = ""): Promise<string> {
   const dir = path.dirname(require.resolve("grpc-health-check/package.json"));
-  const Health = serviceClient("health/v1/health.proto", "grpc.health.v1.Health", path.join(dir, "proto"));
-  const client = new Health(address, credentials.createInsecure()) as Client & {
+  const Health = serviceClient(
+    "health/v1/health.proto",
+    "grpc.health.v1.Health",
+    path.join(dir, "proto"),
+  );
+  const client = new Health(address, credentials.createInsecure()) as unknown as Client & {
     check(req: object, cb: (err: Error | null, res?: { status: string }) => void): void;
   };
   try {
@@ -42,7 +54,7 @@ export async function listServices(address: string): Promise<string[]> {
     "grpc.reflection.v1.ServerReflection",
     path.join(dir, "build", "proto"),
   );
-  const client = new Reflection(address, credentials.createInsecure()) as Client & {
+  const client = new Reflection(address, credentials.createInsecure()) as unknown as Client & {
     ServerReflectionInfo(): NodeJS.ReadWriteStream & { write(m: object): boolean; end(): void };
   };
   try {

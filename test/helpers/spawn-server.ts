@@ -41,7 +41,11 @@ export function runServe(
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       killGroup(child, "SIGKILL");
-      reject(new Error(`serve did not exit within ${options.timeoutMs ?? 30_000} ms:\n${stdout}${stderr}`));
+      reject(
+        new Error(
+          `serve did not exit within ${options.timeoutMs ?? 30_000} ms:\n${stdout}${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 30_000);
     child.on("error", reject);
     child.on("exit", (code) => {
@@ -70,7 +74,16 @@ export async function spawnServer(
   const dataDir = options.dataDir ?? (await tempDir());
   const child = spawn(
     "npm",
-    ["start", "--silent", "--", "--listen", "127.0.0.1:0", "--data", dataDir, ...(options.args ?? [])],
+    [
+      "start",
+      "--silent",
+      "--",
+      "--listen",
+      "127.0.0.1:0",
+      "--data",
+      dataDir,
+      ...(options.args ?? []),
+    ],
     { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, detached: true },
   );
   const output: string[] = [];

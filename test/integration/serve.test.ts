@@ -32,7 +32,9 @@ describe("parkway serve (the README's serve command)", () => {
   it("answers an RPC that is not built with UNIMPLEMENTED naming the feature", async () => {
     const client = new AgentServiceClient(server.address, credentials.createInsecure());
     const err = await new Promise<{ code: number; details: string }>((resolve) =>
-      client.listAgents({}, new Metadata(), (e) => resolve(e as unknown as { code: number; details: string })),
+      client.listAgents({}, new Metadata(), (e) =>
+        resolve(e as unknown as { code: number; details: string }),
+      ),
     );
     client.close();
     expect(err.code).toBe(status.UNIMPLEMENTED);
@@ -44,7 +46,9 @@ describe("parkway serve (the README's serve command)", () => {
     expect(second.code).not.toBe(0);
     const lines = second.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe(`parkway: data directory ${server.dataDir} is in use by another Parkway server`);
+    expect(lines[0]).toBe(
+      `parkway: data directory ${server.dataDir} is in use by another Parkway server`,
+    );
     expect(await healthCheck(server.address)).toBe("SERVING");
   });
 });

@@ -1,0 +1,42 @@
+//go:build unix
+
+package testserver
+
+import (
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// newProcessGroup makes cmd the leader of a new process group, so that stopping it also stops the
+// processes it starts (npm starts node, which may start more).
+func newProcessGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+}
+
+// stopProcessGroup sends SIGTERM to the process group led by leader and waits up to stopGrace for
+// the leader to exit (exited yields its Wait result, or is closed) and for the group to empty; then it
+// sends SIGKILL to whatever remains.
+func stopProcessGroup(leader *os.Process, exited <-chan error) {
+	pgid := leader.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	deadline := time.After(stopGrace)
+	select {
+	case <-exited:
+		for syscall.Kill(-pgid, 0) == nil {
+			select {
+			case <-deadline:
+				_ = syscall.Kill(-pgid, syscall.SIGKILL)
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	case <-deadline:
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		select {
+		case <-exited:
+		case <-time.After(stopGrace):
+		}
+	}
+}

@@ -1,0 +1,182 @@
+// Lint: type-aware rules that catch async bugs, import cycles, and imports against the layer arrows
+// of DESIGN.md §1 (each layer may import only the layers below it).
+import js from "@eslint/js";
+import importX from "eslint-plugin-import-x";
+import tseslint from "typescript-eslint";
+
+/** Forbids imports of the given modules (glob patterns) from files under `folder`. */
+function layer(folder, forbidden, message) {
+  return {
+    files: [`src/${folder}/**/*.ts`],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        { patterns: [{ group: forbidden, message, allowTypeImports: false }] },
+      ],
+    },
+  };
+}
+
+const upper = (...names) => names.map((n) => `**/${n}/**`).concat(names.map((n) => `../${n}/*`));
+
+export default tseslint.config(
+  {
+    ignores: [
+      "src/generated/**",
+      "clients/**",
+      "node_modules/**",
+      "dist/**",
+      "data/**",
+      "bench/results/**",
+      ".venv/**",
+      ".tools/**",
+    ],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: { allowDefaultProject: ["*.js", "bin/*.js"] } },
+    },
+    plugins: { "import-x": importX },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/consistent-type-imports": ["error", { fixStyle: "inline-type-imports" }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.name='process'][property.name='env']",
+          message: "Only src/config reads the environment.",
+        },
+      ],
+    },
+    settings: { "import-x/resolver": { node: { extensions: [".ts", ".js"] } } },
+  },
+  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  {
+    files: [
+      "src/config/**/*.ts",
+      "test/**/*.ts",
+      "bench/**/*.ts",
+      "examples/**/*.ts",
+      "*.js",
+      "bin/*.js",
+    ],
+    rules: { "no-restricted-syntax": "off" },
+  },
+  // The arrows of DESIGN.md §1.
+  layer(
+    "store",
+    upper(
+      "server",
+      "session",
+      "agent",
+      "model",
+      "tools",
+      "permissions",
+      "generated",
+      "client",
+      "cli",
+    ),
+    "src/store is the bottom layer.",
+  ),
+  layer(
+    "permissions",
+    upper("server", "session", "agent", "model", "tools", "store", "generated", "client", "cli"),
+    "src/permissions is pure and imports no other layer.",
+  ),
+  layer(
+    "model",
+    upper("server", "session", "agent", "tools", "permissions", "generated", "client", "cli"),
+    "src/model sits below the agent.",
+  ),
+  layer(
+    "tools",
+    upper("server", "session", "agent", "model", "generated", "client", "cli"),
+    "src/tools sits below the agent.",
+  ),
+  layer(
+    "agent",
+    upper("server", "session", "generated", "client", "cli"),
+    "src/agent sits below sessions.",
+  ),
+  layer(
+    "session",
+    upper("server", "generated", "client", "cli"),
+    "src/session sits below the transport.",
+  ),
+  layer("server", upper("client", "cli"), "src/server does not import the client or the CLI."),
+  layer(
+    "client",
+    upper("server", "session", "agent", "model", "tools", "permissions", "store", "config", "cli"),
+    "src/client imports only src/generated and src/common.",
+  ),
+  layer(
+    "common",
+    upper(
+      "server",
+      "session",
+      "agent",
+      "model",
+      "tools",
+      "permissions",
+      "store",
+      "config",
+      "generated",
+      "client",
+      "cli",
+    ),
+    "src/common imports nothing of Parkway.",
+  ),
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/server/**", "src/client/**", "src/generated/**", "src/cli/**", "src/index.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [{ name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." }],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/model/openai*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "openai", message: "Only src/model/openai* imports openai." },
+            { name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/store/level*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "classic-level", message: "Only src/store/level* imports LevelDB." },
+            { name: "level", message: "Only src/store/level* imports LevelDB." },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["test/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-non-null-assertion": "off",
+      "@typescript-eslint/unbound-method": "off",
+    },
+  },
+);

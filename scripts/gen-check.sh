@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Regenerates every language and fails when the result differs from what is committed, so a proto
+# change (even a comment) without `npm run gen` cannot land.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GENERATED=(src/generated clients/go/gen clients/python/src/parkway/v1)
+bash scripts/gen.sh
+if [[ -n "$(git status --porcelain -- "${GENERATED[@]}")" ]]; then
+  echo "gen:check: generated code is out of date with proto/; run 'npm run gen' and commit:" >&2
+  git status --short -- "${GENERATED[@]}" >&2
+  git --no-pager diff --stat -- "${GENERATED[@]}" >&2
+  exit 1
+fi
+echo "gen:check: generated code matches proto/"

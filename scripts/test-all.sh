@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Every check in every language: typecheck, lint, proto lint and breaking check, codegen diff,
+# TypeScript tests, Go vet and tests, Python tests. Runs them all, then fails if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+failed=()
+step() {
+  local name="$1"
+  shift
+  echo "==> ${name}"
+  if ! "$@"; then
+    failed+=("${name}")
+    echo "==> ${name}: FAILED"
+  fi
+}
+
+step typecheck npx tsc --noEmit -p tsconfig.json
+step lint bash -c 'npx eslint . && npx prettier --check .'
+step buf-lint npx buf lint
+step proto-breaking bash scripts/proto-breaking.sh
+step gen-check bash scripts/gen-check.sh
+step test-ts npx vitest run
+step test-go bash scripts/test-go.sh
+step test-py bash scripts/test-py.sh
+
+if [[ ${#failed[@]} -gt 0 ]]; then
+  echo "FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "all checks passed"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the Python client's tests (clients/python/tests) against a real Parkway server.
+#
+# Ensures <repo>/.venv exists (created when missing) and installs the package with its test extra
+# into it (non-editable, so the tests exercise the built wheel), then runs pytest in clients/python.
+# Exits non-zero when any test fails or when no test was collected (pytest exit code 5).
+# Extra arguments are passed to pytest. Environment: PYTHON = interpreter used to create the venv
+# (default python3, must be >= 3.10); PARKWAY_ADDR = use an already-running server instead of
+# starting one.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+venv="$root/.venv"
+py="$venv/bin/python"
+
+if [[ ! -x "$py" ]]; then
+  "${PYTHON:-python3}" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
+    echo "test-py: ${PYTHON:-python3} is older than Python 3.10" >&2
+    exit 1
+  }
+  "${PYTHON:-python3}" -m venv "$venv"
+fi
+"$py" -m pip install -q --disable-pip-version-check "./clients/python[test]"
+
+cd clients/python
+status=0
+"$py" -m pytest "$@" || status=$?
+if [[ $status -eq 5 ]]; then
+  echo "test-py: pytest collected no tests" >&2
+  exit 1
+fi
+exit "$status"

@@ -1,0 +1,98 @@
+import { readFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  createLevelStore,
+  decodeRecord,
+  defineRecord,
+  RecordError,
+  StoreLockedError,
+} from "../../src/store/index.js";
+
+const fixtures = JSON.parse(
+  readFileSync(new URL("../fixtures/store/records.json", import.meta.url), "utf8"),
+) as Record<string, string>;
+
+const Person = defineRecord({
+  kind: "person",
+  version: 2,
+  schema: z.strictObject({ name: z.string(), tags: z.array(z.string()) }),
+  migrations: { 1: (d) => ({ ...(d as object), tags: [] }) },
+});
+
+describe("record versions", () => {
+  it("migrates a record of an older version", () => {
+    expect(decodeRecord(Person, "p1", fixtures.v1!)).toEqual({ name: "ada", tags: [] });
+  });
+
+  it("reads the current version", () => {
+    expect(decodeRecord(Person, "p1", fixtures.v2!)).toEqual({ name: "ada", tags: [] });
+  });
+
+  it.each([
+    ["future", /version 9, newer than this server understands/],
+    ["notJson", /is corrupt \(not JSON\)/],
+    ["noEnvelope", /is corrupt \(no version envelope\)/],
+    ["invalid", /is invalid/],
+  ])("refuses the %s fixture with a clear error", (name, message) => {
+    expect(() => decodeRecord(Person, "p1", fixtures[name]!)).toThrow(RecordError);
+    expect(() => decodeRecord(Person, "p1", fixtures[name]!)).toThrow(message);
+  });
+
+  it("refuses a version without a migration path", () => {
+    const NoPath = defineRecord({ ...Person, migrations: {} });
+    expect(() => decodeRecord(NoPath, "p1", fixtures.v1!)).toThrow(/cannot be migrated/);
+  });
+});
+
+describe("LevelStore", () => {
+  async function open() {
+    const dir = await mkdtemp(path.join(tmpdir(), "parkway-store-"));
+    const store = createLevelStore(dir);
+    await store.open();
+    return { store, dir };
+  }
+
+  it("writes a batch atomically across kinds and reads it back validated", async () => {
+    const { store } = await open();
+    const Tag = defineRecord({ kind: "tag", version: 1, schema: z.object({ label: z.string() }) });
+    await store
+      .batch()
+      .put(Person, "a", { name: "ada", tags: ["x"] })
+      .put(Person, "b", { name: "bob", tags: [] })
+      .put(Tag, "x", { label: "X" })
+      .write({ sync: true });
+    expect(await store.get(Person, "a")).toEqual({ name: "ada", tags: ["x"] });
+    expect(await store.get(Tag, "x")).toEqual({ label: "X" });
+    expect(await store.getMany(Person, ["b", "zz"])).toEqual([
+      { name: "bob", tags: [] },
+      undefined,
+    ]);
+    const keys: string[] = [];
+    for await (const [key] of store.entries(Person, { gte: "a", limit: 10 })) keys.push(key);
+    expect(keys).toEqual(["a", "b"]);
+    await store.close();
+  });
+
+  it("refuses to write an invalid record and leaves the batch unapplied", async () => {
+    const { store } = await open();
+    expect(() =>
+      store
+        .batch()
+        .put(Person, "a", { name: "ada", tags: [] })
+        .put(Person, "c", { name: 1 } as never),
+    ).toThrow(RecordError);
+    expect(await store.get(Person, "a")).toBeUndefined();
+    await store.close();
+  });
+
+  it("refuses a second opener of the same directory", async () => {
+    const { store, dir } = await open();
+    const other = createLevelStore(dir);
+    await expect(other.open()).rejects.toBeInstanceOf(StoreLockedError);
+    await store.close();
+  });
+});
