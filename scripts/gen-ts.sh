@@ -3,4 +3,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 npx buf generate --template buf.gen.ts.yaml
-npx prettier --log-level warn --write src/generated
+# The descriptor set (with imports) served by server reflection, so grpcurl-style tools can resolve
+# every type.
+npx buf build --as-file-descriptor-set -o src/generated/parkway.binpb

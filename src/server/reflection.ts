@@ -1,23 +1,25 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import type { Server } from "@grpc/grpc-js";
-import { loadSync } from "@grpc/proto-loader";
+import type { PackageDefinition } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
 
-/** The proto sources shipped with the package. */
-export const PROTO_ROOT = fileURLToPath(new URL("../../proto", import.meta.url));
+/** The descriptor set that `npm run gen` builds from proto/, with every imported file. */
+const DESCRIPTOR_SET = fileURLToPath(new URL("../generated/parkway.binpb", import.meta.url));
 
-/** The files whose services reflection lists. */
-const PROTO_FILES = ["parkway/v1/agent_service.proto", "parkway/v1/permission.proto"];
-
-/** Adds gRPC server reflection (v1 and v1alpha) for the parkway.v1 services. */
+/**
+ * Adds gRPC server reflection (v1 and v1alpha) for the parkway.v1 services. It serves the real
+ * per-file descriptors, with their imports, so reflection clients resolve every referenced type
+ * (google.protobuf.*, google.rpc.*) by file name and by symbol.
+ */
 export function addReflection(server: Server): void {
-  const definition = loadSync(PROTO_FILES, {
-    includeDirs: [PROTO_ROOT],
-    keepCase: true,
-    longs: String,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
+  const set = fromBinary(FileDescriptorSetSchema, readFileSync(DESCRIPTOR_SET));
+  const files = set.file.map((file) => toBinary(FileDescriptorProtoSchema, file));
+  // The reflection service reads only `fileDescriptorProtos` from each entry of the definition.
+  const definition = {
+    parkway: { format: "Protocol Buffer 3 FileDescriptorProto", fileDescriptorProtos: files },
+  } as unknown as PackageDefinition;
   new ReflectionService(definition).addToServer(server);
 }

@@ -124,10 +124,7 @@ function createBaseTimestamp(): Timestamp {
 }
 
 export const Timestamp: MessageFns<Timestamp> = {
-  encode(
-    message: Timestamp,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Timestamp, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.seconds !== 0) {
       writer.uint32(8).int64(message.seconds);
     }
@@ -138,8 +135,7 @@ export const Timestamp: MessageFns<Timestamp> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Timestamp {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -190,10 +186,7 @@ export const Timestamp: MessageFns<Timestamp> = {
   },
 
   toJSON(message: Timestamp): string {
-    return timestampToJson(
-      globalThis.Number(message.seconds ?? 0),
-      message.nanos ?? 0,
-    );
+    return timestampToJson(globalThis.Number(message.seconds ?? 0), message.nanos ?? 0);
   },
 
   create(base?: DeepPartial<Timestamp>): Timestamp {
@@ -207,40 +200,28 @@ export const Timestamp: MessageFns<Timestamp> = {
   },
 };
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends { $case: string; value: unknown }
-        ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
-const timestampJsonRegex =
-  /^.+T\d{2}:\d{2}:\d{2}(\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+const timestampJsonRegex = /^.+T\d{2}:\d{2}:\d{2}(\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 function timestampFromJson(value: string): { seconds: number; nanos: number } {
   const match = timestampJsonRegex.exec(value);
   // Date only keeps milliseconds, so it parses the string without the fractional seconds
   const fraction = match?.[1];
   const millis = match
-    ? new globalThis.Date(
-        fraction === undefined ? value : value.replace(fraction, ""),
-      ).getTime()
+    ? new globalThis.Date(fraction === undefined ? value : value.replace(fraction, "")).getTime()
     : NaN;
   if (!match || globalThis.Number.isNaN(millis)) {
     throw new globalThis.Error(`Invalid timestamp: ${value}`);
   }
-  const nanos =
-    fraction === undefined
-      ? 0
-      : globalThis.Number(fraction.slice(1, 10).padEnd(9, "0"));
+  const nanos = fraction === undefined ? 0 : globalThis.Number(fraction.slice(1, 10).padEnd(9, "0"));
   return { seconds: millis / 1_000, nanos };
 }
 

@@ -92,30 +92,21 @@ function createBaseErrorInfo(): ErrorInfo {
 }
 
 export const ErrorInfo: MessageFns<ErrorInfo> = {
-  encode(
-    message: ErrorInfo,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ErrorInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.reason !== "") {
       writer.uint32(10).string(message.reason);
     }
     if (message.domain !== "") {
       writer.uint32(18).string(message.domain);
     }
-    globalThis.Object.entries(message.metadata).forEach(
-      ([key, value]: [string, string]) => {
-        ErrorInfo_MetadataEntry.encode(
-          { key: key as any, value },
-          writer.uint32(26).fork(),
-        ).join();
-      },
-    );
+    globalThis.Object.entries(message.metadata).forEach(([key, value]: [string, string]) => {
+      ErrorInfo_MetadataEntry.encode({ key: key as any, value }, writer.uint32(26).fork()).join();
+    });
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ErrorInfo {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -148,10 +139,7 @@ export const ErrorInfo: MessageFns<ErrorInfo> = {
               break;
             }
 
-            const entry3 = ErrorInfo_MetadataEntry.decode(
-              reader,
-              reader.uint32(),
-            );
+            const entry3 = ErrorInfo_MetadataEntry.decode(reader, reader.uint32());
             if (entry3.value !== undefined) {
               message.metadata[entry3.key] = entry3.value;
             }
@@ -174,20 +162,18 @@ export const ErrorInfo: MessageFns<ErrorInfo> = {
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
       domain: isSet(object.domain) ? globalThis.String(object.domain) : "",
       metadata: isObject(object.metadata)
-        ? (
-            globalThis.Object.entries(object.metadata) as [string, any][]
-          ).reduce(
-            (acc: { [key: string]: string }, [key, value]: [string, any]) => {
-              globalThis.Object.defineProperty(acc, key, {
-                value: globalThis.String(value),
-                enumerable: true,
-                configurable: true,
-                writable: true,
-              });
-              return acc;
-            },
-            {},
-          )
+        ? (globalThis.Object.entries(object.metadata) as [string, any][]).reduce(
+          (acc: { [key: string]: string }, [key, value]: [string, any]) => {
+            globalThis.Object.defineProperty(acc, key, {
+              value: globalThis.String(value),
+              enumerable: true,
+              configurable: true,
+              writable: true,
+            });
+            return acc;
+          },
+          {},
+        )
         : {},
     };
   },
@@ -201,10 +187,7 @@ export const ErrorInfo: MessageFns<ErrorInfo> = {
       obj.domain = message.domain;
     }
     if (message.metadata) {
-      const entries = globalThis.Object.entries(message.metadata) as [
-        string,
-        string,
-      ][];
+      const entries = globalThis.Object.entries(message.metadata) as [string, string][];
       if (entries.length > 0) {
         obj.metadata = {};
         entries.forEach(([k, v]) => {
@@ -222,9 +205,7 @@ export const ErrorInfo: MessageFns<ErrorInfo> = {
     const message = createBaseErrorInfo();
     message.reason = object.reason ?? "";
     message.domain = object.domain ?? "";
-    message.metadata = (
-      globalThis.Object.entries(object.metadata ?? {}) as [string, string][]
-    ).reduce(
+    message.metadata = (globalThis.Object.entries(object.metadata ?? {}) as [string, string][]).reduce(
       (acc: { [key: string]: string }, [key, value]: [string, string]) => {
         if (value !== undefined) {
           acc[key] = globalThis.String(value);
@@ -242,10 +223,7 @@ function createBaseErrorInfo_MetadataEntry(): ErrorInfo_MetadataEntry {
 }
 
 export const ErrorInfo_MetadataEntry: MessageFns<ErrorInfo_MetadataEntry> = {
-  encode(
-    message: ErrorInfo_MetadataEntry,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ErrorInfo_MetadataEntry, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
     }
@@ -255,12 +233,8 @@ export const ErrorInfo_MetadataEntry: MessageFns<ErrorInfo_MetadataEntry> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ErrorInfo_MetadataEntry {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ErrorInfo_MetadataEntry {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -321,9 +295,7 @@ export const ErrorInfo_MetadataEntry: MessageFns<ErrorInfo_MetadataEntry> = {
   create(base?: DeepPartial<ErrorInfo_MetadataEntry>): ErrorInfo_MetadataEntry {
     return ErrorInfo_MetadataEntry.fromPartial(base ?? {});
   },
-  fromPartial(
-    object: DeepPartial<ErrorInfo_MetadataEntry>,
-  ): ErrorInfo_MetadataEntry {
+  fromPartial(object: DeepPartial<ErrorInfo_MetadataEntry>): ErrorInfo_MetadataEntry {
     const message = createBaseErrorInfo_MetadataEntry();
     message.key = object.key ?? "";
     message.value = object.value ?? "";
@@ -336,22 +308,15 @@ function createBasePreconditionFailure(): PreconditionFailure {
 }
 
 export const PreconditionFailure: MessageFns<PreconditionFailure> = {
-  encode(
-    message: PreconditionFailure,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: PreconditionFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.violations) {
       PreconditionFailure_Violation.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): PreconditionFailure {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): PreconditionFailure {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -368,9 +333,7 @@ export const PreconditionFailure: MessageFns<PreconditionFailure> = {
               break;
             }
 
-            message.violations.push(
-              PreconditionFailure_Violation.decode(reader, reader.uint32()),
-            );
+            message.violations.push(PreconditionFailure_Violation.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -388,9 +351,7 @@ export const PreconditionFailure: MessageFns<PreconditionFailure> = {
   fromJSON(object: any): PreconditionFailure {
     return {
       violations: globalThis.Array.isArray(object?.violations)
-        ? object.violations.map((e: any) =>
-            PreconditionFailure_Violation.fromJSON(e),
-          )
+        ? object.violations.map((e: any) => PreconditionFailure_Violation.fromJSON(e))
         : [],
     };
   },
@@ -398,9 +359,7 @@ export const PreconditionFailure: MessageFns<PreconditionFailure> = {
   toJSON(message: PreconditionFailure): unknown {
     const obj: any = {};
     if (message.violations?.length) {
-      obj.violations = message.violations.map((e) =>
-        PreconditionFailure_Violation.toJSON(e),
-      );
+      obj.violations = message.violations.map((e) => PreconditionFailure_Violation.toJSON(e));
     }
     return obj;
   },
@@ -410,10 +369,7 @@ export const PreconditionFailure: MessageFns<PreconditionFailure> = {
   },
   fromPartial(object: DeepPartial<PreconditionFailure>): PreconditionFailure {
     const message = createBasePreconditionFailure();
-    message.violations =
-      object.violations?.map((e) =>
-        PreconditionFailure_Violation.fromPartial(e),
-      ) || [];
+    message.violations = object.violations?.map((e) => PreconditionFailure_Violation.fromPartial(e)) || [];
     return message;
   },
 };
@@ -422,126 +378,109 @@ function createBasePreconditionFailure_Violation(): PreconditionFailure_Violatio
   return { type: "", subject: "", description: "" };
 }
 
-export const PreconditionFailure_Violation: MessageFns<PreconditionFailure_Violation> =
-  {
-    encode(
-      message: PreconditionFailure_Violation,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.type !== "") {
-        writer.uint32(10).string(message.type);
-      }
-      if (message.subject !== "") {
-        writer.uint32(18).string(message.subject);
-      }
-      if (message.description !== "") {
-        writer.uint32(26).string(message.description);
-      }
-      return writer;
-    },
+export const PreconditionFailure_Violation: MessageFns<PreconditionFailure_Violation> = {
+  encode(message: PreconditionFailure_Violation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.type !== "") {
+      writer.uint32(10).string(message.type);
+    }
+    if (message.subject !== "") {
+      writer.uint32(18).string(message.subject);
+    }
+    if (message.description !== "") {
+      writer.uint32(26).string(message.description);
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): PreconditionFailure_Violation {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBasePreconditionFailure_Violation();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.type = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.subject = reader.string();
-              continue;
-            }
-            case 3: {
-              if (tag !== 26) {
-                break;
-              }
-
-              message.description = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    fromJSON(object: any): PreconditionFailure_Violation {
-      return {
-        type: isSet(object.type) ? globalThis.String(object.type) : "",
-        subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
-        description: isSet(object.description)
-          ? globalThis.String(object.description)
-          : "",
-      };
-    },
-
-    toJSON(message: PreconditionFailure_Violation): unknown {
-      const obj: any = {};
-      if (message.type !== "") {
-        obj.type = message.type;
-      }
-      if (message.subject !== "") {
-        obj.subject = message.subject;
-      }
-      if (message.description !== "") {
-        obj.description = message.description;
-      }
-      return obj;
-    },
-
-    create(
-      base?: DeepPartial<PreconditionFailure_Violation>,
-    ): PreconditionFailure_Violation {
-      return PreconditionFailure_Violation.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<PreconditionFailure_Violation>,
-    ): PreconditionFailure_Violation {
+  decode(input: BinaryReader | Uint8Array, length?: number): PreconditionFailure_Violation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBasePreconditionFailure_Violation();
-      message.type = object.type ?? "";
-      message.subject = object.subject ?? "";
-      message.description = object.description ?? "";
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.type = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.subject = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PreconditionFailure_Violation {
+    return {
+      type: isSet(object.type) ? globalThis.String(object.type) : "",
+      subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+    };
+  },
+
+  toJSON(message: PreconditionFailure_Violation): unknown {
+    const obj: any = {};
+    if (message.type !== "") {
+      obj.type = message.type;
+    }
+    if (message.subject !== "") {
+      obj.subject = message.subject;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PreconditionFailure_Violation>): PreconditionFailure_Violation {
+    return PreconditionFailure_Violation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PreconditionFailure_Violation>): PreconditionFailure_Violation {
+    const message = createBasePreconditionFailure_Violation();
+    message.type = object.type ?? "";
+    message.subject = object.subject ?? "";
+    message.description = object.description ?? "";
+    return message;
+  },
+};
 
 function createBaseBadRequest(): BadRequest {
   return { fieldViolations: [] };
 }
 
 export const BadRequest: MessageFns<BadRequest> = {
-  encode(
-    message: BadRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: BadRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.fieldViolations) {
       BadRequest_FieldViolation.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -549,8 +488,7 @@ export const BadRequest: MessageFns<BadRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): BadRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -567,9 +505,7 @@ export const BadRequest: MessageFns<BadRequest> = {
               break;
             }
 
-            message.fieldViolations.push(
-              BadRequest_FieldViolation.decode(reader, reader.uint32()),
-            );
+            message.fieldViolations.push(BadRequest_FieldViolation.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -587,23 +523,17 @@ export const BadRequest: MessageFns<BadRequest> = {
   fromJSON(object: any): BadRequest {
     return {
       fieldViolations: globalThis.Array.isArray(object?.fieldViolations)
-        ? object.fieldViolations.map((e: any) =>
-            BadRequest_FieldViolation.fromJSON(e),
-          )
+        ? object.fieldViolations.map((e: any) => BadRequest_FieldViolation.fromJSON(e))
         : globalThis.Array.isArray(object?.field_violations)
-          ? object.field_violations.map((e: any) =>
-              BadRequest_FieldViolation.fromJSON(e),
-            )
-          : [],
+        ? object.field_violations.map((e: any) => BadRequest_FieldViolation.fromJSON(e))
+        : [],
     };
   },
 
   toJSON(message: BadRequest): unknown {
     const obj: any = {};
     if (message.fieldViolations?.length) {
-      obj.fieldViolations = message.fieldViolations.map((e) =>
-        BadRequest_FieldViolation.toJSON(e),
-      );
+      obj.fieldViolations = message.fieldViolations.map((e) => BadRequest_FieldViolation.toJSON(e));
     }
     return obj;
   },
@@ -613,10 +543,7 @@ export const BadRequest: MessageFns<BadRequest> = {
   },
   fromPartial(object: DeepPartial<BadRequest>): BadRequest {
     const message = createBaseBadRequest();
-    message.fieldViolations =
-      object.fieldViolations?.map((e) =>
-        BadRequest_FieldViolation.fromPartial(e),
-      ) || [];
+    message.fieldViolations = object.fieldViolations?.map((e) => BadRequest_FieldViolation.fromPartial(e)) || [];
     return message;
   },
 };
@@ -625,110 +552,93 @@ function createBaseBadRequest_FieldViolation(): BadRequest_FieldViolation {
   return { field: "", description: "" };
 }
 
-export const BadRequest_FieldViolation: MessageFns<BadRequest_FieldViolation> =
-  {
-    encode(
-      message: BadRequest_FieldViolation,
-      writer: BinaryWriter = new BinaryWriter(),
-    ): BinaryWriter {
-      if (message.field !== "") {
-        writer.uint32(10).string(message.field);
-      }
-      if (message.description !== "") {
-        writer.uint32(18).string(message.description);
-      }
-      return writer;
-    },
+export const BadRequest_FieldViolation: MessageFns<BadRequest_FieldViolation> = {
+  encode(message: BadRequest_FieldViolation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.field !== "") {
+      writer.uint32(10).string(message.field);
+    }
+    if (message.description !== "") {
+      writer.uint32(18).string(message.description);
+    }
+    return writer;
+  },
 
-    decode(
-      input: BinaryReader | Uint8Array,
-      length?: number,
-    ): BadRequest_FieldViolation {
-      const reader =
-        input instanceof BinaryReader ? input : new BinaryReader(input);
-      const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-      if (previousRecursionDepth >= 100) {
-        throw new globalThis.Error("protobuf decode recursion limit exceeded");
-      }
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-      try {
-        const end = length === undefined ? reader.len : reader.pos + length;
-        const message = createBaseBadRequest_FieldViolation();
-        while (reader.pos < end) {
-          const tag = reader.uint32();
-          switch (tag >>> 3) {
-            case 1: {
-              if (tag !== 10) {
-                break;
-              }
-
-              message.field = reader.string();
-              continue;
-            }
-            case 2: {
-              if (tag !== 18) {
-                break;
-              }
-
-              message.description = reader.string();
-              continue;
-            }
-          }
-          if ((tag & 7) === 4 || tag === 0) {
-            break;
-          }
-          reader.skip(tag & 7);
-        }
-        return message;
-      } finally {
-        (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-      }
-    },
-
-    fromJSON(object: any): BadRequest_FieldViolation {
-      return {
-        field: isSet(object.field) ? globalThis.String(object.field) : "",
-        description: isSet(object.description)
-          ? globalThis.String(object.description)
-          : "",
-      };
-    },
-
-    toJSON(message: BadRequest_FieldViolation): unknown {
-      const obj: any = {};
-      if (message.field !== "") {
-        obj.field = message.field;
-      }
-      if (message.description !== "") {
-        obj.description = message.description;
-      }
-      return obj;
-    },
-
-    create(
-      base?: DeepPartial<BadRequest_FieldViolation>,
-    ): BadRequest_FieldViolation {
-      return BadRequest_FieldViolation.fromPartial(base ?? {});
-    },
-    fromPartial(
-      object: DeepPartial<BadRequest_FieldViolation>,
-    ): BadRequest_FieldViolation {
+  decode(input: BinaryReader | Uint8Array, length?: number): BadRequest_FieldViolation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
       const message = createBaseBadRequest_FieldViolation();
-      message.field = object.field ?? "";
-      message.description = object.description ?? "";
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.field = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.description = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
       return message;
-    },
-  };
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): BadRequest_FieldViolation {
+    return {
+      field: isSet(object.field) ? globalThis.String(object.field) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+    };
+  },
+
+  toJSON(message: BadRequest_FieldViolation): unknown {
+    const obj: any = {};
+    if (message.field !== "") {
+      obj.field = message.field;
+    }
+    if (message.description !== "") {
+      obj.description = message.description;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<BadRequest_FieldViolation>): BadRequest_FieldViolation {
+    return BadRequest_FieldViolation.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<BadRequest_FieldViolation>): BadRequest_FieldViolation {
+    const message = createBaseBadRequest_FieldViolation();
+    message.field = object.field ?? "";
+    message.description = object.description ?? "";
+    return message;
+  },
+};
 
 function createBaseQuotaFailure(): QuotaFailure {
   return { violations: [] };
 }
 
 export const QuotaFailure: MessageFns<QuotaFailure> = {
-  encode(
-    message: QuotaFailure,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: QuotaFailure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.violations) {
       QuotaFailure_Violation.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -736,8 +646,7 @@ export const QuotaFailure: MessageFns<QuotaFailure> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): QuotaFailure {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -754,9 +663,7 @@ export const QuotaFailure: MessageFns<QuotaFailure> = {
               break;
             }
 
-            message.violations.push(
-              QuotaFailure_Violation.decode(reader, reader.uint32()),
-            );
+            message.violations.push(QuotaFailure_Violation.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -782,9 +689,7 @@ export const QuotaFailure: MessageFns<QuotaFailure> = {
   toJSON(message: QuotaFailure): unknown {
     const obj: any = {};
     if (message.violations?.length) {
-      obj.violations = message.violations.map((e) =>
-        QuotaFailure_Violation.toJSON(e),
-      );
+      obj.violations = message.violations.map((e) => QuotaFailure_Violation.toJSON(e));
     }
     return obj;
   },
@@ -794,9 +699,7 @@ export const QuotaFailure: MessageFns<QuotaFailure> = {
   },
   fromPartial(object: DeepPartial<QuotaFailure>): QuotaFailure {
     const message = createBaseQuotaFailure();
-    message.violations =
-      object.violations?.map((e) => QuotaFailure_Violation.fromPartial(e)) ||
-      [];
+    message.violations = object.violations?.map((e) => QuotaFailure_Violation.fromPartial(e)) || [];
     return message;
   },
 };
@@ -806,10 +709,7 @@ function createBaseQuotaFailure_Violation(): QuotaFailure_Violation {
 }
 
 export const QuotaFailure_Violation: MessageFns<QuotaFailure_Violation> = {
-  encode(
-    message: QuotaFailure_Violation,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: QuotaFailure_Violation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.subject !== "") {
       writer.uint32(10).string(message.subject);
     }
@@ -819,12 +719,8 @@ export const QuotaFailure_Violation: MessageFns<QuotaFailure_Violation> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): QuotaFailure_Violation {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): QuotaFailure_Violation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -867,9 +763,7 @@ export const QuotaFailure_Violation: MessageFns<QuotaFailure_Violation> = {
   fromJSON(object: any): QuotaFailure_Violation {
     return {
       subject: isSet(object.subject) ? globalThis.String(object.subject) : "",
-      description: isSet(object.description)
-        ? globalThis.String(object.description)
-        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
     };
   },
 
@@ -887,9 +781,7 @@ export const QuotaFailure_Violation: MessageFns<QuotaFailure_Violation> = {
   create(base?: DeepPartial<QuotaFailure_Violation>): QuotaFailure_Violation {
     return QuotaFailure_Violation.fromPartial(base ?? {});
   },
-  fromPartial(
-    object: DeepPartial<QuotaFailure_Violation>,
-  ): QuotaFailure_Violation {
+  fromPartial(object: DeepPartial<QuotaFailure_Violation>): QuotaFailure_Violation {
     const message = createBaseQuotaFailure_Violation();
     message.subject = object.subject ?? "";
     message.description = object.description ?? "";
@@ -902,10 +794,7 @@ function createBaseResourceInfo(): ResourceInfo {
 }
 
 export const ResourceInfo: MessageFns<ResourceInfo> = {
-  encode(
-    message: ResourceInfo,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ResourceInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.resourceType !== "") {
       writer.uint32(10).string(message.resourceType);
     }
@@ -922,8 +811,7 @@ export const ResourceInfo: MessageFns<ResourceInfo> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ResourceInfo {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -984,17 +872,15 @@ export const ResourceInfo: MessageFns<ResourceInfo> = {
       resourceType: isSet(object.resourceType)
         ? globalThis.String(object.resourceType)
         : isSet(object.resource_type)
-          ? globalThis.String(object.resource_type)
-          : "",
+        ? globalThis.String(object.resource_type)
+        : "",
       resourceName: isSet(object.resourceName)
         ? globalThis.String(object.resourceName)
         : isSet(object.resource_name)
-          ? globalThis.String(object.resource_name)
-          : "",
-      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
-      description: isSet(object.description)
-        ? globalThis.String(object.description)
+        ? globalThis.String(object.resource_name)
         : "",
+      owner: isSet(object.owner) ? globalThis.String(object.owner) : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
     };
   },
 
@@ -1028,20 +914,14 @@ export const ResourceInfo: MessageFns<ResourceInfo> = {
   },
 };
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends { $case: string; value: unknown }
-        ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function isObject(value: any): boolean {
   return typeof value === "object" && value !== null;

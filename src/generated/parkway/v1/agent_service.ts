@@ -32,11 +32,7 @@ import {
   UserInterrupt,
   UserMessage,
 } from "./events.js";
-import {
-  PermissionMode,
-  permissionModeFromJSON,
-  permissionModeToJSON,
-} from "./permission.js";
+import { PermissionMode, permissionModeFromJSON, permissionModeToJSON } from "./permission.js";
 
 export const protobufPackage = "parkway.v1";
 
@@ -183,7 +179,9 @@ export interface Agent {
   /** Most model calls in one reply. */
   maxIters: number;
   /** How long a parked call waits for an answer; unset means no expiry. */
-  confirmTimeout: Duration | undefined;
+  confirmTimeout:
+    | Duration
+    | undefined;
   /** What happens when confirm_timeout passes. */
   expiryPolicy: ExpiryPolicy;
 }
@@ -209,9 +207,13 @@ export interface Session {
   /** External tools declared for it at creation. */
   externalTools: ExternalTool[];
   /** When it was created. */
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
   /** When its state last changed. */
-  updatedAt: Date | undefined;
+  updatedAt:
+    | Date
+    | undefined;
   /** Free-form data given at creation. */
   metadata: { [key: string]: any } | undefined;
 }
@@ -225,21 +227,26 @@ export interface ReplyRequest {
   /** The input. */
   input:
     | //
-      /** A new user message. */
-      { $case: "userMessage"; value: UserMessage } //
-      /** Answers to pending confirmations. */
-    | { $case: "userConfirmResult"; value: UserConfirmResult } //
+    /** A new user message. */
+    { $case: "userMessage"; value: UserMessage }
+    | //
+    /** Answers to pending confirmations. */
+    { $case: "userConfirmResult"; value: UserConfirmResult }
+    | //
     /** Results of external executions. */
-    | { $case: "externalExecutionResult"; value: ExternalExecutionResult } //
+    { $case: "externalExecutionResult"; value: ExternalExecutionResult }
+    | //
     /** Stop the reply. */
-    | { $case: "userInterrupt"; value: UserInterrupt }
+    { $case: "userInterrupt"; value: UserInterrupt }
     | undefined;
 }
 
 /** Response of Reply. */
 export interface ReplyResponse {
   /** The final message (finished_reason set), or the waiting notice of a parked reply (unset). */
-  message: Msg | undefined;
+  message:
+    | Msg
+    | undefined;
   /** While parked: the calls awaiting an answer. */
   pendingToolCalls: ToolCallBlock[];
   /** The session's status afterwards. */
@@ -305,10 +312,12 @@ export interface DeleteSessionRequest {
 }
 
 /** Response of DeleteSession. */
-export interface DeleteSessionResponse {}
+export interface DeleteSessionResponse {
+}
 
 /** Request of ListAgents. */
-export interface ListAgentsRequest {}
+export interface ListAgentsRequest {
+}
 
 /** Response of ListAgents. */
 export interface ListAgentsResponse {
@@ -321,10 +330,7 @@ function createBaseExternalTool(): ExternalTool {
 }
 
 export const ExternalTool: MessageFns<ExternalTool> = {
-  encode(
-    message: ExternalTool,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ExternalTool, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
@@ -341,8 +347,7 @@ export const ExternalTool: MessageFns<ExternalTool> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ExternalTool {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -401,19 +406,17 @@ export const ExternalTool: MessageFns<ExternalTool> = {
   fromJSON(object: any): ExternalTool {
     return {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      description: isSet(object.description)
-        ? globalThis.String(object.description)
-        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
       inputSchema: isSet(object.inputSchema)
         ? globalThis.String(object.inputSchema)
         : isSet(object.input_schema)
-          ? globalThis.String(object.input_schema)
-          : "",
+        ? globalThis.String(object.input_schema)
+        : "",
       metadataSchema: isSet(object.metadataSchema)
         ? globalThis.String(object.metadataSchema)
         : isSet(object.metadata_schema)
-          ? globalThis.String(object.metadata_schema)
-          : "",
+        ? globalThis.String(object.metadata_schema)
+        : "",
     };
   },
 
@@ -452,10 +455,7 @@ function createBaseToolInfo(): ToolInfo {
 }
 
 export const ToolInfo: MessageFns<ToolInfo> = {
-  encode(
-    message: ToolInfo,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
@@ -472,8 +472,7 @@ export const ToolInfo: MessageFns<ToolInfo> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolInfo {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -532,17 +531,13 @@ export const ToolInfo: MessageFns<ToolInfo> = {
   fromJSON(object: any): ToolInfo {
     return {
       name: isSet(object.name) ? globalThis.String(object.name) : "",
-      description: isSet(object.description)
-        ? globalThis.String(object.description)
-        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
       inputSchema: isSet(object.inputSchema)
         ? globalThis.String(object.inputSchema)
         : isSet(object.input_schema)
-          ? globalThis.String(object.input_schema)
-          : "",
-      external: isSet(object.external)
-        ? globalThis.Boolean(object.external)
-        : false,
+        ? globalThis.String(object.input_schema)
+        : "",
+      external: isSet(object.external) ? globalThis.Boolean(object.external) : false,
     };
   },
 
@@ -591,10 +586,7 @@ function createBaseAgent(): Agent {
 }
 
 export const Agent: MessageFns<Agent> = {
-  encode(
-    message: Agent,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Agent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -626,8 +618,7 @@ export const Agent: MessageFns<Agent> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Agent {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -726,38 +717,34 @@ export const Agent: MessageFns<Agent> = {
   fromJSON(object: any): Agent {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      description: isSet(object.description)
-        ? globalThis.String(object.description)
-        : "",
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
       model: isSet(object.model) ? globalThis.String(object.model) : "",
-      tools: globalThis.Array.isArray(object?.tools)
-        ? object.tools.map((e: any) => ToolInfo.fromJSON(e))
-        : [],
+      tools: globalThis.Array.isArray(object?.tools) ? object.tools.map((e: any) => ToolInfo.fromJSON(e)) : [],
       permissionMode: isSet(object.permissionMode)
         ? permissionModeFromJSON(object.permissionMode)
         : isSet(object.permission_mode)
-          ? permissionModeFromJSON(object.permission_mode)
-          : 0,
+        ? permissionModeFromJSON(object.permission_mode)
+        : 0,
       workingDirectories: globalThis.Array.isArray(object?.workingDirectories)
         ? object.workingDirectories.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.working_directories)
-          ? object.working_directories.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.working_directories.map((e: any) => globalThis.String(e))
+        : [],
       maxIters: isSet(object.maxIters)
         ? globalThis.Number(object.maxIters)
         : isSet(object.max_iters)
-          ? globalThis.Number(object.max_iters)
-          : 0,
+        ? globalThis.Number(object.max_iters)
+        : 0,
       confirmTimeout: isSet(object.confirmTimeout)
         ? Duration.fromJSON(object.confirmTimeout)
         : isSet(object.confirm_timeout)
-          ? Duration.fromJSON(object.confirm_timeout)
-          : undefined,
+        ? Duration.fromJSON(object.confirm_timeout)
+        : undefined,
       expiryPolicy: isSet(object.expiryPolicy)
         ? expiryPolicyFromJSON(object.expiryPolicy)
         : isSet(object.expiry_policy)
-          ? expiryPolicyFromJSON(object.expiry_policy)
-          : 0,
+        ? expiryPolicyFromJSON(object.expiry_policy)
+        : 0,
     };
   },
 
@@ -805,10 +792,9 @@ export const Agent: MessageFns<Agent> = {
     message.permissionMode = object.permissionMode ?? 0;
     message.workingDirectories = object.workingDirectories?.map((e) => e) || [];
     message.maxIters = object.maxIters ?? 0;
-    message.confirmTimeout =
-      object.confirmTimeout !== undefined && object.confirmTimeout !== null
-        ? Duration.fromPartial(object.confirmTimeout)
-        : undefined;
+    message.confirmTimeout = (object.confirmTimeout !== undefined && object.confirmTimeout !== null)
+      ? Duration.fromPartial(object.confirmTimeout)
+      : undefined;
     message.expiryPolicy = object.expiryPolicy ?? 0;
     return message;
   },
@@ -832,10 +818,7 @@ function createBaseSession(): Session {
 }
 
 export const Session: MessageFns<Session> = {
-  encode(
-    message: Session,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Session, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -864,29 +847,19 @@ export const Session: MessageFns<Session> = {
       ExternalTool.encode(v!, writer.uint32(74).fork()).join();
     }
     if (message.createdAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.createdAt),
-        writer.uint32(82).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(82).fork()).join();
     }
     if (message.updatedAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.updatedAt),
-        writer.uint32(90).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.updatedAt), writer.uint32(90).fork()).join();
     }
     if (message.metadata !== undefined) {
-      Struct.encode(
-        Struct.wrap(message.metadata),
-        writer.uint32(98).fork(),
-      ).join();
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(98).fork()).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Session {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -927,9 +900,7 @@ export const Session: MessageFns<Session> = {
               break;
             }
 
-            message.pendingToolCalls.push(
-              ToolCallBlock.decode(reader, reader.uint32()),
-            );
+            message.pendingToolCalls.push(ToolCallBlock.decode(reader, reader.uint32()));
             continue;
           }
           case 5: {
@@ -969,9 +940,7 @@ export const Session: MessageFns<Session> = {
               break;
             }
 
-            message.externalTools.push(
-              ExternalTool.decode(reader, reader.uint32()),
-            );
+            message.externalTools.push(ExternalTool.decode(reader, reader.uint32()));
             continue;
           }
           case 10: {
@@ -979,9 +948,7 @@ export const Session: MessageFns<Session> = {
               break;
             }
 
-            message.createdAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 11: {
@@ -989,9 +956,7 @@ export const Session: MessageFns<Session> = {
               break;
             }
 
-            message.updatedAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.updatedAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 12: {
@@ -999,9 +964,7 @@ export const Session: MessageFns<Session> = {
               break;
             }
 
-            message.metadata = Struct.unwrap(
-              Struct.decode(reader, reader.uint32()),
-            );
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1022,49 +985,49 @@ export const Session: MessageFns<Session> = {
       agentId: isSet(object.agentId)
         ? globalThis.String(object.agentId)
         : isSet(object.agent_id)
-          ? globalThis.String(object.agent_id)
-          : "",
+        ? globalThis.String(object.agent_id)
+        : "",
       status: isSet(object.status) ? sessionStatusFromJSON(object.status) : 0,
       pendingToolCalls: globalThis.Array.isArray(object?.pendingToolCalls)
         ? object.pendingToolCalls.map((e: any) => ToolCallBlock.fromJSON(e))
         : globalThis.Array.isArray(object?.pending_tool_calls)
-          ? object.pending_tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
-          : [],
+        ? object.pending_tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
+        : [],
       lastSeq: isSet(object.lastSeq)
         ? globalThis.Number(object.lastSeq)
         : isSet(object.last_seq)
-          ? globalThis.Number(object.last_seq)
-          : 0,
+        ? globalThis.Number(object.last_seq)
+        : 0,
       replyId: isSet(object.replyId)
         ? globalThis.String(object.replyId)
         : isSet(object.reply_id)
-          ? globalThis.String(object.reply_id)
-          : "",
+        ? globalThis.String(object.reply_id)
+        : "",
       permissionMode: isSet(object.permissionMode)
         ? permissionModeFromJSON(object.permissionMode)
         : isSet(object.permission_mode)
-          ? permissionModeFromJSON(object.permission_mode)
-          : 0,
+        ? permissionModeFromJSON(object.permission_mode)
+        : 0,
       workingDirectories: globalThis.Array.isArray(object?.workingDirectories)
         ? object.workingDirectories.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.working_directories)
-          ? object.working_directories.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.working_directories.map((e: any) => globalThis.String(e))
+        : [],
       externalTools: globalThis.Array.isArray(object?.externalTools)
         ? object.externalTools.map((e: any) => ExternalTool.fromJSON(e))
         : globalThis.Array.isArray(object?.external_tools)
-          ? object.external_tools.map((e: any) => ExternalTool.fromJSON(e))
-          : [],
+        ? object.external_tools.map((e: any) => ExternalTool.fromJSON(e))
+        : [],
       createdAt: isSet(object.createdAt)
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
-          ? fromJsonTimestamp(object.created_at)
-          : undefined,
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
       updatedAt: isSet(object.updatedAt)
         ? fromJsonTimestamp(object.updatedAt)
         : isSet(object.updated_at)
-          ? fromJsonTimestamp(object.updated_at)
-          : undefined,
+        ? fromJsonTimestamp(object.updated_at)
+        : undefined,
       metadata: isObject(object.metadata) ? object.metadata : undefined,
     };
   },
@@ -1081,9 +1044,7 @@ export const Session: MessageFns<Session> = {
       obj.status = sessionStatusToJSON(message.status);
     }
     if (message.pendingToolCalls?.length) {
-      obj.pendingToolCalls = message.pendingToolCalls.map((e) =>
-        ToolCallBlock.toJSON(e),
-      );
+      obj.pendingToolCalls = message.pendingToolCalls.map((e) => ToolCallBlock.toJSON(e));
     }
     if (message.lastSeq !== 0) {
       obj.lastSeq = Math.round(message.lastSeq);
@@ -1098,9 +1059,7 @@ export const Session: MessageFns<Session> = {
       obj.workingDirectories = message.workingDirectories;
     }
     if (message.externalTools?.length) {
-      obj.externalTools = message.externalTools.map((e) =>
-        ExternalTool.toJSON(e),
-      );
+      obj.externalTools = message.externalTools.map((e) => ExternalTool.toJSON(e));
     }
     if (message.createdAt !== undefined) {
       obj.createdAt = message.createdAt.toISOString();
@@ -1122,14 +1081,12 @@ export const Session: MessageFns<Session> = {
     message.id = object.id ?? "";
     message.agentId = object.agentId ?? "";
     message.status = object.status ?? 0;
-    message.pendingToolCalls =
-      object.pendingToolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
+    message.pendingToolCalls = object.pendingToolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
     message.lastSeq = object.lastSeq ?? 0;
     message.replyId = object.replyId ?? "";
     message.permissionMode = object.permissionMode ?? 0;
     message.workingDirectories = object.workingDirectories?.map((e) => e) || [];
-    message.externalTools =
-      object.externalTools?.map((e) => ExternalTool.fromPartial(e)) || [];
+    message.externalTools = object.externalTools?.map((e) => ExternalTool.fromPartial(e)) || [];
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.metadata = object.metadata ?? undefined;
@@ -1142,10 +1099,7 @@ function createBaseReplyRequest(): ReplyRequest {
 }
 
 export const ReplyRequest: MessageFns<ReplyRequest> = {
-  encode(
-    message: ReplyRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ReplyRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
@@ -1154,36 +1108,23 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
     }
     switch (message.input?.$case) {
       case "userMessage":
-        UserMessage.encode(
-          message.input.value,
-          writer.uint32(82).fork(),
-        ).join();
+        UserMessage.encode(message.input.value, writer.uint32(82).fork()).join();
         break;
       case "userConfirmResult":
-        UserConfirmResult.encode(
-          message.input.value,
-          writer.uint32(90).fork(),
-        ).join();
+        UserConfirmResult.encode(message.input.value, writer.uint32(90).fork()).join();
         break;
       case "externalExecutionResult":
-        ExternalExecutionResult.encode(
-          message.input.value,
-          writer.uint32(98).fork(),
-        ).join();
+        ExternalExecutionResult.encode(message.input.value, writer.uint32(98).fork()).join();
         break;
       case "userInterrupt":
-        UserInterrupt.encode(
-          message.input.value,
-          writer.uint32(106).fork(),
-        ).join();
+        UserInterrupt.encode(message.input.value, writer.uint32(106).fork()).join();
         break;
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReplyRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1216,10 +1157,7 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
               break;
             }
 
-            message.input = {
-              $case: "userMessage",
-              value: UserMessage.decode(reader, reader.uint32()),
-            };
+            message.input = { $case: "userMessage", value: UserMessage.decode(reader, reader.uint32()) };
             continue;
           }
           case 11: {
@@ -1227,10 +1165,7 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
               break;
             }
 
-            message.input = {
-              $case: "userConfirmResult",
-              value: UserConfirmResult.decode(reader, reader.uint32()),
-            };
+            message.input = { $case: "userConfirmResult", value: UserConfirmResult.decode(reader, reader.uint32()) };
             continue;
           }
           case 12: {
@@ -1249,10 +1184,7 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
               break;
             }
 
-            message.input = {
-              $case: "userInterrupt",
-              value: UserInterrupt.decode(reader, reader.uint32()),
-            };
+            message.input = { $case: "userInterrupt", value: UserInterrupt.decode(reader, reader.uint32()) };
             continue;
           }
         }
@@ -1272,58 +1204,33 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       requestId: isSet(object.requestId)
         ? globalThis.String(object.requestId)
         : isSet(object.request_id)
-          ? globalThis.String(object.request_id)
-          : "",
+        ? globalThis.String(object.request_id)
+        : "",
       input: isSet(object.userMessage)
-        ? {
-            $case: "userMessage",
-            value: UserMessage.fromJSON(object.userMessage),
-          }
+        ? { $case: "userMessage", value: UserMessage.fromJSON(object.userMessage) }
         : isSet(object.user_message)
-          ? {
-              $case: "userMessage",
-              value: UserMessage.fromJSON(object.user_message),
-            }
-          : isSet(object.userConfirmResult)
-            ? {
-                $case: "userConfirmResult",
-                value: UserConfirmResult.fromJSON(object.userConfirmResult),
-              }
-            : isSet(object.user_confirm_result)
-              ? {
-                  $case: "userConfirmResult",
-                  value: UserConfirmResult.fromJSON(object.user_confirm_result),
-                }
-              : isSet(object.externalExecutionResult)
-                ? {
-                    $case: "externalExecutionResult",
-                    value: ExternalExecutionResult.fromJSON(
-                      object.externalExecutionResult,
-                    ),
-                  }
-                : isSet(object.external_execution_result)
-                  ? {
-                      $case: "externalExecutionResult",
-                      value: ExternalExecutionResult.fromJSON(
-                        object.external_execution_result,
-                      ),
-                    }
-                  : isSet(object.userInterrupt)
-                    ? {
-                        $case: "userInterrupt",
-                        value: UserInterrupt.fromJSON(object.userInterrupt),
-                      }
-                    : isSet(object.user_interrupt)
-                      ? {
-                          $case: "userInterrupt",
-                          value: UserInterrupt.fromJSON(object.user_interrupt),
-                        }
-                      : undefined,
+        ? { $case: "userMessage", value: UserMessage.fromJSON(object.user_message) }
+        : isSet(object.userConfirmResult)
+        ? { $case: "userConfirmResult", value: UserConfirmResult.fromJSON(object.userConfirmResult) }
+        : isSet(object.user_confirm_result)
+        ? { $case: "userConfirmResult", value: UserConfirmResult.fromJSON(object.user_confirm_result) }
+        : isSet(object.externalExecutionResult)
+        ? { $case: "externalExecutionResult", value: ExternalExecutionResult.fromJSON(object.externalExecutionResult) }
+        : isSet(object.external_execution_result)
+        ? {
+          $case: "externalExecutionResult",
+          value: ExternalExecutionResult.fromJSON(object.external_execution_result),
+        }
+        : isSet(object.userInterrupt)
+        ? { $case: "userInterrupt", value: UserInterrupt.fromJSON(object.userInterrupt) }
+        : isSet(object.user_interrupt)
+        ? { $case: "userInterrupt", value: UserInterrupt.fromJSON(object.user_interrupt) }
+        : undefined,
     };
   },
 
@@ -1340,9 +1247,7 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
     } else if (message.input?.$case === "userConfirmResult") {
       obj.userConfirmResult = UserConfirmResult.toJSON(message.input.value);
     } else if (message.input?.$case === "externalExecutionResult") {
-      obj.externalExecutionResult = ExternalExecutionResult.toJSON(
-        message.input.value,
-      );
+      obj.externalExecutionResult = ExternalExecutionResult.toJSON(message.input.value);
     } else if (message.input?.$case === "userInterrupt") {
       obj.userInterrupt = UserInterrupt.toJSON(message.input.value);
     }
@@ -1359,19 +1264,13 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
     switch (object.input?.$case) {
       case "userMessage": {
         if (object.input?.value !== undefined && object.input?.value !== null) {
-          message.input = {
-            $case: "userMessage",
-            value: UserMessage.fromPartial(object.input.value),
-          };
+          message.input = { $case: "userMessage", value: UserMessage.fromPartial(object.input.value) };
         }
         break;
       }
       case "userConfirmResult": {
         if (object.input?.value !== undefined && object.input?.value !== null) {
-          message.input = {
-            $case: "userConfirmResult",
-            value: UserConfirmResult.fromPartial(object.input.value),
-          };
+          message.input = { $case: "userConfirmResult", value: UserConfirmResult.fromPartial(object.input.value) };
         }
         break;
       }
@@ -1386,10 +1285,7 @@ export const ReplyRequest: MessageFns<ReplyRequest> = {
       }
       case "userInterrupt": {
         if (object.input?.value !== undefined && object.input?.value !== null) {
-          message.input = {
-            $case: "userInterrupt",
-            value: UserInterrupt.fromPartial(object.input.value),
-          };
+          message.input = { $case: "userInterrupt", value: UserInterrupt.fromPartial(object.input.value) };
         }
         break;
       }
@@ -1403,10 +1299,7 @@ function createBaseReplyResponse(): ReplyResponse {
 }
 
 export const ReplyResponse: MessageFns<ReplyResponse> = {
-  encode(
-    message: ReplyResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ReplyResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.message !== undefined) {
       Msg.encode(message.message, writer.uint32(10).fork()).join();
     }
@@ -1420,8 +1313,7 @@ export const ReplyResponse: MessageFns<ReplyResponse> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReplyResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1446,9 +1338,7 @@ export const ReplyResponse: MessageFns<ReplyResponse> = {
               break;
             }
 
-            message.pendingToolCalls.push(
-              ToolCallBlock.decode(reader, reader.uint32()),
-            );
+            message.pendingToolCalls.push(ToolCallBlock.decode(reader, reader.uint32()));
             continue;
           }
           case 3: {
@@ -1477,8 +1367,8 @@ export const ReplyResponse: MessageFns<ReplyResponse> = {
       pendingToolCalls: globalThis.Array.isArray(object?.pendingToolCalls)
         ? object.pendingToolCalls.map((e: any) => ToolCallBlock.fromJSON(e))
         : globalThis.Array.isArray(object?.pending_tool_calls)
-          ? object.pending_tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
-          : [],
+        ? object.pending_tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
+        : [],
       status: isSet(object.status) ? sessionStatusFromJSON(object.status) : 0,
     };
   },
@@ -1489,9 +1379,7 @@ export const ReplyResponse: MessageFns<ReplyResponse> = {
       obj.message = Msg.toJSON(message.message);
     }
     if (message.pendingToolCalls?.length) {
-      obj.pendingToolCalls = message.pendingToolCalls.map((e) =>
-        ToolCallBlock.toJSON(e),
-      );
+      obj.pendingToolCalls = message.pendingToolCalls.map((e) => ToolCallBlock.toJSON(e));
     }
     if (message.status !== 0) {
       obj.status = sessionStatusToJSON(message.status);
@@ -1504,32 +1392,21 @@ export const ReplyResponse: MessageFns<ReplyResponse> = {
   },
   fromPartial(object: DeepPartial<ReplyResponse>): ReplyResponse {
     const message = createBaseReplyResponse();
-    message.message =
-      object.message !== undefined && object.message !== null
-        ? Msg.fromPartial(object.message)
-        : undefined;
-    message.pendingToolCalls =
-      object.pendingToolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
+    message.message = (object.message !== undefined && object.message !== null)
+      ? Msg.fromPartial(object.message)
+      : undefined;
+    message.pendingToolCalls = object.pendingToolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
     message.status = object.status ?? 0;
     return message;
   },
 };
 
 function createBaseCreateSessionRequest(): CreateSessionRequest {
-  return {
-    agentId: "",
-    externalTools: [],
-    permissionMode: 0,
-    workingDirectories: [],
-    metadata: undefined,
-  };
+  return { agentId: "", externalTools: [], permissionMode: 0, workingDirectories: [], metadata: undefined };
 }
 
 export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
-  encode(
-    message: CreateSessionRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: CreateSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.agentId !== "") {
       writer.uint32(10).string(message.agentId);
     }
@@ -1543,20 +1420,13 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       writer.uint32(34).string(v!);
     }
     if (message.metadata !== undefined) {
-      Struct.encode(
-        Struct.wrap(message.metadata),
-        writer.uint32(42).fork(),
-      ).join();
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(42).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): CreateSessionRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1581,9 +1451,7 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
               break;
             }
 
-            message.externalTools.push(
-              ExternalTool.decode(reader, reader.uint32()),
-            );
+            message.externalTools.push(ExternalTool.decode(reader, reader.uint32()));
             continue;
           }
           case 3: {
@@ -1607,9 +1475,7 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
               break;
             }
 
-            message.metadata = Struct.unwrap(
-              Struct.decode(reader, reader.uint32()),
-            );
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1629,23 +1495,23 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       agentId: isSet(object.agentId)
         ? globalThis.String(object.agentId)
         : isSet(object.agent_id)
-          ? globalThis.String(object.agent_id)
-          : "",
+        ? globalThis.String(object.agent_id)
+        : "",
       externalTools: globalThis.Array.isArray(object?.externalTools)
         ? object.externalTools.map((e: any) => ExternalTool.fromJSON(e))
         : globalThis.Array.isArray(object?.external_tools)
-          ? object.external_tools.map((e: any) => ExternalTool.fromJSON(e))
-          : [],
+        ? object.external_tools.map((e: any) => ExternalTool.fromJSON(e))
+        : [],
       permissionMode: isSet(object.permissionMode)
         ? permissionModeFromJSON(object.permissionMode)
         : isSet(object.permission_mode)
-          ? permissionModeFromJSON(object.permission_mode)
-          : 0,
+        ? permissionModeFromJSON(object.permission_mode)
+        : 0,
       workingDirectories: globalThis.Array.isArray(object?.workingDirectories)
         ? object.workingDirectories.map((e: any) => globalThis.String(e))
         : globalThis.Array.isArray(object?.working_directories)
-          ? object.working_directories.map((e: any) => globalThis.String(e))
-          : [],
+        ? object.working_directories.map((e: any) => globalThis.String(e))
+        : [],
       metadata: isObject(object.metadata) ? object.metadata : undefined,
     };
   },
@@ -1656,9 +1522,7 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
       obj.agentId = message.agentId;
     }
     if (message.externalTools?.length) {
-      obj.externalTools = message.externalTools.map((e) =>
-        ExternalTool.toJSON(e),
-      );
+      obj.externalTools = message.externalTools.map((e) => ExternalTool.toJSON(e));
     }
     if (message.permissionMode !== 0) {
       obj.permissionMode = permissionModeToJSON(message.permissionMode);
@@ -1678,8 +1542,7 @@ export const CreateSessionRequest: MessageFns<CreateSessionRequest> = {
   fromPartial(object: DeepPartial<CreateSessionRequest>): CreateSessionRequest {
     const message = createBaseCreateSessionRequest();
     message.agentId = object.agentId ?? "";
-    message.externalTools =
-      object.externalTools?.map((e) => ExternalTool.fromPartial(e)) || [];
+    message.externalTools = object.externalTools?.map((e) => ExternalTool.fromPartial(e)) || [];
     message.permissionMode = object.permissionMode ?? 0;
     message.workingDirectories = object.workingDirectories?.map((e) => e) || [];
     message.metadata = object.metadata ?? undefined;
@@ -1692,22 +1555,15 @@ function createBaseCreateSessionResponse(): CreateSessionResponse {
 }
 
 export const CreateSessionResponse: MessageFns<CreateSessionResponse> = {
-  encode(
-    message: CreateSessionResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: CreateSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.session !== undefined) {
       Session.encode(message.session, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): CreateSessionResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1740,11 +1596,7 @@ export const CreateSessionResponse: MessageFns<CreateSessionResponse> = {
   },
 
   fromJSON(object: any): CreateSessionResponse {
-    return {
-      session: isSet(object.session)
-        ? Session.fromJSON(object.session)
-        : undefined,
-    };
+    return { session: isSet(object.session) ? Session.fromJSON(object.session) : undefined };
   },
 
   toJSON(message: CreateSessionResponse): unknown {
@@ -1758,14 +1610,11 @@ export const CreateSessionResponse: MessageFns<CreateSessionResponse> = {
   create(base?: DeepPartial<CreateSessionResponse>): CreateSessionResponse {
     return CreateSessionResponse.fromPartial(base ?? {});
   },
-  fromPartial(
-    object: DeepPartial<CreateSessionResponse>,
-  ): CreateSessionResponse {
+  fromPartial(object: DeepPartial<CreateSessionResponse>): CreateSessionResponse {
     const message = createBaseCreateSessionResponse();
-    message.session =
-      object.session !== undefined && object.session !== null
-        ? Session.fromPartial(object.session)
-        : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
     return message;
   },
 };
@@ -1775,10 +1624,7 @@ function createBaseGetSessionRequest(): GetSessionRequest {
 }
 
 export const GetSessionRequest: MessageFns<GetSessionRequest> = {
-  encode(
-    message: GetSessionRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: GetSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
@@ -1786,8 +1632,7 @@ export const GetSessionRequest: MessageFns<GetSessionRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): GetSessionRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1824,8 +1669,8 @@ export const GetSessionRequest: MessageFns<GetSessionRequest> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
     };
   },
 
@@ -1852,22 +1697,15 @@ function createBaseGetSessionResponse(): GetSessionResponse {
 }
 
 export const GetSessionResponse: MessageFns<GetSessionResponse> = {
-  encode(
-    message: GetSessionResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: GetSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.session !== undefined) {
       Session.encode(message.session, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): GetSessionResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): GetSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1900,11 +1738,7 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
   },
 
   fromJSON(object: any): GetSessionResponse {
-    return {
-      session: isSet(object.session)
-        ? Session.fromJSON(object.session)
-        : undefined,
-    };
+    return { session: isSet(object.session) ? Session.fromJSON(object.session) : undefined };
   },
 
   toJSON(message: GetSessionResponse): unknown {
@@ -1920,10 +1754,9 @@ export const GetSessionResponse: MessageFns<GetSessionResponse> = {
   },
   fromPartial(object: DeepPartial<GetSessionResponse>): GetSessionResponse {
     const message = createBaseGetSessionResponse();
-    message.session =
-      object.session !== undefined && object.session !== null
-        ? Session.fromPartial(object.session)
-        : undefined;
+    message.session = (object.session !== undefined && object.session !== null)
+      ? Session.fromPartial(object.session)
+      : undefined;
     return message;
   },
 };
@@ -1933,10 +1766,7 @@ function createBaseListSessionsRequest(): ListSessionsRequest {
 }
 
 export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
-  encode(
-    message: ListSessionsRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ListSessionsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.status !== 0) {
       writer.uint32(8).int32(message.status);
     }
@@ -1952,12 +1782,8 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ListSessionsRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2019,18 +1845,18 @@ export const ListSessionsRequest: MessageFns<ListSessionsRequest> = {
       agentId: isSet(object.agentId)
         ? globalThis.String(object.agentId)
         : isSet(object.agent_id)
-          ? globalThis.String(object.agent_id)
-          : "",
+        ? globalThis.String(object.agent_id)
+        : "",
       pageSize: isSet(object.pageSize)
         ? globalThis.Number(object.pageSize)
         : isSet(object.page_size)
-          ? globalThis.Number(object.page_size)
-          : 0,
+        ? globalThis.Number(object.page_size)
+        : 0,
       pageToken: isSet(object.pageToken)
         ? globalThis.String(object.pageToken)
         : isSet(object.page_token)
-          ? globalThis.String(object.page_token)
-          : "",
+        ? globalThis.String(object.page_token)
+        : "",
     };
   },
 
@@ -2069,10 +1895,7 @@ function createBaseListSessionsResponse(): ListSessionsResponse {
 }
 
 export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
-  encode(
-    message: ListSessionsResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ListSessionsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.sessions) {
       Session.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -2082,12 +1905,8 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ListSessionsResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ListSessionsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2129,14 +1948,12 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
 
   fromJSON(object: any): ListSessionsResponse {
     return {
-      sessions: globalThis.Array.isArray(object?.sessions)
-        ? object.sessions.map((e: any) => Session.fromJSON(e))
-        : [],
+      sessions: globalThis.Array.isArray(object?.sessions) ? object.sessions.map((e: any) => Session.fromJSON(e)) : [],
       nextPageToken: isSet(object.nextPageToken)
         ? globalThis.String(object.nextPageToken)
         : isSet(object.next_page_token)
-          ? globalThis.String(object.next_page_token)
-          : "",
+        ? globalThis.String(object.next_page_token)
+        : "",
     };
   },
 
@@ -2156,8 +1973,7 @@ export const ListSessionsResponse: MessageFns<ListSessionsResponse> = {
   },
   fromPartial(object: DeepPartial<ListSessionsResponse>): ListSessionsResponse {
     const message = createBaseListSessionsResponse();
-    message.sessions =
-      object.sessions?.map((e) => Session.fromPartial(e)) || [];
+    message.sessions = object.sessions?.map((e) => Session.fromPartial(e)) || [];
     message.nextPageToken = object.nextPageToken ?? "";
     return message;
   },
@@ -2168,22 +1984,15 @@ function createBaseDeleteSessionRequest(): DeleteSessionRequest {
 }
 
 export const DeleteSessionRequest: MessageFns<DeleteSessionRequest> = {
-  encode(
-    message: DeleteSessionRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: DeleteSessionRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): DeleteSessionRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSessionRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2220,8 +2029,8 @@ export const DeleteSessionRequest: MessageFns<DeleteSessionRequest> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
     };
   },
 
@@ -2248,19 +2057,12 @@ function createBaseDeleteSessionResponse(): DeleteSessionResponse {
 }
 
 export const DeleteSessionResponse: MessageFns<DeleteSessionResponse> = {
-  encode(
-    _: DeleteSessionResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(_: DeleteSessionResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): DeleteSessionResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): DeleteSessionResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2307,16 +2109,12 @@ function createBaseListAgentsRequest(): ListAgentsRequest {
 }
 
 export const ListAgentsRequest: MessageFns<ListAgentsRequest> = {
-  encode(
-    _: ListAgentsRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(_: ListAgentsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ListAgentsRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2363,22 +2161,15 @@ function createBaseListAgentsResponse(): ListAgentsResponse {
 }
 
 export const ListAgentsResponse: MessageFns<ListAgentsResponse> = {
-  encode(
-    message: ListAgentsResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ListAgentsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.agents) {
       Agent.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ListAgentsResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ListAgentsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2411,11 +2202,7 @@ export const ListAgentsResponse: MessageFns<ListAgentsResponse> = {
   },
 
   fromJSON(object: any): ListAgentsResponse {
-    return {
-      agents: globalThis.Array.isArray(object?.agents)
-        ? object.agents.map((e: any) => Agent.fromJSON(e))
-        : [],
-    };
+    return { agents: globalThis.Array.isArray(object?.agents) ? object.agents.map((e: any) => Agent.fromJSON(e)) : [] };
   },
 
   toJSON(message: ListAgentsResponse): unknown {
@@ -2448,14 +2235,10 @@ export const AgentServiceService = {
     path: "/parkway.v1.AgentService/Chat" as const,
     requestStream: true as const,
     responseStream: true as const,
-    requestSerialize: (value: ClientEvent): Buffer =>
-      Buffer.from(ClientEvent.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ClientEvent =>
-      ClientEvent.decode(value),
-    responseSerialize: (value: ServerEvent): Buffer =>
-      Buffer.from(ServerEvent.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ServerEvent =>
-      ServerEvent.decode(value),
+    requestSerialize: (value: ClientEvent): Buffer => Buffer.from(ClientEvent.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClientEvent => ClientEvent.decode(value),
+    responseSerialize: (value: ServerEvent): Buffer => Buffer.from(ServerEvent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ServerEvent => ServerEvent.decode(value),
   },
   /**
    * One input, run until the reply finishes or parks: returns the final message, or the waiting
@@ -2465,84 +2248,63 @@ export const AgentServiceService = {
     path: "/parkway.v1.AgentService/Reply" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ReplyRequest): Buffer =>
-      Buffer.from(ReplyRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ReplyRequest =>
-      ReplyRequest.decode(value),
-    responseSerialize: (value: ReplyResponse): Buffer =>
-      Buffer.from(ReplyResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ReplyResponse =>
-      ReplyResponse.decode(value),
+    requestSerialize: (value: ReplyRequest): Buffer => Buffer.from(ReplyRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ReplyRequest => ReplyRequest.decode(value),
+    responseSerialize: (value: ReplyResponse): Buffer => Buffer.from(ReplyResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ReplyResponse => ReplyResponse.decode(value),
   },
   /** Creates a session for an agent. */
   createSession: {
     path: "/parkway.v1.AgentService/CreateSession" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: CreateSessionRequest): Buffer =>
-      Buffer.from(CreateSessionRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): CreateSessionRequest =>
-      CreateSessionRequest.decode(value),
+    requestSerialize: (value: CreateSessionRequest): Buffer => Buffer.from(CreateSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateSessionRequest => CreateSessionRequest.decode(value),
     responseSerialize: (value: CreateSessionResponse): Buffer =>
       Buffer.from(CreateSessionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): CreateSessionResponse =>
-      CreateSessionResponse.decode(value),
+    responseDeserialize: (value: Buffer): CreateSessionResponse => CreateSessionResponse.decode(value),
   },
   /** Returns a session's status and pending tool calls. */
   getSession: {
     path: "/parkway.v1.AgentService/GetSession" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: GetSessionRequest): Buffer =>
-      Buffer.from(GetSessionRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): GetSessionRequest =>
-      GetSessionRequest.decode(value),
-    responseSerialize: (value: GetSessionResponse): Buffer =>
-      Buffer.from(GetSessionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): GetSessionResponse =>
-      GetSessionResponse.decode(value),
+    requestSerialize: (value: GetSessionRequest): Buffer => Buffer.from(GetSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetSessionRequest => GetSessionRequest.decode(value),
+    responseSerialize: (value: GetSessionResponse): Buffer => Buffer.from(GetSessionResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetSessionResponse => GetSessionResponse.decode(value),
   },
   /** Lists sessions, newest first, optionally filtered by status or agent. */
   listSessions: {
     path: "/parkway.v1.AgentService/ListSessions" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListSessionsRequest): Buffer =>
-      Buffer.from(ListSessionsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListSessionsRequest =>
-      ListSessionsRequest.decode(value),
+    requestSerialize: (value: ListSessionsRequest): Buffer => Buffer.from(ListSessionsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListSessionsRequest => ListSessionsRequest.decode(value),
     responseSerialize: (value: ListSessionsResponse): Buffer =>
       Buffer.from(ListSessionsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListSessionsResponse =>
-      ListSessionsResponse.decode(value),
+    responseDeserialize: (value: Buffer): ListSessionsResponse => ListSessionsResponse.decode(value),
   },
   /** Deletes a session, its events and its session-scoped rules; interrupts a running reply. */
   deleteSession: {
     path: "/parkway.v1.AgentService/DeleteSession" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: DeleteSessionRequest): Buffer =>
-      Buffer.from(DeleteSessionRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): DeleteSessionRequest =>
-      DeleteSessionRequest.decode(value),
+    requestSerialize: (value: DeleteSessionRequest): Buffer => Buffer.from(DeleteSessionRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): DeleteSessionRequest => DeleteSessionRequest.decode(value),
     responseSerialize: (value: DeleteSessionResponse): Buffer =>
       Buffer.from(DeleteSessionResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): DeleteSessionResponse =>
-      DeleteSessionResponse.decode(value),
+    responseDeserialize: (value: Buffer): DeleteSessionResponse => DeleteSessionResponse.decode(value),
   },
   /** Lists the configured agents. */
   listAgents: {
     path: "/parkway.v1.AgentService/ListAgents" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListAgentsRequest): Buffer =>
-      Buffer.from(ListAgentsRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListAgentsRequest =>
-      ListAgentsRequest.decode(value),
-    responseSerialize: (value: ListAgentsResponse): Buffer =>
-      Buffer.from(ListAgentsResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListAgentsResponse =>
-      ListAgentsResponse.decode(value),
+    requestSerialize: (value: ListAgentsRequest): Buffer => Buffer.from(ListAgentsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListAgentsRequest => ListAgentsRequest.decode(value),
+    responseSerialize: (value: ListAgentsResponse): Buffer => Buffer.from(ListAgentsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListAgentsResponse => ListAgentsResponse.decode(value),
   },
 } as const;
 
@@ -2577,13 +2339,8 @@ export interface AgentServiceClient extends Client {
    * attach to one session; all see the same events.
    */
   chat(): ClientDuplexStream<ClientEvent, ServerEvent>;
-  chat(
-    options: Partial<CallOptions>,
-  ): ClientDuplexStream<ClientEvent, ServerEvent>;
-  chat(
-    metadata: Metadata,
-    options?: Partial<CallOptions>,
-  ): ClientDuplexStream<ClientEvent, ServerEvent>;
+  chat(options: Partial<CallOptions>): ClientDuplexStream<ClientEvent, ServerEvent>;
+  chat(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<ClientEvent, ServerEvent>;
   /**
    * One input, run until the reply finishes or parks: returns the final message, or the waiting
    * notice (finished_reason unset) with the pending tool calls.
@@ -2606,127 +2363,82 @@ export interface AgentServiceClient extends Client {
   /** Creates a session for an agent. */
   createSession(
     request: CreateSessionRequest,
-    callback: (
-      error: ServiceError | null,
-      response: CreateSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
   ): ClientUnaryCall;
   createSession(
     request: CreateSessionRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: CreateSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
   ): ClientUnaryCall;
   createSession(
     request: CreateSessionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: CreateSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: CreateSessionResponse) => void,
   ): ClientUnaryCall;
   /** Returns a session's status and pending tool calls. */
   getSession(
     request: GetSessionRequest,
-    callback: (
-      error: ServiceError | null,
-      response: GetSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: GetSessionResponse) => void,
   ): ClientUnaryCall;
   getSession(
     request: GetSessionRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: GetSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: GetSessionResponse) => void,
   ): ClientUnaryCall;
   getSession(
     request: GetSessionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: GetSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: GetSessionResponse) => void,
   ): ClientUnaryCall;
   /** Lists sessions, newest first, optionally filtered by status or agent. */
   listSessions(
     request: ListSessionsRequest,
-    callback: (
-      error: ServiceError | null,
-      response: ListSessionsResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
   ): ClientUnaryCall;
   listSessions(
     request: ListSessionsRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: ListSessionsResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
   ): ClientUnaryCall;
   listSessions(
     request: ListSessionsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: ListSessionsResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListSessionsResponse) => void,
   ): ClientUnaryCall;
   /** Deletes a session, its events and its session-scoped rules; interrupts a running reply. */
   deleteSession(
     request: DeleteSessionRequest,
-    callback: (
-      error: ServiceError | null,
-      response: DeleteSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: DeleteSessionResponse) => void,
   ): ClientUnaryCall;
   deleteSession(
     request: DeleteSessionRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: DeleteSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: DeleteSessionResponse) => void,
   ): ClientUnaryCall;
   deleteSession(
     request: DeleteSessionRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: DeleteSessionResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: DeleteSessionResponse) => void,
   ): ClientUnaryCall;
   /** Lists the configured agents. */
   listAgents(
     request: ListAgentsRequest,
-    callback: (
-      error: ServiceError | null,
-      response: ListAgentsResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListAgentsResponse) => void,
   ): ClientUnaryCall;
   listAgents(
     request: ListAgentsRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: ListAgentsResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListAgentsResponse) => void,
   ): ClientUnaryCall;
   listAgents(
     request: ListAgentsRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: ListAgentsResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: ListAgentsResponse) => void,
   ): ClientUnaryCall;
 }
 
@@ -2734,29 +2446,19 @@ export const AgentServiceClient = makeGenericClientConstructor(
   AgentServiceService,
   "parkway.v1.AgentService",
 ) as unknown as {
-  new (
-    address: string,
-    credentials: ChannelCredentials,
-    options?: Partial<ClientOptions>,
-  ): AgentServiceClient;
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): AgentServiceClient;
   service: typeof AgentServiceService;
   serviceName: string;
 };
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends { $case: string; value: unknown }
-        ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);

@@ -27,7 +27,9 @@ export interface AskUserQuestion {
   /** A label of at most 12 characters, usually rendered as a chip. */
   header: string;
   /** What the user must look at while answering (a draft, an error, two designs), shown above the options. */
-  context?: string | undefined;
+  context?:
+    | string
+    | undefined;
   /** Two to four options with unique labels. */
   options: AskUserOption[];
   /** Whether more than one option may be chosen. */
@@ -65,10 +67,7 @@ function createBaseAskUserInput(): AskUserInput {
 }
 
 export const AskUserInput: MessageFns<AskUserInput> = {
-  encode(
-    message: AskUserInput,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AskUserInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.questions) {
       AskUserQuestion.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -76,8 +75,7 @@ export const AskUserInput: MessageFns<AskUserInput> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AskUserInput {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -94,9 +92,7 @@ export const AskUserInput: MessageFns<AskUserInput> = {
               break;
             }
 
-            message.questions.push(
-              AskUserQuestion.decode(reader, reader.uint32()),
-            );
+            message.questions.push(AskUserQuestion.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -132,27 +128,17 @@ export const AskUserInput: MessageFns<AskUserInput> = {
   },
   fromPartial(object: DeepPartial<AskUserInput>): AskUserInput {
     const message = createBaseAskUserInput();
-    message.questions =
-      object.questions?.map((e) => AskUserQuestion.fromPartial(e)) || [];
+    message.questions = object.questions?.map((e) => AskUserQuestion.fromPartial(e)) || [];
     return message;
   },
 };
 
 function createBaseAskUserQuestion(): AskUserQuestion {
-  return {
-    question: "",
-    header: "",
-    context: undefined,
-    options: [],
-    multiSelect: false,
-  };
+  return { question: "", header: "", context: undefined, options: [], multiSelect: false };
 }
 
 export const AskUserQuestion: MessageFns<AskUserQuestion> = {
-  encode(
-    message: AskUserQuestion,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AskUserQuestion, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.question !== "") {
       writer.uint32(10).string(message.question);
     }
@@ -172,8 +158,7 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AskUserQuestion {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -239,21 +224,17 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
 
   fromJSON(object: any): AskUserQuestion {
     return {
-      question: isSet(object.question)
-        ? globalThis.String(object.question)
-        : "",
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
       header: isSet(object.header) ? globalThis.String(object.header) : "",
-      context: isSet(object.context)
-        ? globalThis.String(object.context)
-        : undefined,
+      context: isSet(object.context) ? globalThis.String(object.context) : undefined,
       options: globalThis.Array.isArray(object?.options)
         ? object.options.map((e: any) => AskUserOption.fromJSON(e))
         : [],
       multiSelect: isSet(object.multiSelect)
         ? globalThis.Boolean(object.multiSelect)
         : isSet(object.multi_select)
-          ? globalThis.Boolean(object.multi_select)
-          : false,
+        ? globalThis.Boolean(object.multi_select)
+        : false,
     };
   },
 
@@ -285,8 +266,7 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
     message.question = object.question ?? "";
     message.header = object.header ?? "";
     message.context = object.context ?? undefined;
-    message.options =
-      object.options?.map((e) => AskUserOption.fromPartial(e)) || [];
+    message.options = object.options?.map((e) => AskUserOption.fromPartial(e)) || [];
     message.multiSelect = object.multiSelect ?? false;
     return message;
   },
@@ -297,10 +277,7 @@ function createBaseAskUserOption(): AskUserOption {
 }
 
 export const AskUserOption: MessageFns<AskUserOption> = {
-  encode(
-    message: AskUserOption,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AskUserOption, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.label !== "") {
       writer.uint32(10).string(message.label);
     }
@@ -314,8 +291,7 @@ export const AskUserOption: MessageFns<AskUserOption> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AskUserOption {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -366,12 +342,8 @@ export const AskUserOption: MessageFns<AskUserOption> = {
   fromJSON(object: any): AskUserOption {
     return {
       label: isSet(object.label) ? globalThis.String(object.label) : "",
-      description: isSet(object.description)
-        ? globalThis.String(object.description)
-        : "",
-      preview: isSet(object.preview)
-        ? globalThis.String(object.preview)
-        : undefined,
+      description: isSet(object.description) ? globalThis.String(object.description) : "",
+      preview: isSet(object.preview) ? globalThis.String(object.preview) : undefined,
     };
   },
 
@@ -406,10 +378,7 @@ function createBaseAskUserMetadata(): AskUserMetadata {
 }
 
 export const AskUserMetadata: MessageFns<AskUserMetadata> = {
-  encode(
-    message: AskUserMetadata,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AskUserMetadata, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.answers) {
       AskUserAnswer.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -417,8 +386,7 @@ export const AskUserMetadata: MessageFns<AskUserMetadata> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AskUserMetadata {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -471,8 +439,7 @@ export const AskUserMetadata: MessageFns<AskUserMetadata> = {
   },
   fromPartial(object: DeepPartial<AskUserMetadata>): AskUserMetadata {
     const message = createBaseAskUserMetadata();
-    message.answers =
-      object.answers?.map((e) => AskUserAnswer.fromPartial(e)) || [];
+    message.answers = object.answers?.map((e) => AskUserAnswer.fromPartial(e)) || [];
     return message;
   },
 };
@@ -482,10 +449,7 @@ function createBaseAskUserAnswer(): AskUserAnswer {
 }
 
 export const AskUserAnswer: MessageFns<AskUserAnswer> = {
-  encode(
-    message: AskUserAnswer,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AskUserAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.question !== "") {
       writer.uint32(10).string(message.question);
     }
@@ -499,8 +463,7 @@ export const AskUserAnswer: MessageFns<AskUserAnswer> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AskUserAnswer {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -550,12 +513,8 @@ export const AskUserAnswer: MessageFns<AskUserAnswer> = {
 
   fromJSON(object: any): AskUserAnswer {
     return {
-      question: isSet(object.question)
-        ? globalThis.String(object.question)
-        : "",
-      selected: globalThis.Array.isArray(object?.selected)
-        ? object.selected.map((e: any) => globalThis.String(e))
-        : [],
+      question: isSet(object.question) ? globalThis.String(object.question) : "",
+      selected: globalThis.Array.isArray(object?.selected) ? object.selected.map((e: any) => globalThis.String(e)) : [],
       other: isSet(object.other) ? globalThis.String(object.other) : undefined,
     };
   },
@@ -586,20 +545,14 @@ export const AskUserAnswer: MessageFns<AskUserAnswer> = {
   },
 };
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends { $case: string; value: unknown }
-        ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function isSet(value: any): boolean {
   return value !== null && value !== undefined;

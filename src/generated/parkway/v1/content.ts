@@ -268,9 +268,13 @@ export interface Msg {
   /** Why the reply ended; UNSPECIFIED on a waiting notice of a parked reply and on user messages. */
   finishedReason: FinishedReason;
   /** Tokens the reply used so far, summed over its model calls. */
-  usage: Usage | undefined;
+  usage:
+    | Usage
+    | undefined;
   /** Free-form data attached by the server or the client. */
-  metadata: { [key: string]: any } | undefined;
+  metadata:
+    | { [key: string]: any }
+    | undefined;
   /** Set when finished_reason is ERROR. */
   error: Failure | undefined;
 }
@@ -300,16 +304,20 @@ export interface ContentBlock {
   /** The block itself. */
   block:
     | //
-      /** Plain text. */
-      { $case: "text"; value: TextBlock } //
-      /** The model's visible reasoning. */
-    | { $case: "thinking"; value: ThinkingBlock } //
+    /** Plain text. */
+    { $case: "text"; value: TextBlock }
+    | //
+    /** The model's visible reasoning. */
+    { $case: "thinking"; value: ThinkingBlock }
+    | //
     /** Binary data or a link to it (images, files). */
-    | { $case: "data"; value: DataBlock } //
+    { $case: "data"; value: DataBlock }
+    | //
     /** A tool call made by the model. */
-    | { $case: "toolCall"; value: ToolCallBlock } //
+    { $case: "toolCall"; value: ToolCallBlock }
+    | //
     /** The result of a tool call. */
-    | { $case: "toolResult"; value: ToolResultBlock }
+    { $case: "toolResult"; value: ToolResultBlock }
     | undefined;
 }
 
@@ -338,10 +346,11 @@ export interface DataBlock {
   /** The data. */
   source:
     | //
-      /** The bytes themselves. */
-      { $case: "data"; value: Buffer } //
-      /** Where the bytes can be fetched. */
-    | { $case: "url"; value: string }
+    /** The bytes themselves. */
+    { $case: "data"; value: Buffer }
+    | //
+    /** Where the bytes can be fetched. */
+    { $case: "url"; value: string }
     | undefined;
 }
 
@@ -358,9 +367,13 @@ export interface ToolCallBlock {
   /** Rules that, if accepted with the confirmation, allow similar calls without asking (set on ASK). */
   suggestedRules: PermissionRule[];
   /** The typed input when name is "AskUser"; the same content as input. */
-  askUser: AskUserInput | undefined;
+  askUser:
+    | AskUserInput
+    | undefined;
   /** Why the permission engine decided as it did for this call (set once evaluated). */
-  decision: PermissionDecision | undefined;
+  decision:
+    | PermissionDecision
+    | undefined;
   /** When a parked call expires under the agent's confirm_timeout; unset when it does not expire. */
   expiresAt: Date | undefined;
 }
@@ -376,7 +389,9 @@ export interface ToolResultBlock {
   /** The outcome. */
   state: ToolResultState;
   /** Structured data for programs; validated against the tool's metadata_schema when it has one. */
-  metadata: { [key: string]: any } | undefined;
+  metadata:
+    | { [key: string]: any }
+    | undefined;
   /** Typed answers when the call was AskUser (the server also mirrors them into metadata). */
   askUser: AskUserMetadata | undefined;
 }
@@ -386,10 +401,11 @@ export interface ToolOutputBlock {
   /** The block. */
   block:
     | //
-      /** Text output. */
-      { $case: "text"; value: TextBlock } //
-      /** Binary output. */
-    | { $case: "data"; value: DataBlock }
+    /** Text output. */
+    { $case: "text"; value: TextBlock }
+    | //
+    /** Binary output. */
+    { $case: "data"; value: DataBlock }
     | undefined;
 }
 
@@ -407,10 +423,7 @@ function createBaseMsg(): Msg {
 }
 
 export const Msg: MessageFns<Msg> = {
-  encode(
-    message: Msg,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Msg, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -430,10 +443,7 @@ export const Msg: MessageFns<Msg> = {
       Usage.encode(message.usage, writer.uint32(50).fork()).join();
     }
     if (message.metadata !== undefined) {
-      Struct.encode(
-        Struct.wrap(message.metadata),
-        writer.uint32(58).fork(),
-      ).join();
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(58).fork()).join();
     }
     if (message.error !== undefined) {
       Failure.encode(message.error, writer.uint32(66).fork()).join();
@@ -442,8 +452,7 @@ export const Msg: MessageFns<Msg> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Msg {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -508,9 +517,7 @@ export const Msg: MessageFns<Msg> = {
               break;
             }
 
-            message.metadata = Struct.unwrap(
-              Struct.decode(reader, reader.uint32()),
-            );
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 8: {
@@ -544,8 +551,8 @@ export const Msg: MessageFns<Msg> = {
       finishedReason: isSet(object.finishedReason)
         ? finishedReasonFromJSON(object.finishedReason)
         : isSet(object.finished_reason)
-          ? finishedReasonFromJSON(object.finished_reason)
-          : 0,
+        ? finishedReasonFromJSON(object.finished_reason)
+        : 0,
       usage: isSet(object.usage) ? Usage.fromJSON(object.usage) : undefined,
       metadata: isObject(object.metadata) ? object.metadata : undefined,
       error: isSet(object.error) ? Failure.fromJSON(object.error) : undefined,
@@ -589,18 +596,13 @@ export const Msg: MessageFns<Msg> = {
     message.id = object.id ?? "";
     message.name = object.name ?? "";
     message.role = object.role ?? 0;
-    message.content =
-      object.content?.map((e) => ContentBlock.fromPartial(e)) || [];
+    message.content = object.content?.map((e) => ContentBlock.fromPartial(e)) || [];
     message.finishedReason = object.finishedReason ?? 0;
-    message.usage =
-      object.usage !== undefined && object.usage !== null
-        ? Usage.fromPartial(object.usage)
-        : undefined;
+    message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
     message.metadata = object.metadata ?? undefined;
-    message.error =
-      object.error !== undefined && object.error !== null
-        ? Failure.fromPartial(object.error)
-        : undefined;
+    message.error = (object.error !== undefined && object.error !== null)
+      ? Failure.fromPartial(object.error)
+      : undefined;
     return message;
   },
 };
@@ -610,10 +612,7 @@ function createBaseFailure(): Failure {
 }
 
 export const Failure: MessageFns<Failure> = {
-  encode(
-    message: Failure,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Failure, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.code !== "") {
       writer.uint32(10).string(message.code);
     }
@@ -624,8 +623,7 @@ export const Failure: MessageFns<Failure> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Failure {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -695,19 +693,11 @@ export const Failure: MessageFns<Failure> = {
 };
 
 function createBaseUsage(): Usage {
-  return {
-    inputTokens: 0,
-    outputTokens: 0,
-    cacheReadTokens: 0,
-    cacheWriteTokens: 0,
-  };
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
 }
 
 export const Usage: MessageFns<Usage> = {
-  encode(
-    message: Usage,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Usage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.inputTokens !== 0) {
       writer.uint32(8).uint64(message.inputTokens);
     }
@@ -724,8 +714,7 @@ export const Usage: MessageFns<Usage> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Usage {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -786,23 +775,23 @@ export const Usage: MessageFns<Usage> = {
       inputTokens: isSet(object.inputTokens)
         ? globalThis.Number(object.inputTokens)
         : isSet(object.input_tokens)
-          ? globalThis.Number(object.input_tokens)
-          : 0,
+        ? globalThis.Number(object.input_tokens)
+        : 0,
       outputTokens: isSet(object.outputTokens)
         ? globalThis.Number(object.outputTokens)
         : isSet(object.output_tokens)
-          ? globalThis.Number(object.output_tokens)
-          : 0,
+        ? globalThis.Number(object.output_tokens)
+        : 0,
       cacheReadTokens: isSet(object.cacheReadTokens)
         ? globalThis.Number(object.cacheReadTokens)
         : isSet(object.cache_read_tokens)
-          ? globalThis.Number(object.cache_read_tokens)
-          : 0,
+        ? globalThis.Number(object.cache_read_tokens)
+        : 0,
       cacheWriteTokens: isSet(object.cacheWriteTokens)
         ? globalThis.Number(object.cacheWriteTokens)
         : isSet(object.cache_write_tokens)
-          ? globalThis.Number(object.cache_write_tokens)
-          : 0,
+        ? globalThis.Number(object.cache_write_tokens)
+        : 0,
     };
   },
 
@@ -841,42 +830,29 @@ function createBaseContentBlock(): ContentBlock {
 }
 
 export const ContentBlock: MessageFns<ContentBlock> = {
-  encode(
-    message: ContentBlock,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ContentBlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     switch (message.block?.$case) {
       case "text":
         TextBlock.encode(message.block.value, writer.uint32(10).fork()).join();
         break;
       case "thinking":
-        ThinkingBlock.encode(
-          message.block.value,
-          writer.uint32(18).fork(),
-        ).join();
+        ThinkingBlock.encode(message.block.value, writer.uint32(18).fork()).join();
         break;
       case "data":
         DataBlock.encode(message.block.value, writer.uint32(26).fork()).join();
         break;
       case "toolCall":
-        ToolCallBlock.encode(
-          message.block.value,
-          writer.uint32(34).fork(),
-        ).join();
+        ToolCallBlock.encode(message.block.value, writer.uint32(34).fork()).join();
         break;
       case "toolResult":
-        ToolResultBlock.encode(
-          message.block.value,
-          writer.uint32(42).fork(),
-        ).join();
+        ToolResultBlock.encode(message.block.value, writer.uint32(42).fork()).join();
         break;
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ContentBlock {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -893,10 +869,7 @@ export const ContentBlock: MessageFns<ContentBlock> = {
               break;
             }
 
-            message.block = {
-              $case: "text",
-              value: TextBlock.decode(reader, reader.uint32()),
-            };
+            message.block = { $case: "text", value: TextBlock.decode(reader, reader.uint32()) };
             continue;
           }
           case 2: {
@@ -904,10 +877,7 @@ export const ContentBlock: MessageFns<ContentBlock> = {
               break;
             }
 
-            message.block = {
-              $case: "thinking",
-              value: ThinkingBlock.decode(reader, reader.uint32()),
-            };
+            message.block = { $case: "thinking", value: ThinkingBlock.decode(reader, reader.uint32()) };
             continue;
           }
           case 3: {
@@ -915,10 +885,7 @@ export const ContentBlock: MessageFns<ContentBlock> = {
               break;
             }
 
-            message.block = {
-              $case: "data",
-              value: DataBlock.decode(reader, reader.uint32()),
-            };
+            message.block = { $case: "data", value: DataBlock.decode(reader, reader.uint32()) };
             continue;
           }
           case 4: {
@@ -926,10 +893,7 @@ export const ContentBlock: MessageFns<ContentBlock> = {
               break;
             }
 
-            message.block = {
-              $case: "toolCall",
-              value: ToolCallBlock.decode(reader, reader.uint32()),
-            };
+            message.block = { $case: "toolCall", value: ToolCallBlock.decode(reader, reader.uint32()) };
             continue;
           }
           case 5: {
@@ -937,10 +901,7 @@ export const ContentBlock: MessageFns<ContentBlock> = {
               break;
             }
 
-            message.block = {
-              $case: "toolResult",
-              value: ToolResultBlock.decode(reader, reader.uint32()),
-            };
+            message.block = { $case: "toolResult", value: ToolResultBlock.decode(reader, reader.uint32()) };
             continue;
           }
         }
@@ -960,33 +921,18 @@ export const ContentBlock: MessageFns<ContentBlock> = {
       block: isSet(object.text)
         ? { $case: "text", value: TextBlock.fromJSON(object.text) }
         : isSet(object.thinking)
-          ? {
-              $case: "thinking",
-              value: ThinkingBlock.fromJSON(object.thinking),
-            }
-          : isSet(object.data)
-            ? { $case: "data", value: DataBlock.fromJSON(object.data) }
-            : isSet(object.toolCall)
-              ? {
-                  $case: "toolCall",
-                  value: ToolCallBlock.fromJSON(object.toolCall),
-                }
-              : isSet(object.tool_call)
-                ? {
-                    $case: "toolCall",
-                    value: ToolCallBlock.fromJSON(object.tool_call),
-                  }
-                : isSet(object.toolResult)
-                  ? {
-                      $case: "toolResult",
-                      value: ToolResultBlock.fromJSON(object.toolResult),
-                    }
-                  : isSet(object.tool_result)
-                    ? {
-                        $case: "toolResult",
-                        value: ToolResultBlock.fromJSON(object.tool_result),
-                      }
-                    : undefined,
+        ? { $case: "thinking", value: ThinkingBlock.fromJSON(object.thinking) }
+        : isSet(object.data)
+        ? { $case: "data", value: DataBlock.fromJSON(object.data) }
+        : isSet(object.toolCall)
+        ? { $case: "toolCall", value: ToolCallBlock.fromJSON(object.toolCall) }
+        : isSet(object.tool_call)
+        ? { $case: "toolCall", value: ToolCallBlock.fromJSON(object.tool_call) }
+        : isSet(object.toolResult)
+        ? { $case: "toolResult", value: ToolResultBlock.fromJSON(object.toolResult) }
+        : isSet(object.tool_result)
+        ? { $case: "toolResult", value: ToolResultBlock.fromJSON(object.tool_result) }
+        : undefined,
     };
   },
 
@@ -1014,46 +960,31 @@ export const ContentBlock: MessageFns<ContentBlock> = {
     switch (object.block?.$case) {
       case "text": {
         if (object.block?.value !== undefined && object.block?.value !== null) {
-          message.block = {
-            $case: "text",
-            value: TextBlock.fromPartial(object.block.value),
-          };
+          message.block = { $case: "text", value: TextBlock.fromPartial(object.block.value) };
         }
         break;
       }
       case "thinking": {
         if (object.block?.value !== undefined && object.block?.value !== null) {
-          message.block = {
-            $case: "thinking",
-            value: ThinkingBlock.fromPartial(object.block.value),
-          };
+          message.block = { $case: "thinking", value: ThinkingBlock.fromPartial(object.block.value) };
         }
         break;
       }
       case "data": {
         if (object.block?.value !== undefined && object.block?.value !== null) {
-          message.block = {
-            $case: "data",
-            value: DataBlock.fromPartial(object.block.value),
-          };
+          message.block = { $case: "data", value: DataBlock.fromPartial(object.block.value) };
         }
         break;
       }
       case "toolCall": {
         if (object.block?.value !== undefined && object.block?.value !== null) {
-          message.block = {
-            $case: "toolCall",
-            value: ToolCallBlock.fromPartial(object.block.value),
-          };
+          message.block = { $case: "toolCall", value: ToolCallBlock.fromPartial(object.block.value) };
         }
         break;
       }
       case "toolResult": {
         if (object.block?.value !== undefined && object.block?.value !== null) {
-          message.block = {
-            $case: "toolResult",
-            value: ToolResultBlock.fromPartial(object.block.value),
-          };
+          message.block = { $case: "toolResult", value: ToolResultBlock.fromPartial(object.block.value) };
         }
         break;
       }
@@ -1067,10 +998,7 @@ function createBaseTextBlock(): TextBlock {
 }
 
 export const TextBlock: MessageFns<TextBlock> = {
-  encode(
-    message: TextBlock,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: TextBlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1081,8 +1009,7 @@ export const TextBlock: MessageFns<TextBlock> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TextBlock {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1156,10 +1083,7 @@ function createBaseThinkingBlock(): ThinkingBlock {
 }
 
 export const ThinkingBlock: MessageFns<ThinkingBlock> = {
-  encode(
-    message: ThinkingBlock,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ThinkingBlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1170,8 +1094,7 @@ export const ThinkingBlock: MessageFns<ThinkingBlock> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ThinkingBlock {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1214,9 +1137,7 @@ export const ThinkingBlock: MessageFns<ThinkingBlock> = {
   fromJSON(object: any): ThinkingBlock {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
-      thinking: isSet(object.thinking)
-        ? globalThis.String(object.thinking)
-        : "",
+      thinking: isSet(object.thinking) ? globalThis.String(object.thinking) : "",
     };
   },
 
@@ -1247,10 +1168,7 @@ function createBaseDataBlock(): DataBlock {
 }
 
 export const DataBlock: MessageFns<DataBlock> = {
-  encode(
-    message: DataBlock,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: DataBlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1269,8 +1187,7 @@ export const DataBlock: MessageFns<DataBlock> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): DataBlock {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1303,10 +1220,7 @@ export const DataBlock: MessageFns<DataBlock> = {
               break;
             }
 
-            message.source = {
-              $case: "data",
-              value: Buffer.from(reader.bytes()),
-            };
+            message.source = { $case: "data", value: Buffer.from(reader.bytes()) };
             continue;
           }
           case 4: {
@@ -1335,13 +1249,13 @@ export const DataBlock: MessageFns<DataBlock> = {
       mediaType: isSet(object.mediaType)
         ? globalThis.String(object.mediaType)
         : isSet(object.media_type)
-          ? globalThis.String(object.media_type)
-          : "",
+        ? globalThis.String(object.media_type)
+        : "",
       source: isSet(object.data)
         ? { $case: "data", value: Buffer.from(bytesFromBase64(object.data)) }
         : isSet(object.url)
-          ? { $case: "url", value: globalThis.String(object.url) }
-          : undefined,
+        ? { $case: "url", value: globalThis.String(object.url) }
+        : undefined,
     };
   },
 
@@ -1370,19 +1284,13 @@ export const DataBlock: MessageFns<DataBlock> = {
     message.mediaType = object.mediaType ?? "";
     switch (object.source?.$case) {
       case "data": {
-        if (
-          object.source?.value !== undefined &&
-          object.source?.value !== null
-        ) {
+        if (object.source?.value !== undefined && object.source?.value !== null) {
           message.source = { $case: "data", value: object.source.value };
         }
         break;
       }
       case "url": {
-        if (
-          object.source?.value !== undefined &&
-          object.source?.value !== null
-        ) {
+        if (object.source?.value !== undefined && object.source?.value !== null) {
           message.source = { $case: "url", value: object.source.value };
         }
         break;
@@ -1406,10 +1314,7 @@ function createBaseToolCallBlock(): ToolCallBlock {
 }
 
 export const ToolCallBlock: MessageFns<ToolCallBlock> = {
-  encode(
-    message: ToolCallBlock,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolCallBlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1429,23 +1334,16 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
       AskUserInput.encode(message.askUser, writer.uint32(50).fork()).join();
     }
     if (message.decision !== undefined) {
-      PermissionDecision.encode(
-        message.decision,
-        writer.uint32(58).fork(),
-      ).join();
+      PermissionDecision.encode(message.decision, writer.uint32(58).fork()).join();
     }
     if (message.expiresAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.expiresAt),
-        writer.uint32(66).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(66).fork()).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolCallBlock {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1494,9 +1392,7 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
               break;
             }
 
-            message.suggestedRules.push(
-              PermissionRule.decode(reader, reader.uint32()),
-            );
+            message.suggestedRules.push(PermissionRule.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -1512,10 +1408,7 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
               break;
             }
 
-            message.decision = PermissionDecision.decode(
-              reader,
-              reader.uint32(),
-            );
+            message.decision = PermissionDecision.decode(reader, reader.uint32());
             continue;
           }
           case 8: {
@@ -1523,9 +1416,7 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
               break;
             }
 
-            message.expiresAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1549,21 +1440,19 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
       suggestedRules: globalThis.Array.isArray(object?.suggestedRules)
         ? object.suggestedRules.map((e: any) => PermissionRule.fromJSON(e))
         : globalThis.Array.isArray(object?.suggested_rules)
-          ? object.suggested_rules.map((e: any) => PermissionRule.fromJSON(e))
-          : [],
+        ? object.suggested_rules.map((e: any) => PermissionRule.fromJSON(e))
+        : [],
       askUser: isSet(object.askUser)
         ? AskUserInput.fromJSON(object.askUser)
         : isSet(object.ask_user)
-          ? AskUserInput.fromJSON(object.ask_user)
-          : undefined,
-      decision: isSet(object.decision)
-        ? PermissionDecision.fromJSON(object.decision)
+        ? AskUserInput.fromJSON(object.ask_user)
         : undefined,
+      decision: isSet(object.decision) ? PermissionDecision.fromJSON(object.decision) : undefined,
       expiresAt: isSet(object.expiresAt)
         ? fromJsonTimestamp(object.expiresAt)
         : isSet(object.expires_at)
-          ? fromJsonTimestamp(object.expires_at)
-          : undefined,
+        ? fromJsonTimestamp(object.expires_at)
+        : undefined,
     };
   },
 
@@ -1582,9 +1471,7 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
       obj.state = toolCallStateToJSON(message.state);
     }
     if (message.suggestedRules?.length) {
-      obj.suggestedRules = message.suggestedRules.map((e) =>
-        PermissionRule.toJSON(e),
-      );
+      obj.suggestedRules = message.suggestedRules.map((e) => PermissionRule.toJSON(e));
     }
     if (message.askUser !== undefined) {
       obj.askUser = AskUserInput.toJSON(message.askUser);
@@ -1607,37 +1494,24 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
     message.name = object.name ?? "";
     message.input = object.input ?? "";
     message.state = object.state ?? 0;
-    message.suggestedRules =
-      object.suggestedRules?.map((e) => PermissionRule.fromPartial(e)) || [];
-    message.askUser =
-      object.askUser !== undefined && object.askUser !== null
-        ? AskUserInput.fromPartial(object.askUser)
-        : undefined;
-    message.decision =
-      object.decision !== undefined && object.decision !== null
-        ? PermissionDecision.fromPartial(object.decision)
-        : undefined;
+    message.suggestedRules = object.suggestedRules?.map((e) => PermissionRule.fromPartial(e)) || [];
+    message.askUser = (object.askUser !== undefined && object.askUser !== null)
+      ? AskUserInput.fromPartial(object.askUser)
+      : undefined;
+    message.decision = (object.decision !== undefined && object.decision !== null)
+      ? PermissionDecision.fromPartial(object.decision)
+      : undefined;
     message.expiresAt = object.expiresAt ?? undefined;
     return message;
   },
 };
 
 function createBaseToolResultBlock(): ToolResultBlock {
-  return {
-    id: "",
-    name: "",
-    output: [],
-    state: 0,
-    metadata: undefined,
-    askUser: undefined,
-  };
+  return { id: "", name: "", output: [], state: 0, metadata: undefined, askUser: undefined };
 }
 
 export const ToolResultBlock: MessageFns<ToolResultBlock> = {
-  encode(
-    message: ToolResultBlock,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolResultBlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1651,10 +1525,7 @@ export const ToolResultBlock: MessageFns<ToolResultBlock> = {
       writer.uint32(32).int32(message.state);
     }
     if (message.metadata !== undefined) {
-      Struct.encode(
-        Struct.wrap(message.metadata),
-        writer.uint32(42).fork(),
-      ).join();
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(42).fork()).join();
     }
     if (message.askUser !== undefined) {
       AskUserMetadata.encode(message.askUser, writer.uint32(50).fork()).join();
@@ -1663,8 +1534,7 @@ export const ToolResultBlock: MessageFns<ToolResultBlock> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolResultBlock {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1697,9 +1567,7 @@ export const ToolResultBlock: MessageFns<ToolResultBlock> = {
               break;
             }
 
-            message.output.push(
-              ToolOutputBlock.decode(reader, reader.uint32()),
-            );
+            message.output.push(ToolOutputBlock.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -1715,9 +1583,7 @@ export const ToolResultBlock: MessageFns<ToolResultBlock> = {
               break;
             }
 
-            message.metadata = Struct.unwrap(
-              Struct.decode(reader, reader.uint32()),
-            );
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -1752,8 +1618,8 @@ export const ToolResultBlock: MessageFns<ToolResultBlock> = {
       askUser: isSet(object.askUser)
         ? AskUserMetadata.fromJSON(object.askUser)
         : isSet(object.ask_user)
-          ? AskUserMetadata.fromJSON(object.ask_user)
-          : undefined,
+        ? AskUserMetadata.fromJSON(object.ask_user)
+        : undefined,
     };
   },
 
@@ -1787,14 +1653,12 @@ export const ToolResultBlock: MessageFns<ToolResultBlock> = {
     const message = createBaseToolResultBlock();
     message.id = object.id ?? "";
     message.name = object.name ?? "";
-    message.output =
-      object.output?.map((e) => ToolOutputBlock.fromPartial(e)) || [];
+    message.output = object.output?.map((e) => ToolOutputBlock.fromPartial(e)) || [];
     message.state = object.state ?? 0;
     message.metadata = object.metadata ?? undefined;
-    message.askUser =
-      object.askUser !== undefined && object.askUser !== null
-        ? AskUserMetadata.fromPartial(object.askUser)
-        : undefined;
+    message.askUser = (object.askUser !== undefined && object.askUser !== null)
+      ? AskUserMetadata.fromPartial(object.askUser)
+      : undefined;
     return message;
   },
 };
@@ -1804,10 +1668,7 @@ function createBaseToolOutputBlock(): ToolOutputBlock {
 }
 
 export const ToolOutputBlock: MessageFns<ToolOutputBlock> = {
-  encode(
-    message: ToolOutputBlock,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolOutputBlock, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     switch (message.block?.$case) {
       case "text":
         TextBlock.encode(message.block.value, writer.uint32(10).fork()).join();
@@ -1820,8 +1681,7 @@ export const ToolOutputBlock: MessageFns<ToolOutputBlock> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolOutputBlock {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1838,10 +1698,7 @@ export const ToolOutputBlock: MessageFns<ToolOutputBlock> = {
               break;
             }
 
-            message.block = {
-              $case: "text",
-              value: TextBlock.decode(reader, reader.uint32()),
-            };
+            message.block = { $case: "text", value: TextBlock.decode(reader, reader.uint32()) };
             continue;
           }
           case 2: {
@@ -1849,10 +1706,7 @@ export const ToolOutputBlock: MessageFns<ToolOutputBlock> = {
               break;
             }
 
-            message.block = {
-              $case: "data",
-              value: DataBlock.decode(reader, reader.uint32()),
-            };
+            message.block = { $case: "data", value: DataBlock.decode(reader, reader.uint32()) };
             continue;
           }
         }
@@ -1872,8 +1726,8 @@ export const ToolOutputBlock: MessageFns<ToolOutputBlock> = {
       block: isSet(object.text)
         ? { $case: "text", value: TextBlock.fromJSON(object.text) }
         : isSet(object.data)
-          ? { $case: "data", value: DataBlock.fromJSON(object.data) }
-          : undefined,
+        ? { $case: "data", value: DataBlock.fromJSON(object.data) }
+        : undefined,
     };
   },
 
@@ -1895,19 +1749,13 @@ export const ToolOutputBlock: MessageFns<ToolOutputBlock> = {
     switch (object.block?.$case) {
       case "text": {
         if (object.block?.value !== undefined && object.block?.value !== null) {
-          message.block = {
-            $case: "text",
-            value: TextBlock.fromPartial(object.block.value),
-          };
+          message.block = { $case: "text", value: TextBlock.fromPartial(object.block.value) };
         }
         break;
       }
       case "data": {
         if (object.block?.value !== undefined && object.block?.value !== null) {
-          message.block = {
-            $case: "data",
-            value: DataBlock.fromPartial(object.block.value),
-          };
+          message.block = { $case: "data", value: DataBlock.fromPartial(object.block.value) };
         }
         break;
       }
@@ -1924,20 +1772,14 @@ function base64FromBytes(arr: Uint8Array): string {
   return globalThis.Buffer.from(arr).toString("base64");
 }
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends { $case: string; value: unknown }
-        ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);

@@ -45,16 +45,20 @@ export interface ClientEvent {
   /** The input. */
   event:
     | //
-      /** Attach this stream to a session and replay what the client missed. */
-      { $case: "attach"; value: Attach } //
-      /** A new user message: starts a reply (refused while a reply is running or parked). */
-    | { $case: "userMessage"; value: UserMessage } //
+    /** Attach this stream to a session and replay what the client missed. */
+    { $case: "attach"; value: Attach }
+    | //
+    /** A new user message: starts a reply (refused while a reply is running or parked). */
+    { $case: "userMessage"; value: UserMessage }
+    | //
     /** Answers to REQUIRE_USER_CONFIRM. */
-    | { $case: "userConfirmResult"; value: UserConfirmResult } //
+    { $case: "userConfirmResult"; value: UserConfirmResult }
+    | //
     /** Results of REQUIRE_EXTERNAL_EXECUTION. */
-    | { $case: "externalExecutionResult"; value: ExternalExecutionResult } //
+    { $case: "externalExecutionResult"; value: ExternalExecutionResult }
+    | //
     /** Stop the running or parked reply. */
-    | { $case: "userInterrupt"; value: UserInterrupt }
+    { $case: "userInterrupt"; value: UserInterrupt }
     | undefined;
 }
 
@@ -93,7 +97,9 @@ export interface ConfirmResult {
    * The call being answered; its input may be edited (it is then validated against the tool's schema
    * and checked against deny rules again).
    */
-  toolCall: ToolCallBlock | undefined;
+  toolCall:
+    | ToolCallBlock
+    | undefined;
   /** Rules to accept with the confirmation (usually from suggested_rules); ignored when confirmed is false. */
   rules: PermissionRule[];
   /** Shown to the model when the call is denied. */
@@ -128,58 +134,82 @@ export interface ServerEvent {
   /** The reply the event belongs to; empty for events outside a reply. */
   replyId: string;
   /** When the event was created. */
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
   /** True when the event is sent again: replayed after attach, or a pending REQUIRE_* re-announced. */
   replayed: boolean;
   /** The event. */
   event:
     | //
-      /** A reply begins (only for a new user message, never on resume). */
-      { $case: "replyStart"; value: ReplyStart } //
-      /** A reply has finished. */
-    | { $case: "replyEnd"; value: ReplyEnd } //
+    /** A reply begins (only for a new user message, never on resume). */
+    { $case: "replyStart"; value: ReplyStart }
+    | //
+    /** A reply has finished. */
+    { $case: "replyEnd"; value: ReplyEnd }
+    | //
     /** A model call begins. */
-    | { $case: "modelCallStart"; value: ModelCallStart } //
+    { $case: "modelCallStart"; value: ModelCallStart }
+    | //
     /** A model call has finished. */
-    | { $case: "modelCallEnd"; value: ModelCallEnd } //
+    { $case: "modelCallEnd"; value: ModelCallEnd }
+    | //
     /** A text block begins. */
-    | { $case: "textBlockStart"; value: TextBlockStart } //
+    { $case: "textBlockStart"; value: TextBlockStart }
+    | //
     /** A piece of a text block. */
-    | { $case: "textBlockDelta"; value: TextBlockDelta } //
+    { $case: "textBlockDelta"; value: TextBlockDelta }
+    | //
     /** A text block is complete. */
-    | { $case: "textBlockEnd"; value: TextBlockEnd } //
+    { $case: "textBlockEnd"; value: TextBlockEnd }
+    | //
     /** A thinking block begins. */
-    | { $case: "thinkingBlockStart"; value: ThinkingBlockStart } //
+    { $case: "thinkingBlockStart"; value: ThinkingBlockStart }
+    | //
     /** A piece of a thinking block. */
-    | { $case: "thinkingBlockDelta"; value: ThinkingBlockDelta } //
+    { $case: "thinkingBlockDelta"; value: ThinkingBlockDelta }
+    | //
     /** A thinking block is complete. */
-    | { $case: "thinkingBlockEnd"; value: ThinkingBlockEnd } //
+    { $case: "thinkingBlockEnd"; value: ThinkingBlockEnd }
+    | //
     /** The model starts a tool call. */
-    | { $case: "toolCallStart"; value: ToolCallStart } //
+    { $case: "toolCallStart"; value: ToolCallStart }
+    | //
     /** A fragment of a tool call's JSON input. */
-    | { $case: "toolCallDelta"; value: ToolCallDelta } //
+    { $case: "toolCallDelta"; value: ToolCallDelta }
+    | //
     /** A tool call's input is complete. */
-    | { $case: "toolCallEnd"; value: ToolCallEnd } //
+    { $case: "toolCallEnd"; value: ToolCallEnd }
+    | //
     /** A tool result begins (a server tool starts, or an external call is handed out). */
-    | { $case: "toolResultStart"; value: ToolResultStart } //
+    { $case: "toolResultStart"; value: ToolResultStart }
+    | //
     /** A piece of a tool result's text output. */
-    | { $case: "toolResultTextDelta"; value: ToolResultTextDelta } //
+    { $case: "toolResultTextDelta"; value: ToolResultTextDelta }
+    | //
     /** A piece of a tool result's binary output. */
-    | { $case: "toolResultDataDelta"; value: ToolResultDataDelta } //
+    { $case: "toolResultDataDelta"; value: ToolResultDataDelta }
+    | //
     /** A tool result is complete. */
-    | { $case: "toolResultEnd"; value: ToolResultEnd } //
+    { $case: "toolResultEnd"; value: ToolResultEnd }
+    | //
     /** Tool calls need a person's confirmation; the reply parks. */
-    | { $case: "requireUserConfirm"; value: RequireUserConfirm } //
+    { $case: "requireUserConfirm"; value: RequireUserConfirm }
+    | //
     /** Tool calls must be executed by the client; the reply parks. */
-    | { $case: "requireExternalExecution"; value: RequireExternalExecution } //
+    { $case: "requireExternalExecution"; value: RequireExternalExecution }
+    | //
     /** The reply is parked, waiting for answers (no REPLY_END follows until it resumes and finishes). */
-    | { $case: "replyParked"; value: ReplyParked } //
+    { $case: "replyParked"; value: ReplyParked }
+    | //
     /** An application-defined event. */
-    | { $case: "custom"; value: Custom } //
+    { $case: "custom"; value: Custom }
+    | //
     /** A failure that does not end the reply by itself. */
-    | { $case: "error"; value: Failure } //
+    { $case: "error"; value: Failure }
+    | //
     /** The outcome of one client input on this stream (only sent to the stream that sent it; not logged). */
-    | { $case: "inputAck"; value: InputAck }
+    { $case: "inputAck"; value: InputAck }
     | undefined;
 }
 
@@ -214,7 +244,9 @@ export interface ModelCallStart {
 /** A model call has finished. */
 export interface ModelCallEnd {
   /** Tokens used by the call. */
-  usage: Usage | undefined;
+  usage:
+    | Usage
+    | undefined;
   /** COMPLETED, or INTERRUPTED when the call was stopped. */
   finishedReason: FinishedReason;
 }
@@ -308,10 +340,11 @@ export interface ToolResultDataDelta {
   /** The data. */
   source:
     | //
-      /** The bytes. */
-      { $case: "data"; value: Buffer } //
-      /** Where the bytes can be fetched. */
-    | { $case: "url"; value: string }
+    /** The bytes. */
+    { $case: "data"; value: Buffer }
+    | //
+    /** Where the bytes can be fetched. */
+    { $case: "url"; value: string }
     | undefined;
 }
 
@@ -322,7 +355,9 @@ export interface ToolResultEnd {
   /** The outcome. */
   state: ToolResultState;
   /** Structured result data, e.g. AskUser answers or an external tool's metadata. */
-  metadata: { [key: string]: any } | undefined;
+  metadata:
+    | { [key: string]: any }
+    | undefined;
   /** Typed answers when the call was AskUser. */
   askUser: AskUserMetadata | undefined;
 }
@@ -355,7 +390,9 @@ export interface InputAck {
    * OK (code 0) when applied; otherwise the error, with google.rpc details (BadRequest field
    * violations, PreconditionFailure naming the call's state).
    */
-  status: Status | undefined;
+  status:
+    | Status
+    | undefined;
   /** For an accepted attach: the seq of the last stored event when replay began. */
   lastSeq: number;
 }
@@ -365,10 +402,7 @@ function createBaseClientEvent(): ClientEvent {
 }
 
 export const ClientEvent: MessageFns<ClientEvent> = {
-  encode(
-    message: ClientEvent,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ClientEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
@@ -380,36 +414,23 @@ export const ClientEvent: MessageFns<ClientEvent> = {
         Attach.encode(message.event.value, writer.uint32(82).fork()).join();
         break;
       case "userMessage":
-        UserMessage.encode(
-          message.event.value,
-          writer.uint32(90).fork(),
-        ).join();
+        UserMessage.encode(message.event.value, writer.uint32(90).fork()).join();
         break;
       case "userConfirmResult":
-        UserConfirmResult.encode(
-          message.event.value,
-          writer.uint32(98).fork(),
-        ).join();
+        UserConfirmResult.encode(message.event.value, writer.uint32(98).fork()).join();
         break;
       case "externalExecutionResult":
-        ExternalExecutionResult.encode(
-          message.event.value,
-          writer.uint32(106).fork(),
-        ).join();
+        ExternalExecutionResult.encode(message.event.value, writer.uint32(106).fork()).join();
         break;
       case "userInterrupt":
-        UserInterrupt.encode(
-          message.event.value,
-          writer.uint32(114).fork(),
-        ).join();
+        UserInterrupt.encode(message.event.value, writer.uint32(114).fork()).join();
         break;
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ClientEvent {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -442,10 +463,7 @@ export const ClientEvent: MessageFns<ClientEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "attach",
-              value: Attach.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "attach", value: Attach.decode(reader, reader.uint32()) };
             continue;
           }
           case 11: {
@@ -453,10 +471,7 @@ export const ClientEvent: MessageFns<ClientEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "userMessage",
-              value: UserMessage.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "userMessage", value: UserMessage.decode(reader, reader.uint32()) };
             continue;
           }
           case 12: {
@@ -464,10 +479,7 @@ export const ClientEvent: MessageFns<ClientEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "userConfirmResult",
-              value: UserConfirmResult.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "userConfirmResult", value: UserConfirmResult.decode(reader, reader.uint32()) };
             continue;
           }
           case 13: {
@@ -486,10 +498,7 @@ export const ClientEvent: MessageFns<ClientEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "userInterrupt",
-              value: UserInterrupt.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "userInterrupt", value: UserInterrupt.decode(reader, reader.uint32()) };
             continue;
           }
         }
@@ -509,64 +518,35 @@ export const ClientEvent: MessageFns<ClientEvent> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       requestId: isSet(object.requestId)
         ? globalThis.String(object.requestId)
         : isSet(object.request_id)
-          ? globalThis.String(object.request_id)
-          : "",
+        ? globalThis.String(object.request_id)
+        : "",
       event: isSet(object.attach)
         ? { $case: "attach", value: Attach.fromJSON(object.attach) }
         : isSet(object.userMessage)
-          ? {
-              $case: "userMessage",
-              value: UserMessage.fromJSON(object.userMessage),
-            }
-          : isSet(object.user_message)
-            ? {
-                $case: "userMessage",
-                value: UserMessage.fromJSON(object.user_message),
-              }
-            : isSet(object.userConfirmResult)
-              ? {
-                  $case: "userConfirmResult",
-                  value: UserConfirmResult.fromJSON(object.userConfirmResult),
-                }
-              : isSet(object.user_confirm_result)
-                ? {
-                    $case: "userConfirmResult",
-                    value: UserConfirmResult.fromJSON(
-                      object.user_confirm_result,
-                    ),
-                  }
-                : isSet(object.externalExecutionResult)
-                  ? {
-                      $case: "externalExecutionResult",
-                      value: ExternalExecutionResult.fromJSON(
-                        object.externalExecutionResult,
-                      ),
-                    }
-                  : isSet(object.external_execution_result)
-                    ? {
-                        $case: "externalExecutionResult",
-                        value: ExternalExecutionResult.fromJSON(
-                          object.external_execution_result,
-                        ),
-                      }
-                    : isSet(object.userInterrupt)
-                      ? {
-                          $case: "userInterrupt",
-                          value: UserInterrupt.fromJSON(object.userInterrupt),
-                        }
-                      : isSet(object.user_interrupt)
-                        ? {
-                            $case: "userInterrupt",
-                            value: UserInterrupt.fromJSON(
-                              object.user_interrupt,
-                            ),
-                          }
-                        : undefined,
+        ? { $case: "userMessage", value: UserMessage.fromJSON(object.userMessage) }
+        : isSet(object.user_message)
+        ? { $case: "userMessage", value: UserMessage.fromJSON(object.user_message) }
+        : isSet(object.userConfirmResult)
+        ? { $case: "userConfirmResult", value: UserConfirmResult.fromJSON(object.userConfirmResult) }
+        : isSet(object.user_confirm_result)
+        ? { $case: "userConfirmResult", value: UserConfirmResult.fromJSON(object.user_confirm_result) }
+        : isSet(object.externalExecutionResult)
+        ? { $case: "externalExecutionResult", value: ExternalExecutionResult.fromJSON(object.externalExecutionResult) }
+        : isSet(object.external_execution_result)
+        ? {
+          $case: "externalExecutionResult",
+          value: ExternalExecutionResult.fromJSON(object.external_execution_result),
+        }
+        : isSet(object.userInterrupt)
+        ? { $case: "userInterrupt", value: UserInterrupt.fromJSON(object.userInterrupt) }
+        : isSet(object.user_interrupt)
+        ? { $case: "userInterrupt", value: UserInterrupt.fromJSON(object.user_interrupt) }
+        : undefined,
     };
   },
 
@@ -585,9 +565,7 @@ export const ClientEvent: MessageFns<ClientEvent> = {
     } else if (message.event?.$case === "userConfirmResult") {
       obj.userConfirmResult = UserConfirmResult.toJSON(message.event.value);
     } else if (message.event?.$case === "externalExecutionResult") {
-      obj.externalExecutionResult = ExternalExecutionResult.toJSON(
-        message.event.value,
-      );
+      obj.externalExecutionResult = ExternalExecutionResult.toJSON(message.event.value);
     } else if (message.event?.$case === "userInterrupt") {
       obj.userInterrupt = UserInterrupt.toJSON(message.event.value);
     }
@@ -604,28 +582,19 @@ export const ClientEvent: MessageFns<ClientEvent> = {
     switch (object.event?.$case) {
       case "attach": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "attach",
-            value: Attach.fromPartial(object.event.value),
-          };
+          message.event = { $case: "attach", value: Attach.fromPartial(object.event.value) };
         }
         break;
       }
       case "userMessage": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "userMessage",
-            value: UserMessage.fromPartial(object.event.value),
-          };
+          message.event = { $case: "userMessage", value: UserMessage.fromPartial(object.event.value) };
         }
         break;
       }
       case "userConfirmResult": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "userConfirmResult",
-            value: UserConfirmResult.fromPartial(object.event.value),
-          };
+          message.event = { $case: "userConfirmResult", value: UserConfirmResult.fromPartial(object.event.value) };
         }
         break;
       }
@@ -640,10 +609,7 @@ export const ClientEvent: MessageFns<ClientEvent> = {
       }
       case "userInterrupt": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "userInterrupt",
-            value: UserInterrupt.fromPartial(object.event.value),
-          };
+          message.event = { $case: "userInterrupt", value: UserInterrupt.fromPartial(object.event.value) };
         }
         break;
       }
@@ -657,10 +623,7 @@ function createBaseAttach(): Attach {
 }
 
 export const Attach: MessageFns<Attach> = {
-  encode(
-    message: Attach,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Attach, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
@@ -671,8 +634,7 @@ export const Attach: MessageFns<Attach> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Attach {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -717,13 +679,13 @@ export const Attach: MessageFns<Attach> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       afterSeq: isSet(object.afterSeq)
         ? globalThis.Number(object.afterSeq)
         : isSet(object.after_seq)
-          ? globalThis.Number(object.after_seq)
-          : 0,
+        ? globalThis.Number(object.after_seq)
+        : 0,
     };
   },
 
@@ -754,10 +716,7 @@ function createBaseUserMessage(): UserMessage {
 }
 
 export const UserMessage: MessageFns<UserMessage> = {
-  encode(
-    message: UserMessage,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: UserMessage, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.text !== "") {
       writer.uint32(10).string(message.text);
     }
@@ -768,8 +727,7 @@ export const UserMessage: MessageFns<UserMessage> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): UserMessage {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -835,8 +793,7 @@ export const UserMessage: MessageFns<UserMessage> = {
   fromPartial(object: DeepPartial<UserMessage>): UserMessage {
     const message = createBaseUserMessage();
     message.text = object.text ?? "";
-    message.content =
-      object.content?.map((e) => ContentBlock.fromPartial(e)) || [];
+    message.content = object.content?.map((e) => ContentBlock.fromPartial(e)) || [];
     return message;
   },
 };
@@ -846,10 +803,7 @@ function createBaseUserConfirmResult(): UserConfirmResult {
 }
 
 export const UserConfirmResult: MessageFns<UserConfirmResult> = {
-  encode(
-    message: UserConfirmResult,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: UserConfirmResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.replyId !== "") {
       writer.uint32(10).string(message.replyId);
     }
@@ -860,8 +814,7 @@ export const UserConfirmResult: MessageFns<UserConfirmResult> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): UserConfirmResult {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -886,9 +839,7 @@ export const UserConfirmResult: MessageFns<UserConfirmResult> = {
               break;
             }
 
-            message.confirmResults.push(
-              ConfirmResult.decode(reader, reader.uint32()),
-            );
+            message.confirmResults.push(ConfirmResult.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -908,13 +859,13 @@ export const UserConfirmResult: MessageFns<UserConfirmResult> = {
       replyId: isSet(object.replyId)
         ? globalThis.String(object.replyId)
         : isSet(object.reply_id)
-          ? globalThis.String(object.reply_id)
-          : "",
+        ? globalThis.String(object.reply_id)
+        : "",
       confirmResults: globalThis.Array.isArray(object?.confirmResults)
         ? object.confirmResults.map((e: any) => ConfirmResult.fromJSON(e))
         : globalThis.Array.isArray(object?.confirm_results)
-          ? object.confirm_results.map((e: any) => ConfirmResult.fromJSON(e))
-          : [],
+        ? object.confirm_results.map((e: any) => ConfirmResult.fromJSON(e))
+        : [],
     };
   },
 
@@ -924,9 +875,7 @@ export const UserConfirmResult: MessageFns<UserConfirmResult> = {
       obj.replyId = message.replyId;
     }
     if (message.confirmResults?.length) {
-      obj.confirmResults = message.confirmResults.map((e) =>
-        ConfirmResult.toJSON(e),
-      );
+      obj.confirmResults = message.confirmResults.map((e) => ConfirmResult.toJSON(e));
     }
     return obj;
   },
@@ -937,8 +886,7 @@ export const UserConfirmResult: MessageFns<UserConfirmResult> = {
   fromPartial(object: DeepPartial<UserConfirmResult>): UserConfirmResult {
     const message = createBaseUserConfirmResult();
     message.replyId = object.replyId ?? "";
-    message.confirmResults =
-      object.confirmResults?.map((e) => ConfirmResult.fromPartial(e)) || [];
+    message.confirmResults = object.confirmResults?.map((e) => ConfirmResult.fromPartial(e)) || [];
     return message;
   },
 };
@@ -948,10 +896,7 @@ function createBaseConfirmResult(): ConfirmResult {
 }
 
 export const ConfirmResult: MessageFns<ConfirmResult> = {
-  encode(
-    message: ConfirmResult,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ConfirmResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.confirmed !== false) {
       writer.uint32(8).bool(message.confirmed);
     }
@@ -968,8 +913,7 @@ export const ConfirmResult: MessageFns<ConfirmResult> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ConfirmResult {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1027,17 +971,13 @@ export const ConfirmResult: MessageFns<ConfirmResult> = {
 
   fromJSON(object: any): ConfirmResult {
     return {
-      confirmed: isSet(object.confirmed)
-        ? globalThis.Boolean(object.confirmed)
-        : false,
+      confirmed: isSet(object.confirmed) ? globalThis.Boolean(object.confirmed) : false,
       toolCall: isSet(object.toolCall)
         ? ToolCallBlock.fromJSON(object.toolCall)
         : isSet(object.tool_call)
-          ? ToolCallBlock.fromJSON(object.tool_call)
-          : undefined,
-      rules: globalThis.Array.isArray(object?.rules)
-        ? object.rules.map((e: any) => PermissionRule.fromJSON(e))
-        : [],
+        ? ToolCallBlock.fromJSON(object.tool_call)
+        : undefined,
+      rules: globalThis.Array.isArray(object?.rules) ? object.rules.map((e: any) => PermissionRule.fromJSON(e)) : [],
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
     };
   },
@@ -1065,12 +1005,10 @@ export const ConfirmResult: MessageFns<ConfirmResult> = {
   fromPartial(object: DeepPartial<ConfirmResult>): ConfirmResult {
     const message = createBaseConfirmResult();
     message.confirmed = object.confirmed ?? false;
-    message.toolCall =
-      object.toolCall !== undefined && object.toolCall !== null
-        ? ToolCallBlock.fromPartial(object.toolCall)
-        : undefined;
-    message.rules =
-      object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
+    message.toolCall = (object.toolCall !== undefined && object.toolCall !== null)
+      ? ToolCallBlock.fromPartial(object.toolCall)
+      : undefined;
+    message.rules = object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
     message.reason = object.reason ?? "";
     return message;
   },
@@ -1081,10 +1019,7 @@ function createBaseExternalExecutionResult(): ExternalExecutionResult {
 }
 
 export const ExternalExecutionResult: MessageFns<ExternalExecutionResult> = {
-  encode(
-    message: ExternalExecutionResult,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ExternalExecutionResult, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.replyId !== "") {
       writer.uint32(10).string(message.replyId);
     }
@@ -1094,12 +1029,8 @@ export const ExternalExecutionResult: MessageFns<ExternalExecutionResult> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ExternalExecutionResult {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ExternalExecutionResult {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1124,9 +1055,7 @@ export const ExternalExecutionResult: MessageFns<ExternalExecutionResult> = {
               break;
             }
 
-            message.executionResults.push(
-              ToolResultBlock.decode(reader, reader.uint32()),
-            );
+            message.executionResults.push(ToolResultBlock.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -1146,15 +1075,13 @@ export const ExternalExecutionResult: MessageFns<ExternalExecutionResult> = {
       replyId: isSet(object.replyId)
         ? globalThis.String(object.replyId)
         : isSet(object.reply_id)
-          ? globalThis.String(object.reply_id)
-          : "",
+        ? globalThis.String(object.reply_id)
+        : "",
       executionResults: globalThis.Array.isArray(object?.executionResults)
         ? object.executionResults.map((e: any) => ToolResultBlock.fromJSON(e))
         : globalThis.Array.isArray(object?.execution_results)
-          ? object.execution_results.map((e: any) =>
-              ToolResultBlock.fromJSON(e),
-            )
-          : [],
+        ? object.execution_results.map((e: any) => ToolResultBlock.fromJSON(e))
+        : [],
     };
   },
 
@@ -1164,9 +1091,7 @@ export const ExternalExecutionResult: MessageFns<ExternalExecutionResult> = {
       obj.replyId = message.replyId;
     }
     if (message.executionResults?.length) {
-      obj.executionResults = message.executionResults.map((e) =>
-        ToolResultBlock.toJSON(e),
-      );
+      obj.executionResults = message.executionResults.map((e) => ToolResultBlock.toJSON(e));
     }
     return obj;
   },
@@ -1174,13 +1099,10 @@ export const ExternalExecutionResult: MessageFns<ExternalExecutionResult> = {
   create(base?: DeepPartial<ExternalExecutionResult>): ExternalExecutionResult {
     return ExternalExecutionResult.fromPartial(base ?? {});
   },
-  fromPartial(
-    object: DeepPartial<ExternalExecutionResult>,
-  ): ExternalExecutionResult {
+  fromPartial(object: DeepPartial<ExternalExecutionResult>): ExternalExecutionResult {
     const message = createBaseExternalExecutionResult();
     message.replyId = object.replyId ?? "";
-    message.executionResults =
-      object.executionResults?.map((e) => ToolResultBlock.fromPartial(e)) || [];
+    message.executionResults = object.executionResults?.map((e) => ToolResultBlock.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1190,10 +1112,7 @@ function createBaseUserInterrupt(): UserInterrupt {
 }
 
 export const UserInterrupt: MessageFns<UserInterrupt> = {
-  encode(
-    message: UserInterrupt,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: UserInterrupt, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.replyId !== "") {
       writer.uint32(10).string(message.replyId);
     }
@@ -1201,8 +1120,7 @@ export const UserInterrupt: MessageFns<UserInterrupt> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): UserInterrupt {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1239,8 +1157,8 @@ export const UserInterrupt: MessageFns<UserInterrupt> = {
       replyId: isSet(object.replyId)
         ? globalThis.String(object.replyId)
         : isSet(object.reply_id)
-          ? globalThis.String(object.reply_id)
-          : "",
+        ? globalThis.String(object.reply_id)
+        : "",
     };
   },
 
@@ -1263,22 +1181,11 @@ export const UserInterrupt: MessageFns<UserInterrupt> = {
 };
 
 function createBaseServerEvent(): ServerEvent {
-  return {
-    id: "",
-    seq: 0,
-    sessionId: "",
-    replyId: "",
-    createdAt: undefined,
-    replayed: false,
-    event: undefined,
-  };
+  return { id: "", seq: 0, sessionId: "", replyId: "", createdAt: undefined, replayed: false, event: undefined };
 }
 
 export const ServerEvent: MessageFns<ServerEvent> = {
-  encode(
-    message: ServerEvent,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ServerEvent, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -1292,10 +1199,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
       writer.uint32(34).string(message.replyId);
     }
     if (message.createdAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.createdAt),
-        writer.uint32(42).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(42).fork()).join();
     }
     if (message.replayed !== false) {
       writer.uint32(48).bool(message.replayed);
@@ -1308,112 +1212,58 @@ export const ServerEvent: MessageFns<ServerEvent> = {
         ReplyEnd.encode(message.event.value, writer.uint32(90).fork()).join();
         break;
       case "modelCallStart":
-        ModelCallStart.encode(
-          message.event.value,
-          writer.uint32(98).fork(),
-        ).join();
+        ModelCallStart.encode(message.event.value, writer.uint32(98).fork()).join();
         break;
       case "modelCallEnd":
-        ModelCallEnd.encode(
-          message.event.value,
-          writer.uint32(106).fork(),
-        ).join();
+        ModelCallEnd.encode(message.event.value, writer.uint32(106).fork()).join();
         break;
       case "textBlockStart":
-        TextBlockStart.encode(
-          message.event.value,
-          writer.uint32(114).fork(),
-        ).join();
+        TextBlockStart.encode(message.event.value, writer.uint32(114).fork()).join();
         break;
       case "textBlockDelta":
-        TextBlockDelta.encode(
-          message.event.value,
-          writer.uint32(122).fork(),
-        ).join();
+        TextBlockDelta.encode(message.event.value, writer.uint32(122).fork()).join();
         break;
       case "textBlockEnd":
-        TextBlockEnd.encode(
-          message.event.value,
-          writer.uint32(130).fork(),
-        ).join();
+        TextBlockEnd.encode(message.event.value, writer.uint32(130).fork()).join();
         break;
       case "thinkingBlockStart":
-        ThinkingBlockStart.encode(
-          message.event.value,
-          writer.uint32(138).fork(),
-        ).join();
+        ThinkingBlockStart.encode(message.event.value, writer.uint32(138).fork()).join();
         break;
       case "thinkingBlockDelta":
-        ThinkingBlockDelta.encode(
-          message.event.value,
-          writer.uint32(146).fork(),
-        ).join();
+        ThinkingBlockDelta.encode(message.event.value, writer.uint32(146).fork()).join();
         break;
       case "thinkingBlockEnd":
-        ThinkingBlockEnd.encode(
-          message.event.value,
-          writer.uint32(154).fork(),
-        ).join();
+        ThinkingBlockEnd.encode(message.event.value, writer.uint32(154).fork()).join();
         break;
       case "toolCallStart":
-        ToolCallStart.encode(
-          message.event.value,
-          writer.uint32(162).fork(),
-        ).join();
+        ToolCallStart.encode(message.event.value, writer.uint32(162).fork()).join();
         break;
       case "toolCallDelta":
-        ToolCallDelta.encode(
-          message.event.value,
-          writer.uint32(170).fork(),
-        ).join();
+        ToolCallDelta.encode(message.event.value, writer.uint32(170).fork()).join();
         break;
       case "toolCallEnd":
-        ToolCallEnd.encode(
-          message.event.value,
-          writer.uint32(178).fork(),
-        ).join();
+        ToolCallEnd.encode(message.event.value, writer.uint32(178).fork()).join();
         break;
       case "toolResultStart":
-        ToolResultStart.encode(
-          message.event.value,
-          writer.uint32(186).fork(),
-        ).join();
+        ToolResultStart.encode(message.event.value, writer.uint32(186).fork()).join();
         break;
       case "toolResultTextDelta":
-        ToolResultTextDelta.encode(
-          message.event.value,
-          writer.uint32(194).fork(),
-        ).join();
+        ToolResultTextDelta.encode(message.event.value, writer.uint32(194).fork()).join();
         break;
       case "toolResultDataDelta":
-        ToolResultDataDelta.encode(
-          message.event.value,
-          writer.uint32(202).fork(),
-        ).join();
+        ToolResultDataDelta.encode(message.event.value, writer.uint32(202).fork()).join();
         break;
       case "toolResultEnd":
-        ToolResultEnd.encode(
-          message.event.value,
-          writer.uint32(210).fork(),
-        ).join();
+        ToolResultEnd.encode(message.event.value, writer.uint32(210).fork()).join();
         break;
       case "requireUserConfirm":
-        RequireUserConfirm.encode(
-          message.event.value,
-          writer.uint32(218).fork(),
-        ).join();
+        RequireUserConfirm.encode(message.event.value, writer.uint32(218).fork()).join();
         break;
       case "requireExternalExecution":
-        RequireExternalExecution.encode(
-          message.event.value,
-          writer.uint32(226).fork(),
-        ).join();
+        RequireExternalExecution.encode(message.event.value, writer.uint32(226).fork()).join();
         break;
       case "replyParked":
-        ReplyParked.encode(
-          message.event.value,
-          writer.uint32(234).fork(),
-        ).join();
+        ReplyParked.encode(message.event.value, writer.uint32(234).fork()).join();
         break;
       case "custom":
         Custom.encode(message.event.value, writer.uint32(242).fork()).join();
@@ -1429,8 +1279,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ServerEvent {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1479,9 +1328,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.createdAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 6: {
@@ -1497,10 +1344,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "replyStart",
-              value: ReplyStart.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "replyStart", value: ReplyStart.decode(reader, reader.uint32()) };
             continue;
           }
           case 11: {
@@ -1508,10 +1352,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "replyEnd",
-              value: ReplyEnd.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "replyEnd", value: ReplyEnd.decode(reader, reader.uint32()) };
             continue;
           }
           case 12: {
@@ -1519,10 +1360,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "modelCallStart",
-              value: ModelCallStart.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "modelCallStart", value: ModelCallStart.decode(reader, reader.uint32()) };
             continue;
           }
           case 13: {
@@ -1530,10 +1368,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "modelCallEnd",
-              value: ModelCallEnd.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "modelCallEnd", value: ModelCallEnd.decode(reader, reader.uint32()) };
             continue;
           }
           case 14: {
@@ -1541,10 +1376,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "textBlockStart",
-              value: TextBlockStart.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "textBlockStart", value: TextBlockStart.decode(reader, reader.uint32()) };
             continue;
           }
           case 15: {
@@ -1552,10 +1384,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "textBlockDelta",
-              value: TextBlockDelta.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "textBlockDelta", value: TextBlockDelta.decode(reader, reader.uint32()) };
             continue;
           }
           case 16: {
@@ -1563,10 +1392,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "textBlockEnd",
-              value: TextBlockEnd.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "textBlockEnd", value: TextBlockEnd.decode(reader, reader.uint32()) };
             continue;
           }
           case 17: {
@@ -1574,10 +1400,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "thinkingBlockStart",
-              value: ThinkingBlockStart.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "thinkingBlockStart", value: ThinkingBlockStart.decode(reader, reader.uint32()) };
             continue;
           }
           case 18: {
@@ -1585,10 +1408,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "thinkingBlockDelta",
-              value: ThinkingBlockDelta.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "thinkingBlockDelta", value: ThinkingBlockDelta.decode(reader, reader.uint32()) };
             continue;
           }
           case 19: {
@@ -1596,10 +1416,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "thinkingBlockEnd",
-              value: ThinkingBlockEnd.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "thinkingBlockEnd", value: ThinkingBlockEnd.decode(reader, reader.uint32()) };
             continue;
           }
           case 20: {
@@ -1607,10 +1424,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "toolCallStart",
-              value: ToolCallStart.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "toolCallStart", value: ToolCallStart.decode(reader, reader.uint32()) };
             continue;
           }
           case 21: {
@@ -1618,10 +1432,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "toolCallDelta",
-              value: ToolCallDelta.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "toolCallDelta", value: ToolCallDelta.decode(reader, reader.uint32()) };
             continue;
           }
           case 22: {
@@ -1629,10 +1440,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "toolCallEnd",
-              value: ToolCallEnd.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "toolCallEnd", value: ToolCallEnd.decode(reader, reader.uint32()) };
             continue;
           }
           case 23: {
@@ -1640,10 +1448,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "toolResultStart",
-              value: ToolResultStart.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "toolResultStart", value: ToolResultStart.decode(reader, reader.uint32()) };
             continue;
           }
           case 24: {
@@ -1673,10 +1478,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "toolResultEnd",
-              value: ToolResultEnd.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "toolResultEnd", value: ToolResultEnd.decode(reader, reader.uint32()) };
             continue;
           }
           case 27: {
@@ -1684,10 +1486,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "requireUserConfirm",
-              value: RequireUserConfirm.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "requireUserConfirm", value: RequireUserConfirm.decode(reader, reader.uint32()) };
             continue;
           }
           case 28: {
@@ -1706,10 +1505,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "replyParked",
-              value: ReplyParked.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "replyParked", value: ReplyParked.decode(reader, reader.uint32()) };
             continue;
           }
           case 30: {
@@ -1717,10 +1513,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "custom",
-              value: Custom.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "custom", value: Custom.decode(reader, reader.uint32()) };
             continue;
           }
           case 31: {
@@ -1728,10 +1521,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "error",
-              value: Failure.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "error", value: Failure.decode(reader, reader.uint32()) };
             continue;
           }
           case 32: {
@@ -1739,10 +1529,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
               break;
             }
 
-            message.event = {
-              $case: "inputAck",
-              value: InputAck.decode(reader, reader.uint32()),
-            };
+            message.event = { $case: "inputAck", value: InputAck.decode(reader, reader.uint32()) };
             continue;
           }
         }
@@ -1764,398 +1551,114 @@ export const ServerEvent: MessageFns<ServerEvent> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       replyId: isSet(object.replyId)
         ? globalThis.String(object.replyId)
         : isSet(object.reply_id)
-          ? globalThis.String(object.reply_id)
-          : "",
+        ? globalThis.String(object.reply_id)
+        : "",
       createdAt: isSet(object.createdAt)
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
-          ? fromJsonTimestamp(object.created_at)
-          : undefined,
-      replayed: isSet(object.replayed)
-        ? globalThis.Boolean(object.replayed)
-        : false,
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      replayed: isSet(object.replayed) ? globalThis.Boolean(object.replayed) : false,
       event: isSet(object.replyStart)
         ? { $case: "replyStart", value: ReplyStart.fromJSON(object.replyStart) }
         : isSet(object.reply_start)
-          ? {
-              $case: "replyStart",
-              value: ReplyStart.fromJSON(object.reply_start),
-            }
-          : isSet(object.replyEnd)
-            ? { $case: "replyEnd", value: ReplyEnd.fromJSON(object.replyEnd) }
-            : isSet(object.reply_end)
-              ? {
-                  $case: "replyEnd",
-                  value: ReplyEnd.fromJSON(object.reply_end),
-                }
-              : isSet(object.modelCallStart)
-                ? {
-                    $case: "modelCallStart",
-                    value: ModelCallStart.fromJSON(object.modelCallStart),
-                  }
-                : isSet(object.model_call_start)
-                  ? {
-                      $case: "modelCallStart",
-                      value: ModelCallStart.fromJSON(object.model_call_start),
-                    }
-                  : isSet(object.modelCallEnd)
-                    ? {
-                        $case: "modelCallEnd",
-                        value: ModelCallEnd.fromJSON(object.modelCallEnd),
-                      }
-                    : isSet(object.model_call_end)
-                      ? {
-                          $case: "modelCallEnd",
-                          value: ModelCallEnd.fromJSON(object.model_call_end),
-                        }
-                      : isSet(object.textBlockStart)
-                        ? {
-                            $case: "textBlockStart",
-                            value: TextBlockStart.fromJSON(
-                              object.textBlockStart,
-                            ),
-                          }
-                        : isSet(object.text_block_start)
-                          ? {
-                              $case: "textBlockStart",
-                              value: TextBlockStart.fromJSON(
-                                object.text_block_start,
-                              ),
-                            }
-                          : isSet(object.textBlockDelta)
-                            ? {
-                                $case: "textBlockDelta",
-                                value: TextBlockDelta.fromJSON(
-                                  object.textBlockDelta,
-                                ),
-                              }
-                            : isSet(object.text_block_delta)
-                              ? {
-                                  $case: "textBlockDelta",
-                                  value: TextBlockDelta.fromJSON(
-                                    object.text_block_delta,
-                                  ),
-                                }
-                              : isSet(object.textBlockEnd)
-                                ? {
-                                    $case: "textBlockEnd",
-                                    value: TextBlockEnd.fromJSON(
-                                      object.textBlockEnd,
-                                    ),
-                                  }
-                                : isSet(object.text_block_end)
-                                  ? {
-                                      $case: "textBlockEnd",
-                                      value: TextBlockEnd.fromJSON(
-                                        object.text_block_end,
-                                      ),
-                                    }
-                                  : isSet(object.thinkingBlockStart)
-                                    ? {
-                                        $case: "thinkingBlockStart",
-                                        value: ThinkingBlockStart.fromJSON(
-                                          object.thinkingBlockStart,
-                                        ),
-                                      }
-                                    : isSet(object.thinking_block_start)
-                                      ? {
-                                          $case: "thinkingBlockStart",
-                                          value: ThinkingBlockStart.fromJSON(
-                                            object.thinking_block_start,
-                                          ),
-                                        }
-                                      : isSet(object.thinkingBlockDelta)
-                                        ? {
-                                            $case: "thinkingBlockDelta",
-                                            value: ThinkingBlockDelta.fromJSON(
-                                              object.thinkingBlockDelta,
-                                            ),
-                                          }
-                                        : isSet(object.thinking_block_delta)
-                                          ? {
-                                              $case: "thinkingBlockDelta",
-                                              value:
-                                                ThinkingBlockDelta.fromJSON(
-                                                  object.thinking_block_delta,
-                                                ),
-                                            }
-                                          : isSet(object.thinkingBlockEnd)
-                                            ? {
-                                                $case: "thinkingBlockEnd",
-                                                value:
-                                                  ThinkingBlockEnd.fromJSON(
-                                                    object.thinkingBlockEnd,
-                                                  ),
-                                              }
-                                            : isSet(object.thinking_block_end)
-                                              ? {
-                                                  $case: "thinkingBlockEnd",
-                                                  value:
-                                                    ThinkingBlockEnd.fromJSON(
-                                                      object.thinking_block_end,
-                                                    ),
-                                                }
-                                              : isSet(object.toolCallStart)
-                                                ? {
-                                                    $case: "toolCallStart",
-                                                    value:
-                                                      ToolCallStart.fromJSON(
-                                                        object.toolCallStart,
-                                                      ),
-                                                  }
-                                                : isSet(object.tool_call_start)
-                                                  ? {
-                                                      $case: "toolCallStart",
-                                                      value:
-                                                        ToolCallStart.fromJSON(
-                                                          object.tool_call_start,
-                                                        ),
-                                                    }
-                                                  : isSet(object.toolCallDelta)
-                                                    ? {
-                                                        $case: "toolCallDelta",
-                                                        value:
-                                                          ToolCallDelta.fromJSON(
-                                                            object.toolCallDelta,
-                                                          ),
-                                                      }
-                                                    : isSet(
-                                                          object.tool_call_delta,
-                                                        )
-                                                      ? {
-                                                          $case:
-                                                            "toolCallDelta",
-                                                          value:
-                                                            ToolCallDelta.fromJSON(
-                                                              object.tool_call_delta,
-                                                            ),
-                                                        }
-                                                      : isSet(
-                                                            object.toolCallEnd,
-                                                          )
-                                                        ? {
-                                                            $case:
-                                                              "toolCallEnd",
-                                                            value:
-                                                              ToolCallEnd.fromJSON(
-                                                                object.toolCallEnd,
-                                                              ),
-                                                          }
-                                                        : isSet(
-                                                              object.tool_call_end,
-                                                            )
-                                                          ? {
-                                                              $case:
-                                                                "toolCallEnd",
-                                                              value:
-                                                                ToolCallEnd.fromJSON(
-                                                                  object.tool_call_end,
-                                                                ),
-                                                            }
-                                                          : isSet(
-                                                                object.toolResultStart,
-                                                              )
-                                                            ? {
-                                                                $case:
-                                                                  "toolResultStart",
-                                                                value:
-                                                                  ToolResultStart.fromJSON(
-                                                                    object.toolResultStart,
-                                                                  ),
-                                                              }
-                                                            : isSet(
-                                                                  object.tool_result_start,
-                                                                )
-                                                              ? {
-                                                                  $case:
-                                                                    "toolResultStart",
-                                                                  value:
-                                                                    ToolResultStart.fromJSON(
-                                                                      object.tool_result_start,
-                                                                    ),
-                                                                }
-                                                              : isSet(
-                                                                    object.toolResultTextDelta,
-                                                                  )
-                                                                ? {
-                                                                    $case:
-                                                                      "toolResultTextDelta",
-                                                                    value:
-                                                                      ToolResultTextDelta.fromJSON(
-                                                                        object.toolResultTextDelta,
-                                                                      ),
-                                                                  }
-                                                                : isSet(
-                                                                      object.tool_result_text_delta,
-                                                                    )
-                                                                  ? {
-                                                                      $case:
-                                                                        "toolResultTextDelta",
-                                                                      value:
-                                                                        ToolResultTextDelta.fromJSON(
-                                                                          object.tool_result_text_delta,
-                                                                        ),
-                                                                    }
-                                                                  : isSet(
-                                                                        object.toolResultDataDelta,
-                                                                      )
-                                                                    ? {
-                                                                        $case:
-                                                                          "toolResultDataDelta",
-                                                                        value:
-                                                                          ToolResultDataDelta.fromJSON(
-                                                                            object.toolResultDataDelta,
-                                                                          ),
-                                                                      }
-                                                                    : isSet(
-                                                                          object.tool_result_data_delta,
-                                                                        )
-                                                                      ? {
-                                                                          $case:
-                                                                            "toolResultDataDelta",
-                                                                          value:
-                                                                            ToolResultDataDelta.fromJSON(
-                                                                              object.tool_result_data_delta,
-                                                                            ),
-                                                                        }
-                                                                      : isSet(
-                                                                            object.toolResultEnd,
-                                                                          )
-                                                                        ? {
-                                                                            $case:
-                                                                              "toolResultEnd",
-                                                                            value:
-                                                                              ToolResultEnd.fromJSON(
-                                                                                object.toolResultEnd,
-                                                                              ),
-                                                                          }
-                                                                        : isSet(
-                                                                              object.tool_result_end,
-                                                                            )
-                                                                          ? {
-                                                                              $case:
-                                                                                "toolResultEnd",
-                                                                              value:
-                                                                                ToolResultEnd.fromJSON(
-                                                                                  object.tool_result_end,
-                                                                                ),
-                                                                            }
-                                                                          : isSet(
-                                                                                object.requireUserConfirm,
-                                                                              )
-                                                                            ? {
-                                                                                $case:
-                                                                                  "requireUserConfirm",
-                                                                                value:
-                                                                                  RequireUserConfirm.fromJSON(
-                                                                                    object.requireUserConfirm,
-                                                                                  ),
-                                                                              }
-                                                                            : isSet(
-                                                                                  object.require_user_confirm,
-                                                                                )
-                                                                              ? {
-                                                                                  $case:
-                                                                                    "requireUserConfirm",
-                                                                                  value:
-                                                                                    RequireUserConfirm.fromJSON(
-                                                                                      object.require_user_confirm,
-                                                                                    ),
-                                                                                }
-                                                                              : isSet(
-                                                                                    object.requireExternalExecution,
-                                                                                  )
-                                                                                ? {
-                                                                                    $case:
-                                                                                      "requireExternalExecution",
-                                                                                    value:
-                                                                                      RequireExternalExecution.fromJSON(
-                                                                                        object.requireExternalExecution,
-                                                                                      ),
-                                                                                  }
-                                                                                : isSet(
-                                                                                      object.require_external_execution,
-                                                                                    )
-                                                                                  ? {
-                                                                                      $case:
-                                                                                        "requireExternalExecution",
-                                                                                      value:
-                                                                                        RequireExternalExecution.fromJSON(
-                                                                                          object.require_external_execution,
-                                                                                        ),
-                                                                                    }
-                                                                                  : isSet(
-                                                                                        object.replyParked,
-                                                                                      )
-                                                                                    ? {
-                                                                                        $case:
-                                                                                          "replyParked",
-                                                                                        value:
-                                                                                          ReplyParked.fromJSON(
-                                                                                            object.replyParked,
-                                                                                          ),
-                                                                                      }
-                                                                                    : isSet(
-                                                                                          object.reply_parked,
-                                                                                        )
-                                                                                      ? {
-                                                                                          $case:
-                                                                                            "replyParked",
-                                                                                          value:
-                                                                                            ReplyParked.fromJSON(
-                                                                                              object.reply_parked,
-                                                                                            ),
-                                                                                        }
-                                                                                      : isSet(
-                                                                                            object.custom,
-                                                                                          )
-                                                                                        ? {
-                                                                                            $case:
-                                                                                              "custom",
-                                                                                            value:
-                                                                                              Custom.fromJSON(
-                                                                                                object.custom,
-                                                                                              ),
-                                                                                          }
-                                                                                        : isSet(
-                                                                                              object.error,
-                                                                                            )
-                                                                                          ? {
-                                                                                              $case:
-                                                                                                "error",
-                                                                                              value:
-                                                                                                Failure.fromJSON(
-                                                                                                  object.error,
-                                                                                                ),
-                                                                                            }
-                                                                                          : isSet(
-                                                                                                object.inputAck,
-                                                                                              )
-                                                                                            ? {
-                                                                                                $case:
-                                                                                                  "inputAck",
-                                                                                                value:
-                                                                                                  InputAck.fromJSON(
-                                                                                                    object.inputAck,
-                                                                                                  ),
-                                                                                              }
-                                                                                            : isSet(
-                                                                                                  object.input_ack,
-                                                                                                )
-                                                                                              ? {
-                                                                                                  $case:
-                                                                                                    "inputAck",
-                                                                                                  value:
-                                                                                                    InputAck.fromJSON(
-                                                                                                      object.input_ack,
-                                                                                                    ),
-                                                                                                }
-                                                                                              : undefined,
+        ? { $case: "replyStart", value: ReplyStart.fromJSON(object.reply_start) }
+        : isSet(object.replyEnd)
+        ? { $case: "replyEnd", value: ReplyEnd.fromJSON(object.replyEnd) }
+        : isSet(object.reply_end)
+        ? { $case: "replyEnd", value: ReplyEnd.fromJSON(object.reply_end) }
+        : isSet(object.modelCallStart)
+        ? { $case: "modelCallStart", value: ModelCallStart.fromJSON(object.modelCallStart) }
+        : isSet(object.model_call_start)
+        ? { $case: "modelCallStart", value: ModelCallStart.fromJSON(object.model_call_start) }
+        : isSet(object.modelCallEnd)
+        ? { $case: "modelCallEnd", value: ModelCallEnd.fromJSON(object.modelCallEnd) }
+        : isSet(object.model_call_end)
+        ? { $case: "modelCallEnd", value: ModelCallEnd.fromJSON(object.model_call_end) }
+        : isSet(object.textBlockStart)
+        ? { $case: "textBlockStart", value: TextBlockStart.fromJSON(object.textBlockStart) }
+        : isSet(object.text_block_start)
+        ? { $case: "textBlockStart", value: TextBlockStart.fromJSON(object.text_block_start) }
+        : isSet(object.textBlockDelta)
+        ? { $case: "textBlockDelta", value: TextBlockDelta.fromJSON(object.textBlockDelta) }
+        : isSet(object.text_block_delta)
+        ? { $case: "textBlockDelta", value: TextBlockDelta.fromJSON(object.text_block_delta) }
+        : isSet(object.textBlockEnd)
+        ? { $case: "textBlockEnd", value: TextBlockEnd.fromJSON(object.textBlockEnd) }
+        : isSet(object.text_block_end)
+        ? { $case: "textBlockEnd", value: TextBlockEnd.fromJSON(object.text_block_end) }
+        : isSet(object.thinkingBlockStart)
+        ? { $case: "thinkingBlockStart", value: ThinkingBlockStart.fromJSON(object.thinkingBlockStart) }
+        : isSet(object.thinking_block_start)
+        ? { $case: "thinkingBlockStart", value: ThinkingBlockStart.fromJSON(object.thinking_block_start) }
+        : isSet(object.thinkingBlockDelta)
+        ? { $case: "thinkingBlockDelta", value: ThinkingBlockDelta.fromJSON(object.thinkingBlockDelta) }
+        : isSet(object.thinking_block_delta)
+        ? { $case: "thinkingBlockDelta", value: ThinkingBlockDelta.fromJSON(object.thinking_block_delta) }
+        : isSet(object.thinkingBlockEnd)
+        ? { $case: "thinkingBlockEnd", value: ThinkingBlockEnd.fromJSON(object.thinkingBlockEnd) }
+        : isSet(object.thinking_block_end)
+        ? { $case: "thinkingBlockEnd", value: ThinkingBlockEnd.fromJSON(object.thinking_block_end) }
+        : isSet(object.toolCallStart)
+        ? { $case: "toolCallStart", value: ToolCallStart.fromJSON(object.toolCallStart) }
+        : isSet(object.tool_call_start)
+        ? { $case: "toolCallStart", value: ToolCallStart.fromJSON(object.tool_call_start) }
+        : isSet(object.toolCallDelta)
+        ? { $case: "toolCallDelta", value: ToolCallDelta.fromJSON(object.toolCallDelta) }
+        : isSet(object.tool_call_delta)
+        ? { $case: "toolCallDelta", value: ToolCallDelta.fromJSON(object.tool_call_delta) }
+        : isSet(object.toolCallEnd)
+        ? { $case: "toolCallEnd", value: ToolCallEnd.fromJSON(object.toolCallEnd) }
+        : isSet(object.tool_call_end)
+        ? { $case: "toolCallEnd", value: ToolCallEnd.fromJSON(object.tool_call_end) }
+        : isSet(object.toolResultStart)
+        ? { $case: "toolResultStart", value: ToolResultStart.fromJSON(object.toolResultStart) }
+        : isSet(object.tool_result_start)
+        ? { $case: "toolResultStart", value: ToolResultStart.fromJSON(object.tool_result_start) }
+        : isSet(object.toolResultTextDelta)
+        ? { $case: "toolResultTextDelta", value: ToolResultTextDelta.fromJSON(object.toolResultTextDelta) }
+        : isSet(object.tool_result_text_delta)
+        ? { $case: "toolResultTextDelta", value: ToolResultTextDelta.fromJSON(object.tool_result_text_delta) }
+        : isSet(object.toolResultDataDelta)
+        ? { $case: "toolResultDataDelta", value: ToolResultDataDelta.fromJSON(object.toolResultDataDelta) }
+        : isSet(object.tool_result_data_delta)
+        ? { $case: "toolResultDataDelta", value: ToolResultDataDelta.fromJSON(object.tool_result_data_delta) }
+        : isSet(object.toolResultEnd)
+        ? { $case: "toolResultEnd", value: ToolResultEnd.fromJSON(object.toolResultEnd) }
+        : isSet(object.tool_result_end)
+        ? { $case: "toolResultEnd", value: ToolResultEnd.fromJSON(object.tool_result_end) }
+        : isSet(object.requireUserConfirm)
+        ? { $case: "requireUserConfirm", value: RequireUserConfirm.fromJSON(object.requireUserConfirm) }
+        : isSet(object.require_user_confirm)
+        ? { $case: "requireUserConfirm", value: RequireUserConfirm.fromJSON(object.require_user_confirm) }
+        : isSet(object.requireExternalExecution)
+        ? {
+          $case: "requireExternalExecution",
+          value: RequireExternalExecution.fromJSON(object.requireExternalExecution),
+        }
+        : isSet(object.require_external_execution)
+        ? {
+          $case: "requireExternalExecution",
+          value: RequireExternalExecution.fromJSON(object.require_external_execution),
+        }
+        : isSet(object.replyParked)
+        ? { $case: "replyParked", value: ReplyParked.fromJSON(object.replyParked) }
+        : isSet(object.reply_parked)
+        ? { $case: "replyParked", value: ReplyParked.fromJSON(object.reply_parked) }
+        : isSet(object.custom)
+        ? { $case: "custom", value: Custom.fromJSON(object.custom) }
+        : isSet(object.error)
+        ? { $case: "error", value: Failure.fromJSON(object.error) }
+        : isSet(object.inputAck)
+        ? { $case: "inputAck", value: InputAck.fromJSON(object.inputAck) }
+        : isSet(object.input_ack)
+        ? { $case: "inputAck", value: InputAck.fromJSON(object.input_ack) }
+        : undefined,
     };
   },
 
@@ -2216,9 +1719,7 @@ export const ServerEvent: MessageFns<ServerEvent> = {
     } else if (message.event?.$case === "requireUserConfirm") {
       obj.requireUserConfirm = RequireUserConfirm.toJSON(message.event.value);
     } else if (message.event?.$case === "requireExternalExecution") {
-      obj.requireExternalExecution = RequireExternalExecution.toJSON(
-        message.event.value,
-      );
+      obj.requireExternalExecution = RequireExternalExecution.toJSON(message.event.value);
     } else if (message.event?.$case === "replyParked") {
       obj.replyParked = ReplyParked.toJSON(message.event.value);
     } else if (message.event?.$case === "custom") {
@@ -2245,163 +1746,109 @@ export const ServerEvent: MessageFns<ServerEvent> = {
     switch (object.event?.$case) {
       case "replyStart": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "replyStart",
-            value: ReplyStart.fromPartial(object.event.value),
-          };
+          message.event = { $case: "replyStart", value: ReplyStart.fromPartial(object.event.value) };
         }
         break;
       }
       case "replyEnd": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "replyEnd",
-            value: ReplyEnd.fromPartial(object.event.value),
-          };
+          message.event = { $case: "replyEnd", value: ReplyEnd.fromPartial(object.event.value) };
         }
         break;
       }
       case "modelCallStart": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "modelCallStart",
-            value: ModelCallStart.fromPartial(object.event.value),
-          };
+          message.event = { $case: "modelCallStart", value: ModelCallStart.fromPartial(object.event.value) };
         }
         break;
       }
       case "modelCallEnd": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "modelCallEnd",
-            value: ModelCallEnd.fromPartial(object.event.value),
-          };
+          message.event = { $case: "modelCallEnd", value: ModelCallEnd.fromPartial(object.event.value) };
         }
         break;
       }
       case "textBlockStart": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "textBlockStart",
-            value: TextBlockStart.fromPartial(object.event.value),
-          };
+          message.event = { $case: "textBlockStart", value: TextBlockStart.fromPartial(object.event.value) };
         }
         break;
       }
       case "textBlockDelta": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "textBlockDelta",
-            value: TextBlockDelta.fromPartial(object.event.value),
-          };
+          message.event = { $case: "textBlockDelta", value: TextBlockDelta.fromPartial(object.event.value) };
         }
         break;
       }
       case "textBlockEnd": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "textBlockEnd",
-            value: TextBlockEnd.fromPartial(object.event.value),
-          };
+          message.event = { $case: "textBlockEnd", value: TextBlockEnd.fromPartial(object.event.value) };
         }
         break;
       }
       case "thinkingBlockStart": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "thinkingBlockStart",
-            value: ThinkingBlockStart.fromPartial(object.event.value),
-          };
+          message.event = { $case: "thinkingBlockStart", value: ThinkingBlockStart.fromPartial(object.event.value) };
         }
         break;
       }
       case "thinkingBlockDelta": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "thinkingBlockDelta",
-            value: ThinkingBlockDelta.fromPartial(object.event.value),
-          };
+          message.event = { $case: "thinkingBlockDelta", value: ThinkingBlockDelta.fromPartial(object.event.value) };
         }
         break;
       }
       case "thinkingBlockEnd": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "thinkingBlockEnd",
-            value: ThinkingBlockEnd.fromPartial(object.event.value),
-          };
+          message.event = { $case: "thinkingBlockEnd", value: ThinkingBlockEnd.fromPartial(object.event.value) };
         }
         break;
       }
       case "toolCallStart": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "toolCallStart",
-            value: ToolCallStart.fromPartial(object.event.value),
-          };
+          message.event = { $case: "toolCallStart", value: ToolCallStart.fromPartial(object.event.value) };
         }
         break;
       }
       case "toolCallDelta": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "toolCallDelta",
-            value: ToolCallDelta.fromPartial(object.event.value),
-          };
+          message.event = { $case: "toolCallDelta", value: ToolCallDelta.fromPartial(object.event.value) };
         }
         break;
       }
       case "toolCallEnd": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "toolCallEnd",
-            value: ToolCallEnd.fromPartial(object.event.value),
-          };
+          message.event = { $case: "toolCallEnd", value: ToolCallEnd.fromPartial(object.event.value) };
         }
         break;
       }
       case "toolResultStart": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "toolResultStart",
-            value: ToolResultStart.fromPartial(object.event.value),
-          };
+          message.event = { $case: "toolResultStart", value: ToolResultStart.fromPartial(object.event.value) };
         }
         break;
       }
       case "toolResultTextDelta": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "toolResultTextDelta",
-            value: ToolResultTextDelta.fromPartial(object.event.value),
-          };
+          message.event = { $case: "toolResultTextDelta", value: ToolResultTextDelta.fromPartial(object.event.value) };
         }
         break;
       }
       case "toolResultDataDelta": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "toolResultDataDelta",
-            value: ToolResultDataDelta.fromPartial(object.event.value),
-          };
+          message.event = { $case: "toolResultDataDelta", value: ToolResultDataDelta.fromPartial(object.event.value) };
         }
         break;
       }
       case "toolResultEnd": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "toolResultEnd",
-            value: ToolResultEnd.fromPartial(object.event.value),
-          };
+          message.event = { $case: "toolResultEnd", value: ToolResultEnd.fromPartial(object.event.value) };
         }
         break;
       }
       case "requireUserConfirm": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "requireUserConfirm",
-            value: RequireUserConfirm.fromPartial(object.event.value),
-          };
+          message.event = { $case: "requireUserConfirm", value: RequireUserConfirm.fromPartial(object.event.value) };
         }
         break;
       }
@@ -2416,37 +1863,25 @@ export const ServerEvent: MessageFns<ServerEvent> = {
       }
       case "replyParked": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "replyParked",
-            value: ReplyParked.fromPartial(object.event.value),
-          };
+          message.event = { $case: "replyParked", value: ReplyParked.fromPartial(object.event.value) };
         }
         break;
       }
       case "custom": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "custom",
-            value: Custom.fromPartial(object.event.value),
-          };
+          message.event = { $case: "custom", value: Custom.fromPartial(object.event.value) };
         }
         break;
       }
       case "error": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "error",
-            value: Failure.fromPartial(object.event.value),
-          };
+          message.event = { $case: "error", value: Failure.fromPartial(object.event.value) };
         }
         break;
       }
       case "inputAck": {
         if (object.event?.value !== undefined && object.event?.value !== null) {
-          message.event = {
-            $case: "inputAck",
-            value: InputAck.fromPartial(object.event.value),
-          };
+          message.event = { $case: "inputAck", value: InputAck.fromPartial(object.event.value) };
         }
         break;
       }
@@ -2460,10 +1895,7 @@ function createBaseReplyStart(): ReplyStart {
 }
 
 export const ReplyStart: MessageFns<ReplyStart> = {
-  encode(
-    message: ReplyStart,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ReplyStart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
@@ -2474,8 +1906,7 @@ export const ReplyStart: MessageFns<ReplyStart> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReplyStart {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2549,10 +1980,7 @@ function createBaseReplyEnd(): ReplyEnd {
 }
 
 export const ReplyEnd: MessageFns<ReplyEnd> = {
-  encode(
-    message: ReplyEnd,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ReplyEnd, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.finishedReason !== 0) {
       writer.uint32(8).int32(message.finishedReason);
     }
@@ -2563,8 +1991,7 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReplyEnd {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2609,8 +2036,8 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
       finishedReason: isSet(object.finishedReason)
         ? finishedReasonFromJSON(object.finishedReason)
         : isSet(object.finished_reason)
-          ? finishedReasonFromJSON(object.finished_reason)
-          : 0,
+        ? finishedReasonFromJSON(object.finished_reason)
+        : 0,
       error: isSet(object.error) ? Failure.fromJSON(object.error) : undefined,
     };
   },
@@ -2632,10 +2059,9 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
   fromPartial(object: DeepPartial<ReplyEnd>): ReplyEnd {
     const message = createBaseReplyEnd();
     message.finishedReason = object.finishedReason ?? 0;
-    message.error =
-      object.error !== undefined && object.error !== null
-        ? Failure.fromPartial(object.error)
-        : undefined;
+    message.error = (object.error !== undefined && object.error !== null)
+      ? Failure.fromPartial(object.error)
+      : undefined;
     return message;
   },
 };
@@ -2645,10 +2071,7 @@ function createBaseReplyParked(): ReplyParked {
 }
 
 export const ReplyParked: MessageFns<ReplyParked> = {
-  encode(
-    message: ReplyParked,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ReplyParked, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.message !== undefined) {
       Msg.encode(message.message, writer.uint32(10).fork()).join();
     }
@@ -2656,8 +2079,7 @@ export const ReplyParked: MessageFns<ReplyParked> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ReplyParked {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2690,9 +2112,7 @@ export const ReplyParked: MessageFns<ReplyParked> = {
   },
 
   fromJSON(object: any): ReplyParked {
-    return {
-      message: isSet(object.message) ? Msg.fromJSON(object.message) : undefined,
-    };
+    return { message: isSet(object.message) ? Msg.fromJSON(object.message) : undefined };
   },
 
   toJSON(message: ReplyParked): unknown {
@@ -2708,10 +2128,9 @@ export const ReplyParked: MessageFns<ReplyParked> = {
   },
   fromPartial(object: DeepPartial<ReplyParked>): ReplyParked {
     const message = createBaseReplyParked();
-    message.message =
-      object.message !== undefined && object.message !== null
-        ? Msg.fromPartial(object.message)
-        : undefined;
+    message.message = (object.message !== undefined && object.message !== null)
+      ? Msg.fromPartial(object.message)
+      : undefined;
     return message;
   },
 };
@@ -2721,10 +2140,7 @@ function createBaseModelCallStart(): ModelCallStart {
 }
 
 export const ModelCallStart: MessageFns<ModelCallStart> = {
-  encode(
-    message: ModelCallStart,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ModelCallStart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.modelName !== "") {
       writer.uint32(10).string(message.modelName);
     }
@@ -2732,8 +2148,7 @@ export const ModelCallStart: MessageFns<ModelCallStart> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ModelCallStart {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2770,8 +2185,8 @@ export const ModelCallStart: MessageFns<ModelCallStart> = {
       modelName: isSet(object.modelName)
         ? globalThis.String(object.modelName)
         : isSet(object.model_name)
-          ? globalThis.String(object.model_name)
-          : "",
+        ? globalThis.String(object.model_name)
+        : "",
     };
   },
 
@@ -2798,10 +2213,7 @@ function createBaseModelCallEnd(): ModelCallEnd {
 }
 
 export const ModelCallEnd: MessageFns<ModelCallEnd> = {
-  encode(
-    message: ModelCallEnd,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ModelCallEnd, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.usage !== undefined) {
       Usage.encode(message.usage, writer.uint32(10).fork()).join();
     }
@@ -2812,8 +2224,7 @@ export const ModelCallEnd: MessageFns<ModelCallEnd> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ModelCallEnd {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2859,8 +2270,8 @@ export const ModelCallEnd: MessageFns<ModelCallEnd> = {
       finishedReason: isSet(object.finishedReason)
         ? finishedReasonFromJSON(object.finishedReason)
         : isSet(object.finished_reason)
-          ? finishedReasonFromJSON(object.finished_reason)
-          : 0,
+        ? finishedReasonFromJSON(object.finished_reason)
+        : 0,
     };
   },
 
@@ -2880,10 +2291,7 @@ export const ModelCallEnd: MessageFns<ModelCallEnd> = {
   },
   fromPartial(object: DeepPartial<ModelCallEnd>): ModelCallEnd {
     const message = createBaseModelCallEnd();
-    message.usage =
-      object.usage !== undefined && object.usage !== null
-        ? Usage.fromPartial(object.usage)
-        : undefined;
+    message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
     message.finishedReason = object.finishedReason ?? 0;
     return message;
   },
@@ -2894,10 +2302,7 @@ function createBaseTextBlockStart(): TextBlockStart {
 }
 
 export const TextBlockStart: MessageFns<TextBlockStart> = {
-  encode(
-    message: TextBlockStart,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: TextBlockStart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.blockId !== "") {
       writer.uint32(10).string(message.blockId);
     }
@@ -2905,8 +2310,7 @@ export const TextBlockStart: MessageFns<TextBlockStart> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TextBlockStart {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -2943,8 +2347,8 @@ export const TextBlockStart: MessageFns<TextBlockStart> = {
       blockId: isSet(object.blockId)
         ? globalThis.String(object.blockId)
         : isSet(object.block_id)
-          ? globalThis.String(object.block_id)
-          : "",
+        ? globalThis.String(object.block_id)
+        : "",
     };
   },
 
@@ -2971,10 +2375,7 @@ function createBaseTextBlockDelta(): TextBlockDelta {
 }
 
 export const TextBlockDelta: MessageFns<TextBlockDelta> = {
-  encode(
-    message: TextBlockDelta,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: TextBlockDelta, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.blockId !== "") {
       writer.uint32(10).string(message.blockId);
     }
@@ -2985,8 +2386,7 @@ export const TextBlockDelta: MessageFns<TextBlockDelta> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TextBlockDelta {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3031,8 +2431,8 @@ export const TextBlockDelta: MessageFns<TextBlockDelta> = {
       blockId: isSet(object.blockId)
         ? globalThis.String(object.blockId)
         : isSet(object.block_id)
-          ? globalThis.String(object.block_id)
-          : "",
+        ? globalThis.String(object.block_id)
+        : "",
       delta: isSet(object.delta) ? globalThis.String(object.delta) : "",
     };
   },
@@ -3064,10 +2464,7 @@ function createBaseTextBlockEnd(): TextBlockEnd {
 }
 
 export const TextBlockEnd: MessageFns<TextBlockEnd> = {
-  encode(
-    message: TextBlockEnd,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: TextBlockEnd, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.blockId !== "") {
       writer.uint32(10).string(message.blockId);
     }
@@ -3075,8 +2472,7 @@ export const TextBlockEnd: MessageFns<TextBlockEnd> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): TextBlockEnd {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3113,8 +2509,8 @@ export const TextBlockEnd: MessageFns<TextBlockEnd> = {
       blockId: isSet(object.blockId)
         ? globalThis.String(object.blockId)
         : isSet(object.block_id)
-          ? globalThis.String(object.block_id)
-          : "",
+        ? globalThis.String(object.block_id)
+        : "",
     };
   },
 
@@ -3141,22 +2537,15 @@ function createBaseThinkingBlockStart(): ThinkingBlockStart {
 }
 
 export const ThinkingBlockStart: MessageFns<ThinkingBlockStart> = {
-  encode(
-    message: ThinkingBlockStart,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ThinkingBlockStart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.blockId !== "") {
       writer.uint32(10).string(message.blockId);
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ThinkingBlockStart {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ThinkingBlockStart {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3193,8 +2582,8 @@ export const ThinkingBlockStart: MessageFns<ThinkingBlockStart> = {
       blockId: isSet(object.blockId)
         ? globalThis.String(object.blockId)
         : isSet(object.block_id)
-          ? globalThis.String(object.block_id)
-          : "",
+        ? globalThis.String(object.block_id)
+        : "",
     };
   },
 
@@ -3221,10 +2610,7 @@ function createBaseThinkingBlockDelta(): ThinkingBlockDelta {
 }
 
 export const ThinkingBlockDelta: MessageFns<ThinkingBlockDelta> = {
-  encode(
-    message: ThinkingBlockDelta,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ThinkingBlockDelta, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.blockId !== "") {
       writer.uint32(10).string(message.blockId);
     }
@@ -3234,12 +2620,8 @@ export const ThinkingBlockDelta: MessageFns<ThinkingBlockDelta> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ThinkingBlockDelta {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ThinkingBlockDelta {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3284,8 +2666,8 @@ export const ThinkingBlockDelta: MessageFns<ThinkingBlockDelta> = {
       blockId: isSet(object.blockId)
         ? globalThis.String(object.blockId)
         : isSet(object.block_id)
-          ? globalThis.String(object.block_id)
-          : "",
+        ? globalThis.String(object.block_id)
+        : "",
       delta: isSet(object.delta) ? globalThis.String(object.delta) : "",
     };
   },
@@ -3317,10 +2699,7 @@ function createBaseThinkingBlockEnd(): ThinkingBlockEnd {
 }
 
 export const ThinkingBlockEnd: MessageFns<ThinkingBlockEnd> = {
-  encode(
-    message: ThinkingBlockEnd,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ThinkingBlockEnd, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.blockId !== "") {
       writer.uint32(10).string(message.blockId);
     }
@@ -3328,8 +2707,7 @@ export const ThinkingBlockEnd: MessageFns<ThinkingBlockEnd> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ThinkingBlockEnd {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3366,8 +2744,8 @@ export const ThinkingBlockEnd: MessageFns<ThinkingBlockEnd> = {
       blockId: isSet(object.blockId)
         ? globalThis.String(object.blockId)
         : isSet(object.block_id)
-          ? globalThis.String(object.block_id)
-          : "",
+        ? globalThis.String(object.block_id)
+        : "",
     };
   },
 
@@ -3394,10 +2772,7 @@ function createBaseToolCallStart(): ToolCallStart {
 }
 
 export const ToolCallStart: MessageFns<ToolCallStart> = {
-  encode(
-    message: ToolCallStart,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolCallStart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.toolCallId !== "") {
       writer.uint32(10).string(message.toolCallId);
     }
@@ -3408,8 +2783,7 @@ export const ToolCallStart: MessageFns<ToolCallStart> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolCallStart {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3454,13 +2828,13 @@ export const ToolCallStart: MessageFns<ToolCallStart> = {
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
       toolCallName: isSet(object.toolCallName)
         ? globalThis.String(object.toolCallName)
         : isSet(object.tool_call_name)
-          ? globalThis.String(object.tool_call_name)
-          : "",
+        ? globalThis.String(object.tool_call_name)
+        : "",
     };
   },
 
@@ -3491,10 +2865,7 @@ function createBaseToolCallDelta(): ToolCallDelta {
 }
 
 export const ToolCallDelta: MessageFns<ToolCallDelta> = {
-  encode(
-    message: ToolCallDelta,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolCallDelta, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.toolCallId !== "") {
       writer.uint32(10).string(message.toolCallId);
     }
@@ -3505,8 +2876,7 @@ export const ToolCallDelta: MessageFns<ToolCallDelta> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolCallDelta {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3551,8 +2921,8 @@ export const ToolCallDelta: MessageFns<ToolCallDelta> = {
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
       delta: isSet(object.delta) ? globalThis.String(object.delta) : "",
     };
   },
@@ -3584,10 +2954,7 @@ function createBaseToolCallEnd(): ToolCallEnd {
 }
 
 export const ToolCallEnd: MessageFns<ToolCallEnd> = {
-  encode(
-    message: ToolCallEnd,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolCallEnd, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.toolCallId !== "") {
       writer.uint32(10).string(message.toolCallId);
     }
@@ -3598,8 +2965,7 @@ export const ToolCallEnd: MessageFns<ToolCallEnd> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolCallEnd {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3644,8 +3010,8 @@ export const ToolCallEnd: MessageFns<ToolCallEnd> = {
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
       input: isSet(object.input) ? globalThis.String(object.input) : "",
     };
   },
@@ -3677,10 +3043,7 @@ function createBaseToolResultStart(): ToolResultStart {
 }
 
 export const ToolResultStart: MessageFns<ToolResultStart> = {
-  encode(
-    message: ToolResultStart,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolResultStart, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.toolCallId !== "") {
       writer.uint32(10).string(message.toolCallId);
     }
@@ -3691,8 +3054,7 @@ export const ToolResultStart: MessageFns<ToolResultStart> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolResultStart {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3737,13 +3099,13 @@ export const ToolResultStart: MessageFns<ToolResultStart> = {
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
       toolCallName: isSet(object.toolCallName)
         ? globalThis.String(object.toolCallName)
         : isSet(object.tool_call_name)
-          ? globalThis.String(object.tool_call_name)
-          : "",
+        ? globalThis.String(object.tool_call_name)
+        : "",
     };
   },
 
@@ -3774,10 +3136,7 @@ function createBaseToolResultTextDelta(): ToolResultTextDelta {
 }
 
 export const ToolResultTextDelta: MessageFns<ToolResultTextDelta> = {
-  encode(
-    message: ToolResultTextDelta,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolResultTextDelta, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.toolCallId !== "") {
       writer.uint32(10).string(message.toolCallId);
     }
@@ -3787,12 +3146,8 @@ export const ToolResultTextDelta: MessageFns<ToolResultTextDelta> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ToolResultTextDelta {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolResultTextDelta {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3837,8 +3192,8 @@ export const ToolResultTextDelta: MessageFns<ToolResultTextDelta> = {
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
       delta: isSet(object.delta) ? globalThis.String(object.delta) : "",
     };
   },
@@ -3870,10 +3225,7 @@ function createBaseToolResultDataDelta(): ToolResultDataDelta {
 }
 
 export const ToolResultDataDelta: MessageFns<ToolResultDataDelta> = {
-  encode(
-    message: ToolResultDataDelta,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolResultDataDelta, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.toolCallId !== "") {
       writer.uint32(10).string(message.toolCallId);
     }
@@ -3891,12 +3243,8 @@ export const ToolResultDataDelta: MessageFns<ToolResultDataDelta> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): ToolResultDataDelta {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): ToolResultDataDelta {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -3929,10 +3277,7 @@ export const ToolResultDataDelta: MessageFns<ToolResultDataDelta> = {
               break;
             }
 
-            message.source = {
-              $case: "data",
-              value: Buffer.from(reader.bytes()),
-            };
+            message.source = { $case: "data", value: Buffer.from(reader.bytes()) };
             continue;
           }
           case 4: {
@@ -3960,18 +3305,18 @@ export const ToolResultDataDelta: MessageFns<ToolResultDataDelta> = {
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
       mediaType: isSet(object.mediaType)
         ? globalThis.String(object.mediaType)
         : isSet(object.media_type)
-          ? globalThis.String(object.media_type)
-          : "",
+        ? globalThis.String(object.media_type)
+        : "",
       source: isSet(object.data)
         ? { $case: "data", value: Buffer.from(bytesFromBase64(object.data)) }
         : isSet(object.url)
-          ? { $case: "url", value: globalThis.String(object.url) }
-          : undefined,
+        ? { $case: "url", value: globalThis.String(object.url) }
+        : undefined,
     };
   },
 
@@ -4000,19 +3345,13 @@ export const ToolResultDataDelta: MessageFns<ToolResultDataDelta> = {
     message.mediaType = object.mediaType ?? "";
     switch (object.source?.$case) {
       case "data": {
-        if (
-          object.source?.value !== undefined &&
-          object.source?.value !== null
-        ) {
+        if (object.source?.value !== undefined && object.source?.value !== null) {
           message.source = { $case: "data", value: object.source.value };
         }
         break;
       }
       case "url": {
-        if (
-          object.source?.value !== undefined &&
-          object.source?.value !== null
-        ) {
+        if (object.source?.value !== undefined && object.source?.value !== null) {
           message.source = { $case: "url", value: object.source.value };
         }
         break;
@@ -4027,10 +3366,7 @@ function createBaseToolResultEnd(): ToolResultEnd {
 }
 
 export const ToolResultEnd: MessageFns<ToolResultEnd> = {
-  encode(
-    message: ToolResultEnd,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ToolResultEnd, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.toolCallId !== "") {
       writer.uint32(10).string(message.toolCallId);
     }
@@ -4038,10 +3374,7 @@ export const ToolResultEnd: MessageFns<ToolResultEnd> = {
       writer.uint32(16).int32(message.state);
     }
     if (message.metadata !== undefined) {
-      Struct.encode(
-        Struct.wrap(message.metadata),
-        writer.uint32(26).fork(),
-      ).join();
+      Struct.encode(Struct.wrap(message.metadata), writer.uint32(26).fork()).join();
     }
     if (message.askUser !== undefined) {
       AskUserMetadata.encode(message.askUser, writer.uint32(34).fork()).join();
@@ -4050,8 +3383,7 @@ export const ToolResultEnd: MessageFns<ToolResultEnd> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ToolResultEnd {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -4084,9 +3416,7 @@ export const ToolResultEnd: MessageFns<ToolResultEnd> = {
               break;
             }
 
-            message.metadata = Struct.unwrap(
-              Struct.decode(reader, reader.uint32()),
-            );
+            message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
           case 4: {
@@ -4114,15 +3444,15 @@ export const ToolResultEnd: MessageFns<ToolResultEnd> = {
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
       state: isSet(object.state) ? toolResultStateFromJSON(object.state) : 0,
       metadata: isObject(object.metadata) ? object.metadata : undefined,
       askUser: isSet(object.askUser)
         ? AskUserMetadata.fromJSON(object.askUser)
         : isSet(object.ask_user)
-          ? AskUserMetadata.fromJSON(object.ask_user)
-          : undefined,
+        ? AskUserMetadata.fromJSON(object.ask_user)
+        : undefined,
     };
   },
 
@@ -4151,10 +3481,9 @@ export const ToolResultEnd: MessageFns<ToolResultEnd> = {
     message.toolCallId = object.toolCallId ?? "";
     message.state = object.state ?? 0;
     message.metadata = object.metadata ?? undefined;
-    message.askUser =
-      object.askUser !== undefined && object.askUser !== null
-        ? AskUserMetadata.fromPartial(object.askUser)
-        : undefined;
+    message.askUser = (object.askUser !== undefined && object.askUser !== null)
+      ? AskUserMetadata.fromPartial(object.askUser)
+      : undefined;
     return message;
   },
 };
@@ -4164,22 +3493,15 @@ function createBaseRequireUserConfirm(): RequireUserConfirm {
 }
 
 export const RequireUserConfirm: MessageFns<RequireUserConfirm> = {
-  encode(
-    message: RequireUserConfirm,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RequireUserConfirm, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.toolCalls) {
       ToolCallBlock.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): RequireUserConfirm {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): RequireUserConfirm {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -4196,9 +3518,7 @@ export const RequireUserConfirm: MessageFns<RequireUserConfirm> = {
               break;
             }
 
-            message.toolCalls.push(
-              ToolCallBlock.decode(reader, reader.uint32()),
-            );
+            message.toolCalls.push(ToolCallBlock.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -4218,8 +3538,8 @@ export const RequireUserConfirm: MessageFns<RequireUserConfirm> = {
       toolCalls: globalThis.Array.isArray(object?.toolCalls)
         ? object.toolCalls.map((e: any) => ToolCallBlock.fromJSON(e))
         : globalThis.Array.isArray(object?.tool_calls)
-          ? object.tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
-          : [],
+        ? object.tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
+        : [],
     };
   },
 
@@ -4236,8 +3556,7 @@ export const RequireUserConfirm: MessageFns<RequireUserConfirm> = {
   },
   fromPartial(object: DeepPartial<RequireUserConfirm>): RequireUserConfirm {
     const message = createBaseRequireUserConfirm();
-    message.toolCalls =
-      object.toolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
+    message.toolCalls = object.toolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4247,22 +3566,15 @@ function createBaseRequireExternalExecution(): RequireExternalExecution {
 }
 
 export const RequireExternalExecution: MessageFns<RequireExternalExecution> = {
-  encode(
-    message: RequireExternalExecution,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RequireExternalExecution, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.toolCalls) {
       ToolCallBlock.encode(v!, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): RequireExternalExecution {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): RequireExternalExecution {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -4279,9 +3591,7 @@ export const RequireExternalExecution: MessageFns<RequireExternalExecution> = {
               break;
             }
 
-            message.toolCalls.push(
-              ToolCallBlock.decode(reader, reader.uint32()),
-            );
+            message.toolCalls.push(ToolCallBlock.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -4301,8 +3611,8 @@ export const RequireExternalExecution: MessageFns<RequireExternalExecution> = {
       toolCalls: globalThis.Array.isArray(object?.toolCalls)
         ? object.toolCalls.map((e: any) => ToolCallBlock.fromJSON(e))
         : globalThis.Array.isArray(object?.tool_calls)
-          ? object.tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
-          : [],
+        ? object.tool_calls.map((e: any) => ToolCallBlock.fromJSON(e))
+        : [],
     };
   },
 
@@ -4314,17 +3624,12 @@ export const RequireExternalExecution: MessageFns<RequireExternalExecution> = {
     return obj;
   },
 
-  create(
-    base?: DeepPartial<RequireExternalExecution>,
-  ): RequireExternalExecution {
+  create(base?: DeepPartial<RequireExternalExecution>): RequireExternalExecution {
     return RequireExternalExecution.fromPartial(base ?? {});
   },
-  fromPartial(
-    object: DeepPartial<RequireExternalExecution>,
-  ): RequireExternalExecution {
+  fromPartial(object: DeepPartial<RequireExternalExecution>): RequireExternalExecution {
     const message = createBaseRequireExternalExecution();
-    message.toolCalls =
-      object.toolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
+    message.toolCalls = object.toolCalls?.map((e) => ToolCallBlock.fromPartial(e)) || [];
     return message;
   },
 };
@@ -4334,10 +3639,7 @@ function createBaseCustom(): Custom {
 }
 
 export const Custom: MessageFns<Custom> = {
-  encode(
-    message: Custom,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: Custom, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.name !== "") {
       writer.uint32(10).string(message.name);
     }
@@ -4348,8 +3650,7 @@ export const Custom: MessageFns<Custom> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): Custom {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -4423,10 +3724,7 @@ function createBaseInputAck(): InputAck {
 }
 
 export const InputAck: MessageFns<InputAck> = {
-  encode(
-    message: InputAck,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: InputAck, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.requestId !== "") {
       writer.uint32(10).string(message.requestId);
     }
@@ -4440,8 +3738,7 @@ export const InputAck: MessageFns<InputAck> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): InputAck {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -4494,14 +3791,14 @@ export const InputAck: MessageFns<InputAck> = {
       requestId: isSet(object.requestId)
         ? globalThis.String(object.requestId)
         : isSet(object.request_id)
-          ? globalThis.String(object.request_id)
-          : "",
+        ? globalThis.String(object.request_id)
+        : "",
       status: isSet(object.status) ? Status.fromJSON(object.status) : undefined,
       lastSeq: isSet(object.lastSeq)
         ? globalThis.Number(object.lastSeq)
         : isSet(object.last_seq)
-          ? globalThis.Number(object.last_seq)
-          : 0,
+        ? globalThis.Number(object.last_seq)
+        : 0,
     };
   },
 
@@ -4525,10 +3822,9 @@ export const InputAck: MessageFns<InputAck> = {
   fromPartial(object: DeepPartial<InputAck>): InputAck {
     const message = createBaseInputAck();
     message.requestId = object.requestId ?? "";
-    message.status =
-      object.status !== undefined && object.status !== null
-        ? Status.fromPartial(object.status)
-        : undefined;
+    message.status = (object.status !== undefined && object.status !== null)
+      ? Status.fromPartial(object.status)
+      : undefined;
     message.lastSeq = object.lastSeq ?? 0;
     return message;
   },
@@ -4542,20 +3838,14 @@ function base64FromBytes(arr: Uint8Array): string {
   return globalThis.Buffer.from(arr).toString("base64");
 }
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends { $case: string; value: unknown }
-        ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);

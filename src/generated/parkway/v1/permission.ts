@@ -255,7 +255,9 @@ export interface PermissionRule {
    * What the rule matches: a Bash pattern ("npm test:*", "git *", a substring) or a path glob
    * ("/repo/src/**"); unset matches every call of the tool.
    */
-  ruleContent?: string | undefined;
+  ruleContent?:
+    | string
+    | undefined;
   /** What the rule does. */
   behavior: PermissionBehavior;
   /** How far it reaches; SESSION when unset. */
@@ -265,7 +267,9 @@ export interface PermissionRule {
   /** The principal that created it (tenant and token name, or "config"). */
   createdBy: string;
   /** When it was stored. */
-  createdAt: Date | undefined;
+  createdAt:
+    | Date
+    | undefined;
   /** The session it belongs to (SESSION scope) or was accepted in. */
   sessionId: string;
   /** The agent it belongs to (AGENT scope). */
@@ -281,7 +285,9 @@ export interface PermissionDecision {
   /** Why, for people: e.g. "matched deny rule Bash(rm:*)", "dangerous command: rm -rf". */
   reason: string;
   /** The rule that decided, when a rule did. */
-  rule: PermissionRule | undefined;
+  rule:
+    | PermissionRule
+    | undefined;
   /**
    * The check that decided when no rule did: e.g. "read_only", "safety.dangerous_command",
    * "safety.injection", "safety.dangerous_path", "mode.default", "tool.ask_user".
@@ -384,10 +390,7 @@ function createBasePermissionRule(): PermissionRule {
 }
 
 export const PermissionRule: MessageFns<PermissionRule> = {
-  encode(
-    message: PermissionRule,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: PermissionRule, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.id !== "") {
       writer.uint32(10).string(message.id);
     }
@@ -410,10 +413,7 @@ export const PermissionRule: MessageFns<PermissionRule> = {
       writer.uint32(58).string(message.createdBy);
     }
     if (message.createdAt !== undefined) {
-      Timestamp.encode(
-        toTimestamp(message.createdAt),
-        writer.uint32(66).fork(),
-      ).join();
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
     }
     if (message.sessionId !== "") {
       writer.uint32(74).string(message.sessionId);
@@ -428,8 +428,7 @@ export const PermissionRule: MessageFns<PermissionRule> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): PermissionRule {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -502,9 +501,7 @@ export const PermissionRule: MessageFns<PermissionRule> = {
               break;
             }
 
-            message.createdAt = fromTimestamp(
-              Timestamp.decode(reader, reader.uint32()),
-            );
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
           case 9: {
@@ -549,43 +546,41 @@ export const PermissionRule: MessageFns<PermissionRule> = {
       toolName: isSet(object.toolName)
         ? globalThis.String(object.toolName)
         : isSet(object.tool_name)
-          ? globalThis.String(object.tool_name)
-          : "",
+        ? globalThis.String(object.tool_name)
+        : "",
       ruleContent: isSet(object.ruleContent)
         ? globalThis.String(object.ruleContent)
         : isSet(object.rule_content)
-          ? globalThis.String(object.rule_content)
-          : undefined,
-      behavior: isSet(object.behavior)
-        ? permissionBehaviorFromJSON(object.behavior)
-        : 0,
+        ? globalThis.String(object.rule_content)
+        : undefined,
+      behavior: isSet(object.behavior) ? permissionBehaviorFromJSON(object.behavior) : 0,
       scope: isSet(object.scope) ? ruleScopeFromJSON(object.scope) : 0,
       source: isSet(object.source) ? ruleSourceFromJSON(object.source) : 0,
       createdBy: isSet(object.createdBy)
         ? globalThis.String(object.createdBy)
         : isSet(object.created_by)
-          ? globalThis.String(object.created_by)
-          : "",
+        ? globalThis.String(object.created_by)
+        : "",
       createdAt: isSet(object.createdAt)
         ? fromJsonTimestamp(object.createdAt)
         : isSet(object.created_at)
-          ? fromJsonTimestamp(object.created_at)
-          : undefined,
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       agentId: isSet(object.agentId)
         ? globalThis.String(object.agentId)
         : isSet(object.agent_id)
-          ? globalThis.String(object.agent_id)
-          : "",
+        ? globalThis.String(object.agent_id)
+        : "",
       toolCallId: isSet(object.toolCallId)
         ? globalThis.String(object.toolCallId)
         : isSet(object.tool_call_id)
-          ? globalThis.String(object.tool_call_id)
-          : "",
+        ? globalThis.String(object.tool_call_id)
+        : "",
     };
   },
 
@@ -648,21 +643,11 @@ export const PermissionRule: MessageFns<PermissionRule> = {
 };
 
 function createBasePermissionDecision(): PermissionDecision {
-  return {
-    behavior: 0,
-    reason: "",
-    rule: undefined,
-    check: "",
-    bypassImmune: false,
-    suggestedRules: [],
-  };
+  return { behavior: 0, reason: "", rule: undefined, check: "", bypassImmune: false, suggestedRules: [] };
 }
 
 export const PermissionDecision: MessageFns<PermissionDecision> = {
-  encode(
-    message: PermissionDecision,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: PermissionDecision, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.behavior !== 0) {
       writer.uint32(8).int32(message.behavior);
     }
@@ -684,12 +669,8 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): PermissionDecision {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): PermissionDecision {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -746,9 +727,7 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
               break;
             }
 
-            message.suggestedRules.push(
-              PermissionRule.decode(reader, reader.uint32()),
-            );
+            message.suggestedRules.push(PermissionRule.decode(reader, reader.uint32()));
             continue;
           }
         }
@@ -765,24 +744,20 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
 
   fromJSON(object: any): PermissionDecision {
     return {
-      behavior: isSet(object.behavior)
-        ? permissionBehaviorFromJSON(object.behavior)
-        : 0,
+      behavior: isSet(object.behavior) ? permissionBehaviorFromJSON(object.behavior) : 0,
       reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
-      rule: isSet(object.rule)
-        ? PermissionRule.fromJSON(object.rule)
-        : undefined,
+      rule: isSet(object.rule) ? PermissionRule.fromJSON(object.rule) : undefined,
       check: isSet(object.check) ? globalThis.String(object.check) : "",
       bypassImmune: isSet(object.bypassImmune)
         ? globalThis.Boolean(object.bypassImmune)
         : isSet(object.bypass_immune)
-          ? globalThis.Boolean(object.bypass_immune)
-          : false,
+        ? globalThis.Boolean(object.bypass_immune)
+        : false,
       suggestedRules: globalThis.Array.isArray(object?.suggestedRules)
         ? object.suggestedRules.map((e: any) => PermissionRule.fromJSON(e))
         : globalThis.Array.isArray(object?.suggested_rules)
-          ? object.suggested_rules.map((e: any) => PermissionRule.fromJSON(e))
-          : [],
+        ? object.suggested_rules.map((e: any) => PermissionRule.fromJSON(e))
+        : [],
     };
   },
 
@@ -804,9 +779,7 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
       obj.bypassImmune = message.bypassImmune;
     }
     if (message.suggestedRules?.length) {
-      obj.suggestedRules = message.suggestedRules.map((e) =>
-        PermissionRule.toJSON(e),
-      );
+      obj.suggestedRules = message.suggestedRules.map((e) => PermissionRule.toJSON(e));
     }
     return obj;
   },
@@ -818,14 +791,12 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
     const message = createBasePermissionDecision();
     message.behavior = object.behavior ?? 0;
     message.reason = object.reason ?? "";
-    message.rule =
-      object.rule !== undefined && object.rule !== null
-        ? PermissionRule.fromPartial(object.rule)
-        : undefined;
+    message.rule = (object.rule !== undefined && object.rule !== null)
+      ? PermissionRule.fromPartial(object.rule)
+      : undefined;
     message.check = object.check ?? "";
     message.bypassImmune = object.bypassImmune ?? false;
-    message.suggestedRules =
-      object.suggestedRules?.map((e) => PermissionRule.fromPartial(e)) || [];
+    message.suggestedRules = object.suggestedRules?.map((e) => PermissionRule.fromPartial(e)) || [];
     return message;
   },
 };
@@ -835,10 +806,7 @@ function createBaseListRulesRequest(): ListRulesRequest {
 }
 
 export const ListRulesRequest: MessageFns<ListRulesRequest> = {
-  encode(
-    message: ListRulesRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ListRulesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
@@ -852,8 +820,7 @@ export const ListRulesRequest: MessageFns<ListRulesRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ListRulesRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -906,13 +873,13 @@ export const ListRulesRequest: MessageFns<ListRulesRequest> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       agentId: isSet(object.agentId)
         ? globalThis.String(object.agentId)
         : isSet(object.agent_id)
-          ? globalThis.String(object.agent_id)
-          : "",
+        ? globalThis.String(object.agent_id)
+        : "",
       scope: isSet(object.scope) ? ruleScopeFromJSON(object.scope) : 0,
     };
   },
@@ -948,10 +915,7 @@ function createBaseListRulesResponse(): ListRulesResponse {
 }
 
 export const ListRulesResponse: MessageFns<ListRulesResponse> = {
-  encode(
-    message: ListRulesResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ListRulesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.rules) {
       PermissionRule.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -959,8 +923,7 @@ export const ListRulesResponse: MessageFns<ListRulesResponse> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ListRulesResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -994,9 +957,7 @@ export const ListRulesResponse: MessageFns<ListRulesResponse> = {
 
   fromJSON(object: any): ListRulesResponse {
     return {
-      rules: globalThis.Array.isArray(object?.rules)
-        ? object.rules.map((e: any) => PermissionRule.fromJSON(e))
-        : [],
+      rules: globalThis.Array.isArray(object?.rules) ? object.rules.map((e: any) => PermissionRule.fromJSON(e)) : [],
     };
   },
 
@@ -1013,8 +974,7 @@ export const ListRulesResponse: MessageFns<ListRulesResponse> = {
   },
   fromPartial(object: DeepPartial<ListRulesResponse>): ListRulesResponse {
     const message = createBaseListRulesResponse();
-    message.rules =
-      object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
+    message.rules = object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1024,10 +984,7 @@ function createBaseAddRulesRequest(): AddRulesRequest {
 }
 
 export const AddRulesRequest: MessageFns<AddRulesRequest> = {
-  encode(
-    message: AddRulesRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AddRulesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.rules) {
       PermissionRule.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -1035,8 +992,7 @@ export const AddRulesRequest: MessageFns<AddRulesRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AddRulesRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1070,9 +1026,7 @@ export const AddRulesRequest: MessageFns<AddRulesRequest> = {
 
   fromJSON(object: any): AddRulesRequest {
     return {
-      rules: globalThis.Array.isArray(object?.rules)
-        ? object.rules.map((e: any) => PermissionRule.fromJSON(e))
-        : [],
+      rules: globalThis.Array.isArray(object?.rules) ? object.rules.map((e: any) => PermissionRule.fromJSON(e)) : [],
     };
   },
 
@@ -1089,8 +1043,7 @@ export const AddRulesRequest: MessageFns<AddRulesRequest> = {
   },
   fromPartial(object: DeepPartial<AddRulesRequest>): AddRulesRequest {
     const message = createBaseAddRulesRequest();
-    message.rules =
-      object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
+    message.rules = object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
     return message;
   },
 };
@@ -1100,10 +1053,7 @@ function createBaseAddRulesResponse(): AddRulesResponse {
 }
 
 export const AddRulesResponse: MessageFns<AddRulesResponse> = {
-  encode(
-    message: AddRulesResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: AddRulesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.rules) {
       PermissionRule.encode(v!, writer.uint32(10).fork()).join();
     }
@@ -1114,8 +1064,7 @@ export const AddRulesResponse: MessageFns<AddRulesResponse> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): AddRulesResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1157,9 +1106,7 @@ export const AddRulesResponse: MessageFns<AddRulesResponse> = {
 
   fromJSON(object: any): AddRulesResponse {
     return {
-      rules: globalThis.Array.isArray(object?.rules)
-        ? object.rules.map((e: any) => PermissionRule.fromJSON(e))
-        : [],
+      rules: globalThis.Array.isArray(object?.rules) ? object.rules.map((e: any) => PermissionRule.fromJSON(e)) : [],
       added: isSet(object.added) ? globalThis.Number(object.added) : 0,
     };
   },
@@ -1180,8 +1127,7 @@ export const AddRulesResponse: MessageFns<AddRulesResponse> = {
   },
   fromPartial(object: DeepPartial<AddRulesResponse>): AddRulesResponse {
     const message = createBaseAddRulesResponse();
-    message.rules =
-      object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
+    message.rules = object.rules?.map((e) => PermissionRule.fromPartial(e)) || [];
     message.added = object.added ?? 0;
     return message;
   },
@@ -1192,10 +1138,7 @@ function createBaseRemoveRuleRequest(): RemoveRuleRequest {
 }
 
 export const RemoveRuleRequest: MessageFns<RemoveRuleRequest> = {
-  encode(
-    message: RemoveRuleRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RemoveRuleRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.ruleId !== "") {
       writer.uint32(10).string(message.ruleId);
     }
@@ -1203,8 +1146,7 @@ export const RemoveRuleRequest: MessageFns<RemoveRuleRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): RemoveRuleRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1241,8 +1183,8 @@ export const RemoveRuleRequest: MessageFns<RemoveRuleRequest> = {
       ruleId: isSet(object.ruleId)
         ? globalThis.String(object.ruleId)
         : isSet(object.rule_id)
-          ? globalThis.String(object.rule_id)
-          : "",
+        ? globalThis.String(object.rule_id)
+        : "",
     };
   },
 
@@ -1269,22 +1211,15 @@ function createBaseRemoveRuleResponse(): RemoveRuleResponse {
 }
 
 export const RemoveRuleResponse: MessageFns<RemoveRuleResponse> = {
-  encode(
-    message: RemoveRuleResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: RemoveRuleResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.rule !== undefined) {
       PermissionRule.encode(message.rule, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
-  decode(
-    input: BinaryReader | Uint8Array,
-    length?: number,
-  ): RemoveRuleResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+  decode(input: BinaryReader | Uint8Array, length?: number): RemoveRuleResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1317,11 +1252,7 @@ export const RemoveRuleResponse: MessageFns<RemoveRuleResponse> = {
   },
 
   fromJSON(object: any): RemoveRuleResponse {
-    return {
-      rule: isSet(object.rule)
-        ? PermissionRule.fromJSON(object.rule)
-        : undefined,
-    };
+    return { rule: isSet(object.rule) ? PermissionRule.fromJSON(object.rule) : undefined };
   },
 
   toJSON(message: RemoveRuleResponse): unknown {
@@ -1337,10 +1268,9 @@ export const RemoveRuleResponse: MessageFns<RemoveRuleResponse> = {
   },
   fromPartial(object: DeepPartial<RemoveRuleResponse>): RemoveRuleResponse {
     const message = createBaseRemoveRuleResponse();
-    message.rule =
-      object.rule !== undefined && object.rule !== null
-        ? PermissionRule.fromPartial(object.rule)
-        : undefined;
+    message.rule = (object.rule !== undefined && object.rule !== null)
+      ? PermissionRule.fromPartial(object.rule)
+      : undefined;
     return message;
   },
 };
@@ -1350,10 +1280,7 @@ function createBaseSetModeRequest(): SetModeRequest {
 }
 
 export const SetModeRequest: MessageFns<SetModeRequest> = {
-  encode(
-    message: SetModeRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: SetModeRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
@@ -1364,8 +1291,7 @@ export const SetModeRequest: MessageFns<SetModeRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): SetModeRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1410,8 +1336,8 @@ export const SetModeRequest: MessageFns<SetModeRequest> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       mode: isSet(object.mode) ? permissionModeFromJSON(object.mode) : 0,
     };
   },
@@ -1443,10 +1369,7 @@ function createBaseSetModeResponse(): SetModeResponse {
 }
 
 export const SetModeResponse: MessageFns<SetModeResponse> = {
-  encode(
-    message: SetModeResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: SetModeResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.mode !== 0) {
       writer.uint32(8).int32(message.mode);
     }
@@ -1454,8 +1377,7 @@ export const SetModeResponse: MessageFns<SetModeResponse> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): SetModeResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1488,9 +1410,7 @@ export const SetModeResponse: MessageFns<SetModeResponse> = {
   },
 
   fromJSON(object: any): SetModeResponse {
-    return {
-      mode: isSet(object.mode) ? permissionModeFromJSON(object.mode) : 0,
-    };
+    return { mode: isSet(object.mode) ? permissionModeFromJSON(object.mode) : 0 };
   },
 
   toJSON(message: SetModeResponse): unknown {
@@ -1516,10 +1436,7 @@ function createBaseExplainRequest(): ExplainRequest {
 }
 
 export const ExplainRequest: MessageFns<ExplainRequest> = {
-  encode(
-    message: ExplainRequest,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ExplainRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.sessionId !== "") {
       writer.uint32(10).string(message.sessionId);
     }
@@ -1536,8 +1453,7 @@ export const ExplainRequest: MessageFns<ExplainRequest> = {
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ExplainRequest {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1598,18 +1514,18 @@ export const ExplainRequest: MessageFns<ExplainRequest> = {
       sessionId: isSet(object.sessionId)
         ? globalThis.String(object.sessionId)
         : isSet(object.session_id)
-          ? globalThis.String(object.session_id)
-          : "",
+        ? globalThis.String(object.session_id)
+        : "",
       agentId: isSet(object.agentId)
         ? globalThis.String(object.agentId)
         : isSet(object.agent_id)
-          ? globalThis.String(object.agent_id)
-          : "",
+        ? globalThis.String(object.agent_id)
+        : "",
       toolName: isSet(object.toolName)
         ? globalThis.String(object.toolName)
         : isSet(object.tool_name)
-          ? globalThis.String(object.tool_name)
-          : "",
+        ? globalThis.String(object.tool_name)
+        : "",
       input: isSet(object.input) ? globalThis.String(object.input) : "",
     };
   },
@@ -1649,22 +1565,15 @@ function createBaseExplainResponse(): ExplainResponse {
 }
 
 export const ExplainResponse: MessageFns<ExplainResponse> = {
-  encode(
-    message: ExplainResponse,
-    writer: BinaryWriter = new BinaryWriter(),
-  ): BinaryWriter {
+  encode(message: ExplainResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.decision !== undefined) {
-      PermissionDecision.encode(
-        message.decision,
-        writer.uint32(10).fork(),
-      ).join();
+      PermissionDecision.encode(message.decision, writer.uint32(10).fork()).join();
     }
     return writer;
   },
 
   decode(input: BinaryReader | Uint8Array, length?: number): ExplainResponse {
-    const reader =
-      input instanceof BinaryReader ? input : new BinaryReader(input);
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
       throw new globalThis.Error("protobuf decode recursion limit exceeded");
@@ -1681,10 +1590,7 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
               break;
             }
 
-            message.decision = PermissionDecision.decode(
-              reader,
-              reader.uint32(),
-            );
+            message.decision = PermissionDecision.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1700,11 +1606,7 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
   },
 
   fromJSON(object: any): ExplainResponse {
-    return {
-      decision: isSet(object.decision)
-        ? PermissionDecision.fromJSON(object.decision)
-        : undefined,
-    };
+    return { decision: isSet(object.decision) ? PermissionDecision.fromJSON(object.decision) : undefined };
   },
 
   toJSON(message: ExplainResponse): unknown {
@@ -1720,10 +1622,9 @@ export const ExplainResponse: MessageFns<ExplainResponse> = {
   },
   fromPartial(object: DeepPartial<ExplainResponse>): ExplainResponse {
     const message = createBaseExplainResponse();
-    message.decision =
-      object.decision !== undefined && object.decision !== null
-        ? PermissionDecision.fromPartial(object.decision)
-        : undefined;
+    message.decision = (object.decision !== undefined && object.decision !== null)
+      ? PermissionDecision.fromPartial(object.decision)
+      : undefined;
     return message;
   },
 };
@@ -1736,70 +1637,50 @@ export const PermissionServiceService = {
     path: "/parkway.v1.PermissionService/ListRules" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ListRulesRequest): Buffer =>
-      Buffer.from(ListRulesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ListRulesRequest =>
-      ListRulesRequest.decode(value),
-    responseSerialize: (value: ListRulesResponse): Buffer =>
-      Buffer.from(ListRulesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ListRulesResponse =>
-      ListRulesResponse.decode(value),
+    requestSerialize: (value: ListRulesRequest): Buffer => Buffer.from(ListRulesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListRulesRequest => ListRulesRequest.decode(value),
+    responseSerialize: (value: ListRulesResponse): Buffer => Buffer.from(ListRulesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListRulesResponse => ListRulesResponse.decode(value),
   },
   /** Adds rules; a rule equal to one already stored in the same scope is not stored twice. */
   addRules: {
     path: "/parkway.v1.PermissionService/AddRules" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: AddRulesRequest): Buffer =>
-      Buffer.from(AddRulesRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): AddRulesRequest =>
-      AddRulesRequest.decode(value),
-    responseSerialize: (value: AddRulesResponse): Buffer =>
-      Buffer.from(AddRulesResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): AddRulesResponse =>
-      AddRulesResponse.decode(value),
+    requestSerialize: (value: AddRulesRequest): Buffer => Buffer.from(AddRulesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddRulesRequest => AddRulesRequest.decode(value),
+    responseSerialize: (value: AddRulesResponse): Buffer => Buffer.from(AddRulesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddRulesResponse => AddRulesResponse.decode(value),
   },
   /** Removes one rule by id. */
   removeRule: {
     path: "/parkway.v1.PermissionService/RemoveRule" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: RemoveRuleRequest): Buffer =>
-      Buffer.from(RemoveRuleRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): RemoveRuleRequest =>
-      RemoveRuleRequest.decode(value),
-    responseSerialize: (value: RemoveRuleResponse): Buffer =>
-      Buffer.from(RemoveRuleResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): RemoveRuleResponse =>
-      RemoveRuleResponse.decode(value),
+    requestSerialize: (value: RemoveRuleRequest): Buffer => Buffer.from(RemoveRuleRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RemoveRuleRequest => RemoveRuleRequest.decode(value),
+    responseSerialize: (value: RemoveRuleResponse): Buffer => Buffer.from(RemoveRuleResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RemoveRuleResponse => RemoveRuleResponse.decode(value),
   },
   /** Changes a session's permission mode. */
   setMode: {
     path: "/parkway.v1.PermissionService/SetMode" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: SetModeRequest): Buffer =>
-      Buffer.from(SetModeRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): SetModeRequest =>
-      SetModeRequest.decode(value),
-    responseSerialize: (value: SetModeResponse): Buffer =>
-      Buffer.from(SetModeResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): SetModeResponse =>
-      SetModeResponse.decode(value),
+    requestSerialize: (value: SetModeRequest): Buffer => Buffer.from(SetModeRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SetModeRequest => SetModeRequest.decode(value),
+    responseSerialize: (value: SetModeResponse): Buffer => Buffer.from(SetModeResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SetModeResponse => SetModeResponse.decode(value),
   },
   /** Says what the engine would decide for a tool call, which rule or check decides, and the suggested rules. */
   explain: {
     path: "/parkway.v1.PermissionService/Explain" as const,
     requestStream: false as const,
     responseStream: false as const,
-    requestSerialize: (value: ExplainRequest): Buffer =>
-      Buffer.from(ExplainRequest.encode(value).finish()),
-    requestDeserialize: (value: Buffer): ExplainRequest =>
-      ExplainRequest.decode(value),
-    responseSerialize: (value: ExplainResponse): Buffer =>
-      Buffer.from(ExplainResponse.encode(value).finish()),
-    responseDeserialize: (value: Buffer): ExplainResponse =>
-      ExplainResponse.decode(value),
+    requestSerialize: (value: ExplainRequest): Buffer => Buffer.from(ExplainRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ExplainRequest => ExplainRequest.decode(value),
+    responseSerialize: (value: ExplainResponse): Buffer => Buffer.from(ExplainResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ExplainResponse => ExplainResponse.decode(value),
   },
 } as const;
 
@@ -1852,27 +1733,18 @@ export interface PermissionServiceClient extends Client {
   /** Removes one rule by id. */
   removeRule(
     request: RemoveRuleRequest,
-    callback: (
-      error: ServiceError | null,
-      response: RemoveRuleResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: RemoveRuleResponse) => void,
   ): ClientUnaryCall;
   removeRule(
     request: RemoveRuleRequest,
     metadata: Metadata,
-    callback: (
-      error: ServiceError | null,
-      response: RemoveRuleResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: RemoveRuleResponse) => void,
   ): ClientUnaryCall;
   removeRule(
     request: RemoveRuleRequest,
     metadata: Metadata,
     options: Partial<CallOptions>,
-    callback: (
-      error: ServiceError | null,
-      response: RemoveRuleResponse,
-    ) => void,
+    callback: (error: ServiceError | null, response: RemoveRuleResponse) => void,
   ): ClientUnaryCall;
   /** Changes a session's permission mode. */
   setMode(
@@ -1912,29 +1784,19 @@ export const PermissionServiceClient = makeGenericClientConstructor(
   PermissionServiceService,
   "parkway.v1.PermissionService",
 ) as unknown as {
-  new (
-    address: string,
-    credentials: ChannelCredentials,
-    options?: Partial<ClientOptions>,
-  ): PermissionServiceClient;
+  new (address: string, credentials: ChannelCredentials, options?: Partial<ClientOptions>): PermissionServiceClient;
   service: typeof PermissionServiceService;
   serviceName: string;
 };
 
-type Builtin =
-  Date | Function | Uint8Array | string | number | boolean | undefined;
+type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 
-export type DeepPartial<T> = T extends Builtin
-  ? T
-  : T extends globalThis.Array<infer U>
-    ? globalThis.Array<DeepPartial<U>>
-    : T extends ReadonlyArray<infer U>
-      ? ReadonlyArray<DeepPartial<U>>
-      : T extends { $case: string; value: unknown }
-        ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
-        : T extends {}
-          ? { [K in keyof T]?: DeepPartial<T[K]> }
-          : Partial<T>;
+export type DeepPartial<T> = T extends Builtin ? T
+  : T extends globalThis.Array<infer U> ? globalThis.Array<DeepPartial<U>>
+  : T extends ReadonlyArray<infer U> ? ReadonlyArray<DeepPartial<U>>
+  : T extends { $case: string; value: unknown } ? { $case: T["$case"]; value?: DeepPartial<T["value"]> }
+  : T extends {} ? { [K in keyof T]?: DeepPartial<T[K]> }
+  : Partial<T>;
 
 function toTimestamp(date: Date): Timestamp {
   const seconds = Math.trunc(date.getTime() / 1_000);
