@@ -1,0 +1,42 @@
+import type { z } from "zod";
+
+/** What a running tool may use. */
+export interface ToolContext {
+  /** Aborts on user_interrupt, session deletion or server shutdown; the tool must stop promptly. */
+  readonly signal: AbortSignal;
+  /** Absolute, resolved (realpath) directories the tool is confined to; the first is Bash's cwd. */
+  readonly workingDirectories: readonly string[];
+  /** Streams a piece of text output as it is produced (TOOL_RESULT_TEXT_DELTA). */
+  emitText(delta: string): void;
+  /** The most output bytes the tool may produce; the rest is cut with a note. */
+  readonly maxOutputBytes: number;
+}
+
+/** The outcome of a tool run. `output` is the whole text the model reads. */
+export interface ToolResult {
+  state: "success" | "error";
+  output: string;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * A tool the agent can call. The input is validated with `inputSchema` before `run`; a failed
+ * validation becomes an error result the model sees and `run` is not called.
+ */
+export interface Tool<I = unknown> {
+  readonly name: string;
+  /** What it does, for the model. */
+  readonly description: string;
+  readonly inputSchema: z.ZodType<I>;
+  /** True when the client executes it (REQUIRE_EXTERNAL_EXECUTION); `run` is then never called. */
+  readonly external?: boolean;
+  /** Whether this input only reads (a read-only call needs no confirmation). */
+  isReadOnly(input: I): boolean;
+  /** Whether this call may run at the same time as other concurrency-safe calls. */
+  isConcurrencySafe(input: I): boolean;
+  /**
+   * Runs the tool. Expected failures (missing file, outside the working directories, non-zero exit)
+   * resolve with state "error" and a clear output; only bugs reject.
+   */
+  run(input: I, ctx: ToolContext): Promise<ToolResult>;
+}
