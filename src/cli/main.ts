@@ -1,6 +1,9 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config/index.js";
 import { StoreLockedError } from "../store/index.js";
+import { ScriptError } from "../model/scripted/index.js";
+import { AgentConfigError } from "../runtime/build-agents.js";
+import { mockModel } from "./mock-model.js";
 import { serve } from "./serve.js";
 
 const USAGE = `usage:
@@ -32,7 +35,18 @@ async function main(argv: string[]): Promise<number> {
         model: values.model,
       });
     }
-    case "mock-model":
+    case "mock-model": {
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: { script: { type: "string" }, listen: { type: "string" } },
+      });
+      if (!values.script) {
+        process.stderr.write(`parkway: mock-model needs --script FILE\n${USAGE}\n`);
+        return 2;
+      }
+      return mockModel({ script: values.script, ...(values.listen ? { listen: values.listen } : {}) });
+    }
     case "chat":
       process.stderr.write(`parkway: '${command}' is not available in this version\n`);
       return 2;
@@ -51,7 +65,12 @@ async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  if (err instanceof ConfigError || err instanceof StoreLockedError) {
+  if (
+    err instanceof ConfigError ||
+    err instanceof StoreLockedError ||
+    err instanceof AgentConfigError ||
+    err instanceof ScriptError
+  ) {
     process.stderr.write(`parkway: ${err.message}\n`);
   } else if (
     err instanceof TypeError &&

@@ -1,2 +1,2 @@
-export { type Config, type ConfigInput, configSchema } from "./schema.js";
+export { type AgentConfig, type Config, type ConfigInput, configSchema } from "./schema.js";
 export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";

@@ -21,7 +21,59 @@ export const modelConfigSchema = z.strictObject({
   name: z.string().min(1).optional(),
   /** API key sent to the endpoint. */
   apiKey: z.string().optional(),
+  /** Retries on connection errors, 429 and 5xx. */
+  maxRetries: z.coerce.number().int().min(0).max(10).default(2),
+  /** Per-request timeout. */
+  timeout: duration().default(600_000),
 });
+
+/** A duration: milliseconds, or a string such as "500ms", "30s", "5m", "1h". */
+export function duration() {
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  return z.union([
+    z.number().int().positive(),
+    z
+      .string()
+      .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "30s", "5m" or milliseconds')
+      .transform((v) => {
+        const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(v) ?? [];
+        return Number(n) * (units[unit ?? "ms"] ?? 1);
+      }),
+  ]);
+}
+
+/** A tool the client executes, declared for every session of an agent. */
+export const externalToolConfigSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/),
+  description: z.string().default(""),
+  /** JSON Schema of the input. */
+  inputSchema: z.record(z.string(), z.unknown()).default({ type: "object" }),
+  /** JSON Schema a successful result's metadata must satisfy. */
+  metadataSchema: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** One agent. */
+export const agentConfigSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "letters, digits, _ and - only"),
+  description: z.string().default(""),
+  systemPrompt: z
+    .string()
+    .default("You are a helpful assistant. Use the tools you are given when they help."),
+  /** The agent's own model; unset uses the server's. */
+  model: modelConfigSchema.optional(),
+  /** Built-in tools it may use, by name; unset = all. */
+  tools: z.array(z.string()).optional(),
+  externalTools: z.array(externalToolConfigSchema).default([]),
+  permissionMode: z.enum(["default", "accept_edits", "explore", "bypass", "dont_ask"]).default("default"),
+  /** Directories its file tools and Bash are confined to (created when missing). */
+  workingDirectories: z.array(z.string().min(1)).min(1).default(["./workspace"]),
+  maxIters: z.number().int().min(1).max(1000).default(20),
+  /** How long a parked call waits for an answer; unset = no expiry. */
+  confirmTimeout: duration().optional(),
+  expiryPolicy: z.enum(["deny", "interrupt"]).default("deny"),
+  maxToolOutputBytes: z.number().int().positive().default(1_000_000),
+});
+export type AgentConfig = z.infer<typeof agentConfigSchema>;
 
 /** The whole server configuration: one strict schema over file, environment and flags. */
 export const configSchema = z.strictObject({
@@ -32,7 +84,20 @@ export const configSchema = z.strictObject({
   /** Log level. */
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   /** Default model. */
-  model: modelConfigSchema.default({}),
+  model: modelConfigSchema.default({ maxRetries: 2, timeout: 600_000 }),
+  /** The agents; none configured = one agent "assistant" with every built-in tool. */
+  agents: z
+    .array(agentConfigSchema)
+    .default([])
+    .superRefine((agents, ctx) => {
+      const seen = new Set<string>();
+      agents.forEach((a, i) => {
+        if (seen.has(a.id)) {
+          ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate agent id ${a.id}` });
+        }
+        seen.add(a.id);
+      });
+    }),
 });
 
 export type Config = z.infer<typeof configSchema>;

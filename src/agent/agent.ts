@@ -1,0 +1,25 @@
+import type { Model } from "../model/model.js";
+import type { Tool } from "../tools/tool.js";
+
+/** What happens to a parked call whose confirm timeout passes. */
+export type ExpiryPolicy = "deny" | "interrupt";
+
+/** A configured agent, resolved: its model and tools are live objects. */
+export interface AgentDefinition {
+  readonly id: string;
+  readonly description: string;
+  readonly systemPrompt: string;
+  readonly model: Model;
+  /** Every tool the agent may call, by name (builtins, custom tools, external tools). */
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly permissionMode: "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
+  /** Absolute, resolved directories its file tools and Bash are confined to. */
+  readonly workingDirectories: readonly string[];
+  /** Most model calls in one reply. */
+  readonly maxIters: number;
+  /** How long a parked call waits; undefined = forever. */
+  readonly confirmTimeoutMs?: number;
+  readonly expiryPolicy: ExpiryPolicy;
+  /** Most bytes of output a tool may produce. */
+  readonly maxToolOutputBytes: number;
+}

@@ -1,0 +1,136 @@
+import { newId } from "../common/ids.js";
+import { type Model, ModelError, type ModelMessage, type ModelToolSpec } from "../model/model.js";
+import type { EventBody } from "./events.js";
+import {
+  emptyUsage,
+  type Failure,
+  type Msg,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolCallBlock,
+  type Usage,
+} from "./types.js";
+
+/** How a model call ended. */
+export type TurnOutcome =
+  | { kind: "completed"; toolCalls: ToolCallBlock[]; usage: Usage }
+  | { kind: "interrupted"; toolCalls: ToolCallBlock[]; usage: Usage }
+  | { kind: "error"; error: Failure; usage: Usage };
+
+/**
+ * Runs one model call and streams it as events: MODEL_CALL_START, text/thinking blocks and tool
+ * calls as they arrive (parallel calls interleave), then every TOOL_CALL_END together, then
+ * MODEL_CALL_END. Blocks are appended to `message` as they start. On abort the open blocks are
+ * closed and MODEL_CALL_END reports INTERRUPTED; on a model failure the incomplete tool calls are
+ * removed from `message` and the error is returned, not thrown.
+ */
+export async function runModelTurn(args: {
+  model: Model;
+  messages: ModelMessage[];
+  tools: ModelToolSpec[];
+  message: Msg;
+  signal: AbortSignal;
+  emit: (body: EventBody) => void;
+}): Promise<TurnOutcome> {
+  const { model, message, emit, signal } = args;
+  let text: TextBlock | undefined;
+  let thinking: ThinkingBlock | undefined;
+  const calls = new Map<number, ToolCallBlock>();
+  let usage = emptyUsage();
+
+  const closeText = () => {
+    if (text) emit({ type: "text_block_end", blockId: text.id });
+    text = undefined;
+  };
+  const closeThinking = () => {
+    if (thinking) emit({ type: "thinking_block_end", blockId: thinking.id });
+    thinking = undefined;
+  };
+  const endCalls = () => {
+    for (const call of calls.values()) {
+      emit({ type: "tool_call_end", toolCallId: call.id, input: call.input });
+    }
+  };
+
+  emit({ type: "model_call_start", modelName: model.name });
+  try {
+    for await (const event of model.stream({
+      messages: args.messages,
+      tools: args.tools,
+      signal,
+    })) {
+      switch (event.type) {
+        case "thinking_delta":
+          closeText();
+          if (!thinking) {
+            thinking = { type: "thinking", id: newId("blk"), thinking: "" };
+            message.content.push(thinking);
+            emit({ type: "thinking_block_start", blockId: thinking.id });
+          }
+          thinking.thinking += event.delta;
+          emit({ type: "thinking_block_delta", blockId: thinking.id, delta: event.delta });
+          break;
+        case "text_delta":
+          closeThinking();
+          if (!text) {
+            text = { type: "text", id: newId("blk"), text: "" };
+            message.content.push(text);
+            emit({ type: "text_block_start", blockId: text.id });
+          }
+          text.text += event.delta;
+          emit({ type: "text_block_delta", blockId: text.id, delta: event.delta });
+          break;
+        case "tool_call_start": {
+          closeThinking();
+          closeText();
+          const taken = [...calls.values()].some((c) => c.id === event.id);
+          const call: ToolCallBlock = {
+            type: "tool_call",
+            id: event.id && !taken ? event.id : newId("call"),
+            name: event.name,
+            input: "",
+            state: "pending",
+          };
+          calls.set(event.index, call);
+          message.content.push(call);
+          emit({ type: "tool_call_start", toolCallId: call.id, toolCallName: call.name });
+          break;
+        }
+        case "tool_call_delta": {
+          const call = calls.get(event.index);
+          if (!call) break;
+          call.input += event.delta;
+          emit({ type: "tool_call_delta", toolCallId: call.id, delta: event.delta });
+          break;
+        }
+        case "usage":
+          usage = event.usage;
+          break;
+        case "done":
+          break;
+      }
+    }
+  } catch (err) {
+    closeThinking();
+    closeText();
+    if (signal.aborted) {
+      endCalls();
+      emit({ type: "model_call_end", usage, finishedReason: "interrupted" });
+      return { kind: "interrupted", toolCalls: [...calls.values()], usage };
+    }
+    const incomplete = new Set(calls.values());
+    message.content = message.content.filter((b) => !incomplete.has(b as ToolCallBlock));
+    emit({ type: "model_call_end", usage, finishedReason: "error" });
+    const error: Failure =
+      err instanceof ModelError
+        ? { code: err.code, message: err.message }
+        : { code: "model_failed", message: `the model call failed: ${(err as Error).message}` };
+    return { kind: "error", error, usage };
+  }
+  closeThinking();
+  closeText();
+  endCalls();
+  const interrupted = signal.aborted;
+  emit({ type: "model_call_end", usage, finishedReason: interrupted ? "interrupted" : "completed" });
+  return { kind: interrupted ? "interrupted" : "completed", toolCalls: [...calls.values()], usage };
+}

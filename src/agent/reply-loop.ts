@@ -1,0 +1,102 @@
+import type { AgentDefinition } from "./agent.js";
+import type { EventBody } from "./events.js";
+import { runModelTurn } from "./model-turn.js";
+import { toModelMessages } from "./to-model-messages.js";
+import { processToolCalls } from "./process-tool-calls.js";
+import { finishWithoutRunning, INTERRUPTED_TEXT } from "./tool-runner.js";
+import { type Failure, type FinishedReason, type Msg, type ToolCallBlock, type Usage } from "./types.js";
+import { toolSpecs } from "./tool-specs.js";
+
+/** Everything one reply runs with. `message` and `progress` are mutated as the reply advances. */
+export interface ReplyEnv {
+  agent: AgentDefinition;
+  /** The conversation before this reply, ending with the user message that started it. */
+  history: readonly Msg[];
+  /** The reply's assistant message (id = reply id), accumulated across iterations and resumes. */
+  message: Msg;
+  /** Model calls made so far in this reply. */
+  progress: { iteration: number };
+  /** Aborted by user_interrupt (reason "interrupt") or by shutdown. */
+  signal: AbortSignal;
+  emit: (body: EventBody) => void;
+}
+
+/** How `runReply` returned: finished (REPLY_END emitted) or parked (waiting for answers). */
+export type ReplyOutcome =
+  | { kind: "finished"; finishedReason: FinishedReason; error?: Failure }
+  | { kind: "parked" };
+
+function unfinished(message: Msg): ToolCallBlock[] {
+  return message.content.filter(
+    (b): b is ToolCallBlock => b.type === "tool_call" && b.state !== "finished",
+  );
+}
+
+function addUsage(total: Usage | undefined, more: Usage): Usage {
+  return {
+    inputTokens: (total?.inputTokens ?? 0) + more.inputTokens,
+    outputTokens: (total?.outputTokens ?? 0) + more.outputTokens,
+    cacheReadTokens: (total?.cacheReadTokens ?? 0) + more.cacheReadTokens,
+    cacheWriteTokens: (total?.cacheWriteTokens ?? 0) + more.cacheWriteTokens,
+  };
+}
+
+/**
+ * Gives every unfinished call an INTERRUPTED result (TOOL_RESULT_START unless already sent, a text
+ * delta saying so, TOOL_RESULT_END), as the reference does on an interrupt.
+ */
+export function interruptCalls(env: Pick<ReplyEnv, "message" | "emit">): void {
+  for (const call of unfinished(env.message)) {
+    env.message.content.push(finishWithoutRunning(call, "interrupted", INTERRUPTED_TEXT, env.emit));
+  }
+}
+
+function finish(
+  env: ReplyEnv,
+  finishedReason: FinishedReason,
+  error?: Failure,
+): ReplyOutcome {
+  if (finishedReason === "interrupted") interruptCalls(env);
+  env.message.finishedReason = finishedReason;
+  if (error) env.message.error = error;
+  env.emit({ type: "reply_end", finishedReason, ...(error ? { error } : {}) });
+  return { kind: "finished", finishedReason, ...(error ? { error } : {}) };
+}
+
+/**
+ * Runs (or resumes) a reply: tool calls still open are processed first; then model call → tool
+ * calls → again, until the model answers without tool calls (COMPLETED), the agent's max_iters is
+ * reached (EXCEED_MAX_ITERS), the model fails (ERROR), the signal aborts (INTERRUPTED), or a call
+ * awaits an answer (parked: no REPLY_END). REPLY_START is the caller's, and only for a new reply.
+ */
+export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
+  const { agent, message } = env;
+  for (;;) {
+    if (env.signal.aborted) return finish(env, "interrupted");
+    const open = unfinished(message);
+    if (open.length > 0) {
+      const result = await processToolCalls(open, env);
+      if (result === "parked") return { kind: "parked" };
+      continue;
+    }
+    if (env.progress.iteration >= agent.maxIters) {
+      return finish(env, "exceed_max_iters", {
+        code: "max_iters",
+        message: `the reply reached the agent's limit of ${agent.maxIters} model calls`,
+      });
+    }
+    env.progress.iteration += 1;
+    const turn = await runModelTurn({
+      model: agent.model,
+      messages: toModelMessages(agent.systemPrompt, [...env.history, message]),
+      tools: toolSpecs(agent.tools),
+      message,
+      signal: env.signal,
+      emit: env.emit,
+    });
+    message.usage = addUsage(message.usage, turn.usage);
+    if (turn.kind === "error") return finish(env, "error", turn.error);
+    if (turn.kind === "interrupted") return finish(env, "interrupted");
+    if (turn.toolCalls.length === 0) return finish(env, "completed");
+  }
+}

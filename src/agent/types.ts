@@ -1,0 +1,113 @@
+import { z } from "zod";
+
+/**
+ * The conversation's domain model, shared by the agent loop, the session layer and its stored
+ * records. Each type has a zod schema because it is stored and validated on read.
+ */
+
+export const toolCallStateSchema = z.enum(["pending", "asking", "allowed", "submitted", "finished"]);
+export type ToolCallState = z.infer<typeof toolCallStateSchema>;
+
+export const toolResultStateSchema = z.enum(["success", "error", "interrupted", "denied", "running"]);
+export type ToolResultState = z.infer<typeof toolResultStateSchema>;
+
+export const finishedReasonSchema = z.enum(["completed", "interrupted", "exceed_max_iters", "error"]);
+export type FinishedReason = z.infer<typeof finishedReasonSchema>;
+
+export const failureSchema = z.object({ code: z.string(), message: z.string() });
+export type Failure = z.infer<typeof failureSchema>;
+
+export const usageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  cacheReadTokens: z.number().int().nonnegative(),
+  cacheWriteTokens: z.number().int().nonnegative(),
+});
+export type Usage = z.infer<typeof usageSchema>;
+
+export const emptyUsage = (): Usage => ({
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+});
+
+/** A permission rule as carried on tool calls (suggestions) and in decisions. */
+export const ruleSchema = z.object({
+  id: z.string().optional(),
+  toolName: z.string(),
+  ruleContent: z.string().optional(),
+  behavior: z.enum(["allow", "deny", "ask"]),
+  scope: z.enum(["session", "agent", "tenant"]).optional(),
+  source: z.enum(["suggested", "confirmation", "api", "config"]).optional(),
+  createdBy: z.string().optional(),
+  createdAt: z.string().optional(),
+  sessionId: z.string().optional(),
+  agentId: z.string().optional(),
+  toolCallId: z.string().optional(),
+});
+export type Rule = z.infer<typeof ruleSchema>;
+
+/** Why the permission engine decided as it did. */
+export const decisionSchema = z.object({
+  behavior: z.enum(["allow", "deny", "ask"]),
+  reason: z.string(),
+  rule: ruleSchema.optional(),
+  check: z.string(),
+  bypassImmune: z.boolean(),
+  suggestedRules: z.array(ruleSchema),
+});
+export type DecisionInfo = z.infer<typeof decisionSchema>;
+
+export const textBlockSchema = z.object({ type: z.literal("text"), id: z.string(), text: z.string() });
+export const thinkingBlockSchema = z.object({
+  type: z.literal("thinking"),
+  id: z.string(),
+  thinking: z.string(),
+});
+export const toolCallBlockSchema = z.object({
+  type: z.literal("tool_call"),
+  id: z.string(),
+  name: z.string(),
+  /** The raw JSON input as the model sent it (or as a person edited it). */
+  input: z.string(),
+  state: toolCallStateSchema,
+  suggestedRules: z.array(ruleSchema).optional(),
+  decision: decisionSchema.optional(),
+  /** ISO time after which a parked call expires. */
+  expiresAt: z.string().optional(),
+  /** True once TOOL_RESULT_START was emitted for it (never emitted twice). */
+  resultStarted: z.boolean().optional(),
+});
+export const toolResultBlockSchema = z.object({
+  type: z.literal("tool_result"),
+  id: z.string(),
+  name: z.string(),
+  output: z.string(),
+  state: toolResultStateSchema,
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+export const blockSchema = z.discriminatedUnion("type", [
+  textBlockSchema,
+  thinkingBlockSchema,
+  toolCallBlockSchema,
+  toolResultBlockSchema,
+]);
+export type TextBlock = z.infer<typeof textBlockSchema>;
+export type ThinkingBlock = z.infer<typeof thinkingBlockSchema>;
+export type ToolCallBlock = z.infer<typeof toolCallBlockSchema>;
+export type ToolResultBlock = z.infer<typeof toolResultBlockSchema>;
+export type Block = z.infer<typeof blockSchema>;
+
+/** One message; an assistant reply accumulates into one message whose id is the reply id. */
+export const msgSchema = z.object({
+  id: z.string(),
+  role: z.enum(["user", "assistant", "system"]),
+  name: z.string(),
+  content: z.array(blockSchema),
+  finishedReason: finishedReasonSchema.optional(),
+  usage: usageSchema.optional(),
+  error: failureSchema.optional(),
+  createdAt: z.string(),
+});
+export type Msg = z.infer<typeof msgSchema>;

@@ -1,0 +1,152 @@
+import {
+  type CallOptions,
+  type ChannelCredentials,
+  credentials as grpcCredentials,
+  Metadata,
+} from "@grpc/grpc-js";
+import {
+  type Agent,
+  AgentServiceClient,
+  type CreateSessionRequest,
+  type ListSessionsRequest,
+  type ListSessionsResponse,
+  type ReplyRequest,
+  type ReplyResponse,
+  type Session,
+} from "../generated/parkway/v1/agent_service.js";
+import { PermissionServiceClient } from "../generated/parkway/v1/permission.js";
+import { fromServiceError } from "./errors.js";
+import { ParkwaySession } from "./session.js";
+
+/** How to reach the server. */
+export interface ClientOptions {
+  /** Channel credentials; insecure by default (loopback). */
+  credentials?: ChannelCredentials;
+  /** A bearer token sent as `authorization: Bearer …` on every call. */
+  token?: string;
+  /** Default deadline of unary calls, in ms. */
+  timeoutMs?: number;
+}
+
+/** Per-call options. */
+export interface CallSettings {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+type Unary<Req, Res> = (
+  req: Req,
+  metadata: Metadata,
+  options: Partial<CallOptions>,
+  callback: (err: Error | null, res?: Res) => void,
+) => { cancel(): void };
+
+/** A Parkway client: sessions, replies, agents, and the raw generated stubs. */
+export class ParkwayClient {
+  readonly agentService: AgentServiceClient;
+  readonly permissionService: PermissionServiceClient;
+
+  constructor(
+    readonly address: string,
+    private readonly options: ClientOptions = {},
+  ) {
+    const creds = options.credentials ?? grpcCredentials.createInsecure();
+    this.agentService = new AgentServiceClient(address, creds);
+    this.permissionService = new PermissionServiceClient(address, creds, {
+      channelOverride: this.agentService.getChannel(),
+    });
+  }
+
+  /** Call metadata with the bearer token, if any. */
+  metadata(): Metadata {
+    const md = new Metadata();
+    if (this.options.token) md.set("authorization", `Bearer ${this.options.token}`);
+    return md;
+  }
+
+  /** Runs a unary call with metadata, deadline and AbortSignal; rejects with `ParkwayClientError`. */
+  unary<Req, Res>(method: Unary<Req, Res>, req: Req, settings: CallSettings = {}): Promise<Res> {
+    const timeout = settings.timeoutMs ?? this.options.timeoutMs;
+    const callOptions: Partial<CallOptions> =
+      timeout === undefined ? {} : { deadline: Date.now() + timeout };
+    return new Promise<Res>((resolve, reject) => {
+      settings.signal?.throwIfAborted();
+      const call = method(req, this.metadata(), callOptions, (err, res) => {
+        settings.signal?.removeEventListener("abort", onAbort);
+        if (err) reject(fromServiceError(err));
+        else resolve(res as Res);
+      });
+      const onAbort = () => call.cancel();
+      settings.signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  async createSession(
+    request: Partial<CreateSessionRequest> & { agentId: string },
+    settings?: CallSettings,
+  ): Promise<Session> {
+    const res = await this.unary(
+      this.agentService.createSession.bind(this.agentService),
+      {
+        externalTools: [],
+        permissionMode: 0,
+        workingDirectories: [],
+        metadata: undefined,
+        ...request,
+      },
+      settings,
+    );
+    return res.session as Session;
+  }
+
+  async getSession(sessionId: string, settings?: CallSettings): Promise<Session> {
+    const res = await this.unary(this.agentService.getSession.bind(this.agentService), { sessionId }, settings);
+    return res.session as Session;
+  }
+
+  listSessions(request: Partial<ListSessionsRequest> = {}, settings?: CallSettings): Promise<ListSessionsResponse> {
+    return this.unary(
+      this.agentService.listSessions.bind(this.agentService),
+      { status: 0, agentId: "", pageSize: 0, pageToken: "", ...request },
+      settings,
+    );
+  }
+
+  async deleteSession(sessionId: string, settings?: CallSettings): Promise<void> {
+    await this.unary(this.agentService.deleteSession.bind(this.agentService), { sessionId }, settings);
+  }
+
+  async listAgents(settings?: CallSettings): Promise<Agent[]> {
+    const res = await this.unary(this.agentService.listAgents.bind(this.agentService), {}, settings);
+    return res.agents;
+  }
+
+  /** The unary Reply: one input, run until the reply finishes or parks. */
+  reply(request: Partial<ReplyRequest> & { sessionId: string }, settings?: CallSettings): Promise<ReplyResponse> {
+    return this.unary(
+      this.agentService.reply.bind(this.agentService),
+      { requestId: "", input: undefined, ...request },
+      settings,
+    );
+  }
+
+  /** Opens a Chat stream attached to a session, replaying events after `afterSeq`. */
+  async attach(sessionId: string, options: { afterSeq?: number } = {}): Promise<ParkwaySession> {
+    const session = new ParkwaySession(this.agentService, sessionId, {
+      ...options,
+      metadata: this.metadata(),
+    });
+    await session.attached;
+    return session;
+  }
+
+  close(): void {
+    this.agentService.close();
+    this.permissionService.close();
+  }
+}
+
+/** Creates a client for a Parkway server at `HOST:PORT`. */
+export function createParkwayClient(address: string, options?: ClientOptions): ParkwayClient {
+  return new ParkwayClient(address, options);
+}

@@ -1,0 +1,158 @@
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "openai";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
+import {
+  type Model,
+  ModelError,
+  type ModelMessage,
+  type ModelRequest,
+  type ModelStreamEvent,
+} from "./model.js";
+
+/** How to reach an OpenAI-compatible Chat Completions endpoint. */
+export interface OpenAIModelOptions {
+  /** Base URL, e.g. https://api.openai.com/v1 or the scripted model's url. */
+  baseURL: string;
+  /** Model name sent with each request. */
+  model: string;
+  apiKey?: string;
+  /** Retries on connection errors, 408, 409, 429 and 5xx (the SDK's policy); default 2. */
+  maxRetries?: number;
+  /** Per-request timeout in ms; default 10 minutes. */
+  timeoutMs?: number;
+}
+
+function toParams(messages: ModelMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    switch (m.role) {
+      case "system":
+      case "user":
+        return { role: m.role, content: m.content };
+      case "tool":
+        return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+      case "assistant":
+        return {
+          role: "assistant",
+          content: m.content === "" ? null : m.content,
+          ...(m.toolCalls.length > 0
+            ? {
+                tool_calls: m.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: "function" as const,
+                  function: { name: c.name, arguments: c.input },
+                })),
+              }
+            : {}),
+        };
+    }
+  });
+}
+
+/** Reads the non-standard `reasoning_content` delta several OpenAI-compatible servers send. */
+function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefined {
+  const value = (delta as { reasoning_content?: unknown }).reasoning_content;
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function toModelError(err: unknown): ModelError {
+  if (err instanceof APIConnectionTimeoutError) {
+    return new ModelError("the model endpoint timed out", "model_timeout", { cause: err });
+  }
+  if (err instanceof APIConnectionError) {
+    return new ModelError(`the model endpoint is unreachable: ${err.message}`, "model_unavailable", {
+      cause: err,
+    });
+  }
+  if (err instanceof APIError && err.status !== undefined) {
+    return new ModelError(
+      `the model endpoint answered ${err.status}: ${err.message}`,
+      "model_status",
+      { cause: err },
+    );
+  }
+  return new ModelError(`the model stream failed: ${(err as Error).message}`, "model_stream", {
+    cause: err,
+  });
+}
+
+/** A `Model` over any OpenAI-compatible Chat Completions endpoint, streamed, with parallel tool calls. */
+export function createOpenAIModel(options: OpenAIModelOptions): Model {
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey ?? "none",
+    maxRetries: options.maxRetries ?? 2,
+    timeout: options.timeoutMs ?? 10 * 60 * 1000,
+  });
+  return {
+    name: options.model,
+    async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
+      const tools: ChatCompletionTool[] = request.tools.map((t) => ({
+        type: "function",
+        function: { name: t.name, description: t.description, parameters: t.inputSchema },
+      }));
+      const started = new Set<number>();
+      let finishReason: string | undefined;
+      try {
+        const stream = await client.chat.completions.create(
+          {
+            model: options.model,
+            messages: toParams(request.messages),
+            stream: true,
+            stream_options: { include_usage: true },
+            ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+          },
+          { signal: request.signal },
+        );
+        for await (const chunk of stream) {
+          if (chunk.usage) {
+            yield {
+              type: "usage",
+              usage: {
+                inputTokens: chunk.usage.prompt_tokens,
+                outputTokens: chunk.usage.completion_tokens,
+                cacheReadTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+                cacheWriteTokens: 0,
+              },
+            };
+          }
+          const choice = chunk.choices[0];
+          if (!choice) continue;
+          const reasoning = reasoningOf(choice.delta);
+          if (reasoning) yield { type: "thinking_delta", delta: reasoning };
+          if (choice.delta.content) yield { type: "text_delta", delta: choice.delta.content };
+          for (const call of choice.delta.tool_calls ?? []) {
+            if (!started.has(call.index)) {
+              started.add(call.index);
+              yield {
+                type: "tool_call_start",
+                index: call.index,
+                id: call.id ?? "",
+                name: call.function?.name ?? "",
+              };
+            }
+            const args = call.function?.arguments;
+            if (args) yield { type: "tool_call_delta", index: call.index, delta: args };
+          }
+          if (choice.finish_reason) finishReason = choice.finish_reason;
+        }
+        // The SDK ends the iteration quietly when aborted after the headers arrived.
+        if (request.signal.aborted) throw request.signal.reason;
+      } catch (err) {
+        if (request.signal.aborted || err instanceof APIUserAbortError) {
+          throw request.signal.reason ?? err;
+        }
+        throw toModelError(err);
+      }
+      // OpenAI sends the usage chunk after the finish_reason chunk: `done` comes last.
+      yield { type: "done", finishReason: finishReason ?? "stop" };
+    },
+  };
+}

@@ -1,0 +1,242 @@
+import { type IncomingMessage, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Logger, silentLogger } from "../../common/logger.js";
+import { type ChatRequest, chatRequestSchema } from "./chat-request.js";
+import { readJsonBody, sendError, sendJson, writeAndFlush } from "./http-io.js";
+import { renderTurn } from "./render-turn.js";
+import {
+  DEFAULT_CHUNK_SIZE,
+  type Script,
+  type Turn,
+  type TurnFailure,
+  loadScript,
+  parseScript,
+} from "./script.js";
+import { selectTurn } from "./select-turn.js";
+
+export interface ScriptedModelOptions {
+  /** The script, or the path of a JSON script file. */
+  script: Script | string;
+  /** `HOST:PORT` to listen on; default `127.0.0.1:0` (loopback, a free port). */
+  listen?: string;
+  log?: Logger;
+}
+
+/** A running scripted model: an OpenAI-compatible HTTP server that plays a script. */
+export interface ScriptedModelServer {
+  /** The base URL ending in `/v1`, to pass as the openai client's `baseURL`. */
+  readonly url: string;
+  /** Every chat completion request body received (failed attempts included), in order. */
+  readonly requests: readonly ChatRequest[];
+  /** The index of each turn answered normally, in order (failed attempts are not counted). */
+  readonly played: readonly number[];
+  /** Requests being answered right now; a disconnected client is no longer counted. */
+  readonly inFlight: number;
+  /** Forgets requests, played turns and failure counts, and optionally switches to a new script. */
+  reset(script?: Script | string): Promise<void>;
+  /** Stops listening and drops every open connection. */
+  close(): Promise<void>;
+}
+
+const SSE_HEADERS = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  connection: "keep-alive",
+};
+
+/**
+ * Starts an OpenAI-compatible server that answers `POST /v1/chat/completions` (streamed as SSE or as
+ * one object) with the script's turns and lists the script's model at `GET /v1/models`. A request
+ * when no turn is left gets a 400 error naming that. Listens on loopback unless told otherwise.
+ */
+export async function startScriptedModel(
+  options: ScriptedModelOptions,
+): Promise<ScriptedModelServer> {
+  const log = options.log ?? silentLogger;
+  const { host, port } = parseListen(options.listen ?? "127.0.0.1:0");
+  let script = await resolveScript(options.script);
+  const requests: ChatRequest[] = [];
+  const played: number[] = [];
+  const playedSet = new Set<number>();
+  const failures = new Map<number, number>();
+  let callCounter = 0;
+  let responseCounter = 0;
+  let inFlight = 0;
+  const startedAt = Math.floor(Date.now() / 1000);
+
+  async function chat(req: IncomingMessage, res: ServerResponse, signal: AbortSignal) {
+    const body = await readJsonBody(req);
+    if (!body.ok) return sendError(res, body.status, body.message);
+    const parsed = chatRequestSchema.safeParse(body.value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.join(".") || "body";
+      return sendError(res, 400, `invalid request: ${where}: ${issue?.message ?? "invalid"}`);
+    }
+    const request = parsed.data;
+    requests.push(request);
+    const stream = request.stream === true;
+    const index = selectTurn(script, playedSet, request);
+    const turn = index === undefined ? undefined : script.turns[index];
+    if (index === undefined || turn === undefined) {
+      log.warn({ requests: requests.length }, "scripted model: the script has no turn left");
+      const message = `the script has no turn left for this request (${playedSet.size} of ${script.turns.length} turns played)`;
+      return sendError(res, 400, message, "script_exhausted");
+    }
+    const failed = failures.get(index) ?? 0;
+    const failure = turn.fail && failed < (turn.fail.times ?? Infinity) ? turn.fail : undefined;
+    if (failure) failures.set(index, failed + 1);
+    else {
+      playedSet.add(index);
+      played.push(index);
+    }
+    if (failure) log.debug({ turn: index, stream, failure: failureKind(failure) }, "failing turn");
+    else log.debug({ turn: index, stream }, "playing turn");
+
+    if (failure?.status !== undefined) {
+      const headers: Record<string, string> = {};
+      if (failure.retryAfterMs !== undefined) {
+        headers["retry-after-ms"] = String(failure.retryAfterMs);
+      }
+      const message = failure.message ?? `scripted failure of turn ${index}`;
+      return sendError(res, failure.status, message, null, headers);
+    }
+    if (failure?.stall) {
+      res.writeHead(200, stream ? SSE_HEADERS : { "content-type": "application/json" });
+      res.flushHeaders();
+      return;
+    }
+    const rendered = renderTurn(turn, {
+      id: `chatcmpl-scripted-${++responseCounter}`,
+      created: Math.floor(Date.now() / 1000),
+      model: script.model ?? request.model ?? "scripted",
+      chunkSize: turn.chunkSize ?? script.defaults?.chunkSize ?? DEFAULT_CHUNK_SIZE,
+      includeUsage: request.stream_options?.include_usage === true,
+      promptChars: JSON.stringify(request.messages).length,
+      nextCallId: () => `call_${++callCounter}`,
+    });
+    if (!stream) {
+      if (failure) {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.flushHeaders();
+        res.destroy();
+        return;
+      }
+      return sendJson(res, 200, rendered.completion);
+    }
+    await streamChunks(res, rendered.chunks, turnDelay(turn), failure?.cutAfterChunks, signal);
+  }
+
+  function turnDelay(turn: Turn): number {
+    return turn.delayMs ?? script.defaults?.delayMs ?? 0;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "");
+    const controller = new AbortController();
+    inFlight++;
+    res.once("close", () => {
+      inFlight--;
+      controller.abort();
+    });
+    if (path === "/v1/chat/completions") {
+      if (req.method !== "POST") return sendError(res, 405, `use POST for ${path}`);
+      return chat(req, res, controller.signal);
+    }
+    if (path === "/v1/models") {
+      if (req.method !== "GET") return sendError(res, 405, `use GET for ${path}`);
+      const id = script.model ?? "scripted";
+      const model = { id, object: "model", created: startedAt, owned_by: "parkway" };
+      return sendJson(res, 200, { object: "list", data: [model] });
+    }
+    sendError(res, 404, `unknown path: ${req.method ?? "?"} ${path || "/"}`, "not_found");
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      // A client that disconnects while its body is being read is not an error of the server.
+      if (req.destroyed && !req.complete) return;
+      log.error({ err }, "scripted model: request failed");
+      if (!res.headersSent) sendError(res, 500, "scripted model: internal error");
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+
+  return {
+    url: `http://${urlHost}:${address.port}/v1`,
+    requests,
+    played,
+    get inFlight() {
+      return inFlight;
+    },
+    async reset(next) {
+      if (next !== undefined) script = await resolveScript(next);
+      requests.length = 0;
+      played.length = 0;
+      playedSet.clear();
+      failures.clear();
+      callCounter = 0;
+    },
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
+
+/**
+ * Writes SSE chunks `delayMs` apart, then `data: [DONE]`; with `cutAfter`, destroys the connection
+ * after that many chunks instead. Stops as soon as the client disconnects.
+ */
+async function streamChunks(
+  res: ServerResponse,
+  chunks: readonly object[],
+  delayMs: number,
+  cutAfter: number | undefined,
+  signal: AbortSignal,
+): Promise<void> {
+  res.writeHead(200, SSE_HEADERS);
+  res.flushHeaders();
+  const count = Math.min(chunks.length, cutAfter ?? Infinity);
+  for (let i = 0; i < count; i++) {
+    if (i > 0 && delayMs > 0) await sleep(delayMs, undefined, { signal }).catch(() => undefined);
+    if (signal.aborted) return;
+    await writeAndFlush(res, `data: ${JSON.stringify(chunks[i])}\n\n`);
+  }
+  if (signal.aborted) return;
+  if (cutAfter !== undefined) res.destroy();
+  else res.end("data: [DONE]\n\n");
+}
+
+function failureKind(failure: TurnFailure): string {
+  if (failure.status !== undefined) return `status ${failure.status}`;
+  return failure.stall ? "stall" : `cut after ${failure.cutAfterChunks ?? 0} chunks`;
+}
+
+async function resolveScript(script: Script | string): Promise<Script> {
+  return typeof script === "string" ? loadScript(script) : parseScript(script);
+}
+
+/** Splits `HOST:PORT` (IPv6 hosts in brackets); throws naming the value when it is not one. */
+function parseListen(listen: string): { host: string; port: number } {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d+)$/.exec(listen);
+  const port = Number(match?.[2]);
+  if (!match?.[1] || !Number.isInteger(port) || port > 65535) {
+    throw new Error(`invalid listen address ${JSON.stringify(listen)}: expected HOST:PORT`);
+  }
+  return { host: match[1].replace(/^\[(.*)\]$/, "$1"), port };
+}

@@ -1,0 +1,102 @@
+/**
+ * The permission engine's vocabulary. The engine is pure: every fact it needs (rules, mode, working
+ * directories, home directory) arrives in a `PermissionRequest`, and it answers with a `Decision`.
+ */
+
+/** What a rule or a decision does with a tool call. */
+export type PermissionBehavior = "allow" | "deny" | "ask";
+
+/** Where a rule came from. */
+export type RuleSource = "suggested" | "confirmation" | "api" | "config";
+
+/** How far a rule reaches. */
+export type RuleScope = "session" | "agent" | "tenant";
+
+/**
+ * A permission rule, displayed as `ToolName(ruleContent)` (e.g. `Bash(npm test:*)`). Without
+ * `ruleContent` it matches every call of the tool. Storage and provenance fields are added by the
+ * layers that store rules; the engine reads only `toolName`, `ruleContent` and `behavior`.
+ */
+export interface PermissionRule {
+  toolName: string;
+  ruleContent?: string;
+  behavior: PermissionBehavior;
+  source?: RuleSource;
+  scope?: RuleScope;
+}
+
+/** How the engine falls back when no rule decides. */
+export type PermissionMode = "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
+
+export const PERMISSION_MODES: readonly PermissionMode[] = [
+  "default",
+  "accept_edits",
+  "explore",
+  "bypass",
+  "dont_ask",
+];
+
+/** The built-in tools whose inputs the engine understands. */
+export const BUILTIN_TOOL_NAMES = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "AskUser"] as const;
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/** A safety check: its ASK is bypass-immune (no allow rule clears it). */
+export type SafetyCheck =
+  | "safety.injection"
+  | "safety.dangerous_command"
+  | "safety.dangerous_path"
+  | "safety.rm_root";
+
+/** Stable id of the step that decided; clients and tests may branch on it. */
+export type PermissionCheck =
+  | "rule.deny"
+  | "rule.ask"
+  | "rule.allow"
+  | "read_only"
+  | "tool.ask_user"
+  | "tool.invalid_input"
+  | SafetyCheck
+  | "working_directory.edit"
+  | "custom_tool"
+  | "mode.default"
+  | "mode.accept_edits"
+  | "mode.bypass"
+  | "mode.dont_ask"
+  | "mode.explore";
+
+/** The engine's verdict on one tool call. */
+export interface Decision {
+  behavior: PermissionBehavior;
+  /** Why, for people: e.g. "denied by rule Bash(rm:*)", "dangerous command: rm -rf". */
+  reason: string;
+  /** The rule that decided, when a rule did. */
+  rule?: PermissionRule;
+  /** The step that decided. */
+  check: PermissionCheck;
+  /** True when a safety check decided (ASK, or DENY in dont_ask): no allow rule clears it. */
+  bypassImmune: boolean;
+  /** Rules that would allow similar calls: only on a non-safety ASK, behavior allow, source suggested. */
+  suggestedRules: PermissionRule[];
+}
+
+/** The facts about paths the engine needs; all absolute, none read from the machine. */
+export interface PathContext {
+  /** Absolute directories the tools are confined to; the first is Bash's working directory. */
+  workingDirectories: readonly string[];
+  /** The home directory that `~` and `$HOME` stand for. */
+  homeDir: string;
+}
+
+/** One tool call to decide on. */
+export interface PermissionRequest extends PathContext {
+  toolName: string;
+  /** The parsed JSON input object. */
+  input: unknown;
+  mode: PermissionMode;
+  /** Every rule in effect (session, agent and tenant scope), in any order. */
+  rules: readonly PermissionRule[];
+  /** For tools other than the built-ins: the tool's own answer to "does this input only read?". */
+  toolReadOnly?: boolean;
+  /** True for a tool the client executes; such a tool is checked like any custom tool. */
+  external?: boolean;
+}

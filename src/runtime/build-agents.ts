@@ -1,0 +1,95 @@
+import { mkdir, realpath } from "node:fs/promises";
+import path from "node:path";
+import type { AgentDefinition } from "../agent/agent.js";
+import type { AgentConfig, Config } from "../config/schema.js";
+import type { Model } from "../model/model.js";
+import { createOpenAIModel } from "../model/openai-model.js";
+import type { Tool } from "../tools/tool.js";
+
+/** The agent used when the configuration declares none. */
+export const DEFAULT_AGENT: AgentConfig = {
+  id: "assistant",
+  description: "A general assistant with the built-in tools.",
+  systemPrompt: "You are a helpful assistant. Use the tools you are given when they help.",
+  externalTools: [],
+  permissionMode: "default",
+  workingDirectories: ["./workspace"],
+  maxIters: 20,
+  expiryPolicy: "deny",
+  maxToolOutputBytes: 1_000_000,
+};
+
+/** Thrown when the configuration names something that does not exist (a tool, a directory). */
+export class AgentConfigError extends Error {
+  override readonly name = "AgentConfigError";
+}
+
+async function resolveDirectories(agent: AgentConfig, index: number): Promise<string[]> {
+  return Promise.all(
+    agent.workingDirectories.map(async (dir, i) => {
+      const absolute = path.resolve(dir);
+      try {
+        await mkdir(absolute, { recursive: true });
+        return await realpath(absolute);
+      } catch (err) {
+        throw new AgentConfigError(
+          `invalid config: agents[${index}].workingDirectories[${i}]: cannot use ${absolute}: ${(err as Error).message}`,
+        );
+      }
+    }),
+  );
+}
+
+/**
+ * Resolves the configured agents: their models (the agent's own, else `defaultModel`), their tools
+ * (the named built-ins, or all, plus `customTools`), and their working directories (created and
+ * resolved to real paths).
+ */
+export async function buildAgents(args: {
+  config: Config;
+  defaultModel: () => Promise<Model>;
+  builtinTools: readonly Tool[];
+  customTools?: readonly Tool[];
+}): Promise<Map<string, AgentDefinition>> {
+  const { config } = args;
+  const agents = config.agents.length > 0 ? config.agents : [DEFAULT_AGENT];
+  const out = new Map<string, AgentDefinition>();
+  for (const [index, agent] of agents.entries()) {
+    const builtins = new Map(args.builtinTools.map((t) => [t.name, t]));
+    const chosen = agent.tools ?? [...builtins.keys()];
+    const tools = new Map<string, Tool>();
+    for (const [i, name] of chosen.entries()) {
+      const tool = builtins.get(name);
+      if (!tool) {
+        throw new AgentConfigError(
+          `invalid config: agents[${index}].tools[${i}]: unknown tool ${JSON.stringify(name)}; built-in tools: ${[...builtins.keys()].join(", ")}`,
+        );
+      }
+      tools.set(name, tool);
+    }
+    for (const tool of args.customTools ?? []) tools.set(tool.name, tool);
+    const model = agent.model?.url
+      ? createOpenAIModel({
+          baseURL: agent.model.url,
+          model: agent.model.name ?? "default",
+          ...(agent.model.apiKey ? { apiKey: agent.model.apiKey } : {}),
+          maxRetries: agent.model.maxRetries,
+          timeoutMs: agent.model.timeout,
+        })
+      : await args.defaultModel();
+    out.set(agent.id, {
+      id: agent.id,
+      description: agent.description,
+      systemPrompt: agent.systemPrompt,
+      model,
+      tools,
+      permissionMode: agent.permissionMode,
+      workingDirectories: await resolveDirectories(agent, index),
+      maxIters: agent.maxIters,
+      ...(agent.confirmTimeout === undefined ? {} : { confirmTimeoutMs: agent.confirmTimeout }),
+      expiryPolicy: agent.expiryPolicy,
+      maxToolOutputBytes: agent.maxToolOutputBytes,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,89 @@
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../common/logger.js";
+import type { Model } from "../model/model.js";
+import { createOpenAIModel } from "../model/openai-model.js";
+import { DEMO_SCRIPT_PATH, type ScriptedModelServer, startScriptedModel } from "../model/scripted/index.js";
+import { createAgentService } from "../server/agent-service-impl.js";
+import { createServer, type ParkwayServer } from "../server/create-server.js";
+import { SessionManager } from "../session/session-manager.js";
+import { createLevelStore } from "../store/level-store.js";
+import type { Store } from "../store/store.js";
+import { builtinTools } from "../tools/builtin.js";
+import type { Tool } from "../tools/tool.js";
+import { buildAgents } from "./build-agents.js";
+
+/** What an embedding application may add to the configuration. */
+export interface StartOptions {
+  config: Config;
+  log: Logger;
+  /** Extra tools given to every agent. */
+  tools?: Tool[];
+  /** A model used instead of the configured default. */
+  model?: Model;
+  /** A store used instead of LevelDB under `config.data`. */
+  store?: Store;
+}
+
+/** A running Parkway: the gRPC server and what it started. */
+export interface RunningParkway {
+  /** `HOST:PORT` actually bound. */
+  readonly address: string;
+  readonly port: number;
+  readonly server: ParkwayServer;
+  /** Drains streams, stops the server, closes the store and the demo model. */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds and starts Parkway from a configuration: the default model (the configured endpoint, or
+ * the built-in demo script served on loopback), the agents, the store, the sessions and the gRPC
+ * server. Resolves once the server reports SERVING.
+ */
+export async function startParkway(options: StartOptions): Promise<RunningParkway> {
+  const { config, log } = options;
+  let demo: ScriptedModelServer | undefined;
+  const defaultModel = async (): Promise<Model> => {
+    if (options.model) return options.model;
+    if (config.model.url) {
+      return createOpenAIModel({
+        baseURL: config.model.url,
+        model: config.model.name ?? "default",
+        ...(config.model.apiKey ? { apiKey: config.model.apiKey } : {}),
+        maxRetries: config.model.maxRetries,
+        timeoutMs: config.model.timeout,
+      });
+    }
+    demo ??= await startScriptedModel({ script: DEMO_SCRIPT_PATH, log });
+    log.info(
+      { model: "parkway-demo", url: demo.url },
+      "using the built-in demo model; set PARKWAY_MODEL_URL (or --model-url) to use a real endpoint",
+    );
+    return createOpenAIModel({ baseURL: demo.url, model: "parkway-demo", maxRetries: 0 });
+  };
+  const agents = await buildAgents({
+    config,
+    defaultModel,
+    builtinTools: builtinTools(),
+    ...(options.tools ? { customTools: options.tools } : {}),
+  });
+  const store = options.store ?? createLevelStore(config.data);
+  const manager = new SessionManager(store, agents, log);
+  const server = createServer({ store, log, agentService: createAgentService(manager) });
+  let port: number;
+  try {
+    port = await server.listen(config.listen);
+  } catch (err) {
+    await demo?.close();
+    throw err;
+  }
+  const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
+  return {
+    address: `${host}:${port}`,
+    port,
+    server,
+    async close() {
+      await server.shutdown();
+      await demo?.close();
+    },
+  };
+}

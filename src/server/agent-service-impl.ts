@@ -1,0 +1,214 @@
+import { invalidArgument, isParkwayError, ParkwayError } from "../common/errors.js";
+import type { ExternalToolSpec } from "../session/records.js";
+import type { SessionManager, SessionView } from "../session/session-manager.js";
+import type { StreamItem } from "../session/stored-event.js";
+import type { Session } from "../generated/parkway/v1/agent_service.js";
+import type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
+import type { AgentServiceHandlers } from "./agent-service.js";
+import { toRpcStatus } from "./errors.js";
+import { toolCallToPb, msgToPb } from "./mappers/content.js";
+import { permissionMode, sessionStatus } from "./mappers/enums.js";
+import { eventToPb } from "./mappers/events.js";
+import { agentToPb } from "./mappers/agents.js";
+import { toSessionInput } from "./session-inputs.js";
+
+function sessionToPb(view: SessionView): Session {
+  return {
+    id: view.id,
+    agentId: view.agentId,
+    status: sessionStatus.toPb(view.status),
+    pendingToolCalls: view.pendingToolCalls.map(toolCallToPb),
+    lastSeq: view.lastSeq,
+    replyId: view.replyId ?? "",
+    permissionMode: permissionMode.toPb(view.mode),
+    workingDirectories: view.workingDirectories,
+    externalTools: view.externalTools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema,
+      metadataSchema: t.metadataSchema ?? "",
+    })),
+    createdAt: new Date(view.createdAt),
+    updatedAt: new Date(view.updatedAt),
+    metadata: view.metadata,
+  };
+}
+
+function itemToPb(item: StreamItem, sessionId: string): ServerEvent {
+  if (item.kind === "event") return eventToPb(item.event);
+  return {
+    id: "",
+    seq: 0,
+    sessionId,
+    replyId: "",
+    createdAt: new Date(),
+    replayed: false,
+    event: {
+      $case: "inputAck",
+      value: {
+        requestId: item.ack.requestId,
+        status: item.ack.error === undefined ? { code: 0, message: "", details: [] } : toRpcStatus(item.ack.error),
+        lastSeq: item.ack.lastSeq ?? 0,
+      },
+    },
+  };
+}
+
+function parseExternalTools(
+  tools: { name: string; description: string; inputSchema: string; metadataSchema: string }[],
+): ExternalToolSpec[] {
+  const seen = new Set<string>();
+  return tools.map((t, i) => {
+    const field = `external_tools[${i}]`;
+    if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(t.name)) {
+      throw invalidArgument([
+        { field: `${field}.name`, description: "must be 1-64 letters, digits, _ or -, starting with a letter" },
+      ]);
+    }
+    if (seen.has(t.name)) {
+      throw invalidArgument([{ field: `${field}.name`, description: `duplicate tool ${t.name}` }]);
+    }
+    seen.add(t.name);
+    for (const key of ["inputSchema", "metadataSchema"] as const) {
+      if (key === "metadataSchema" && t.metadataSchema === "") continue;
+      try {
+        const parsed: unknown = JSON.parse(t[key] || "{}");
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error();
+      } catch {
+        throw invalidArgument([
+          {
+            field: `${field}.${key === "inputSchema" ? "input_schema" : "metadata_schema"}`,
+            description: "must be a JSON Schema object encoded as a JSON string",
+          },
+        ]);
+      }
+    }
+    return {
+      name: t.name,
+      description: t.description,
+      inputSchema: t.inputSchema || '{"type":"object"}',
+      ...(t.metadataSchema ? { metadataSchema: t.metadataSchema } : {}),
+    };
+  });
+}
+
+/** AgentService over the session manager. */
+export function createAgentService(manager: SessionManager): AgentServiceHandlers {
+  return {
+    async *chat(requests, ctx) {
+      const iterator = requests[Symbol.asyncIterator]();
+      const first = await iterator.next();
+      if (first.done) return;
+      const hello: ClientEvent = first.value;
+      if (hello.event?.$case !== "attach") {
+        throw new ParkwayError("failed_precondition", "the first message of a Chat stream must be attach", {
+          preconditionViolations: [
+            { type: "STREAM", subject: "Chat", description: "attach first, then send inputs" },
+          ],
+        });
+      }
+      const sessionId = hello.event.value.sessionId || hello.sessionId;
+      const attached = await manager.attach(sessionId, hello.event.value.afterSeq, ctx.signal);
+      const { actor, subscriber } = attached;
+      const ack = (requestId: string, error?: unknown) =>
+        subscriber.push({ kind: "ack", ack: { requestId, ...(error === undefined ? {} : { error }) } });
+
+      const pump = (async () => {
+        for (;;) {
+          const next = await iterator.next();
+          if (next.done) return;
+          const msg = next.value;
+          try {
+            if (msg.sessionId && msg.sessionId !== sessionId) {
+              throw invalidArgument([
+                { field: "session_id", description: `this stream is attached to ${sessionId}` },
+              ]);
+            }
+            await manager.apply(sessionId, toSessionInput(msg.event, "event"));
+            ack(msg.requestId);
+          } catch (err) {
+            if (!isParkwayError(err)) ctx.log.error({ err }, "input failed");
+            ack(msg.requestId, err);
+          }
+        }
+      })();
+      pump.catch((err: unknown) => ctx.log.error({ err }, "input pump failed"));
+      try {
+        yield itemToPb(
+          { kind: "ack", ack: { requestId: hello.requestId, lastSeq: attached.lastSeq } },
+          sessionId,
+        );
+        for await (const item of attached.items) yield itemToPb(item, sessionId);
+      } finally {
+        manager.release(actor);
+      }
+    },
+
+    async reply(request) {
+      if (!request.sessionId) {
+        throw invalidArgument([{ field: "session_id", description: "is required" }]);
+      }
+      const input = toSessionInput(request.input, "input");
+      const { settled } = await manager.apply(request.sessionId, input);
+      if (!settled) {
+        const view = await manager.get(request.sessionId);
+        return {
+          message: undefined,
+          pendingToolCalls: view.pendingToolCalls.map(toolCallToPb),
+          status: sessionStatus.toPb(view.status),
+        };
+      }
+      const done = await settled;
+      return {
+        message: msgToPb(done.message),
+        pendingToolCalls: done.pending.map(toolCallToPb),
+        status: sessionStatus.toPb(done.status),
+      };
+    },
+
+    async createSession(request) {
+      const mode = permissionMode.fromPb(request.permissionMode);
+      if (request.permissionMode !== 0 && !mode) {
+        throw invalidArgument([{ field: "permission_mode", description: "unknown mode" }]);
+      }
+      const view = await manager.create({
+        agentId: request.agentId,
+        externalTools: parseExternalTools(request.externalTools),
+        ...(mode ? { mode } : {}),
+        workingDirectories: request.workingDirectories,
+        ...(request.metadata ? { metadata: request.metadata } : {}),
+      });
+      return { session: sessionToPb(view) };
+    },
+
+    async getSession(request) {
+      return { session: sessionToPb(await manager.get(request.sessionId)) };
+    },
+
+    async listSessions(request) {
+      const status = sessionStatus.fromPb(request.status);
+      if (request.status !== 0 && !status) {
+        throw invalidArgument([{ field: "status", description: "unknown status" }]);
+      }
+      if (request.pageSize > 1000) {
+        throw invalidArgument([{ field: "page_size", description: "must be at most 1000" }]);
+      }
+      const page = await manager.list({
+        ...(status ? { status } : {}),
+        ...(request.agentId ? { agentId: request.agentId } : {}),
+        pageSize: request.pageSize || 100,
+        ...(request.pageToken ? { pageToken: request.pageToken } : {}),
+      });
+      return { sessions: page.sessions.map(sessionToPb), nextPageToken: page.nextPageToken ?? "" };
+    },
+
+    async deleteSession(request) {
+      await manager.delete(request.sessionId);
+      return {};
+    },
+
+    listAgents() {
+      return Promise.resolve({ agents: manager.listAgents().map(agentToPb) });
+    },
+  };
+}

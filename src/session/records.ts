@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { msgSchema, ruleSchema } from "../agent/types.js";
+import { defineRecord } from "../store/record.js";
+
+/** Zero-padded decimal so keys sort numerically. */
+export const pad = (n: number, width: number): string => n.toString().padStart(width, "0");
+
+export const sessionStatusSchema = z.enum([
+  "idle",
+  "running",
+  "awaiting_permission",
+  "awaiting_external_result",
+]);
+export type SessionStatus = z.infer<typeof sessionStatusSchema>;
+
+export const permissionModeSchema = z.enum(["default", "accept_edits", "explore", "bypass", "dont_ask"]);
+
+export const externalToolSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  /** JSON Schema of the input, as a JSON string. */
+  inputSchema: z.string(),
+  /** Optional JSON Schema of a successful result's metadata, as a JSON string. */
+  metadataSchema: z.string().optional(),
+});
+export type ExternalToolSpec = z.infer<typeof externalToolSchema>;
+
+/** A session: key = session id (time-sortable). */
+export const SessionRecord = defineRecord({
+  kind: "session",
+  version: 1,
+  schema: z.object({
+    id: z.string(),
+    tenant: z.string(),
+    agentId: z.string(),
+    status: sessionStatusSchema,
+    /** The session's own mode; unset follows the agent's. */
+    mode: permissionModeSchema.optional(),
+    workingDirectories: z.array(z.string()),
+    externalTools: z.array(externalToolSchema),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    /** Seq of the last stored event. */
+    lastSeq: z.number().int().nonnegative(),
+    /** Messages in the history (keys message/<session>/<index>). */
+    messageCount: z.number().int().nonnegative(),
+    /** The running or parked reply. */
+    replyId: z.string().optional(),
+  }),
+});
+export type SessionData = z.infer<typeof SessionRecord.schema>;
+
+/** One history message: key = `<session id>/<index, 8 digits>`. */
+export const MessageRecord = defineRecord({ kind: "message", version: 1, schema: msgSchema });
+export const messageKey = (sessionId: string, index: number) => `${sessionId}/${pad(index, 8)}`;
+
+/** The session's active (running or parked) reply: key = session id. */
+export const ReplyRecord = defineRecord({
+  kind: "reply",
+  version: 1,
+  schema: z.object({
+    replyId: z.string(),
+    /** The assistant message accumulated so far, with every tool call's state. */
+    message: msgSchema,
+    iteration: z.number().int().nonnegative(),
+    state: z.enum(["running", "parked"]),
+    startedAt: z.string(),
+  }),
+});
+export type ReplyData = z.infer<typeof ReplyRecord.schema>;
+
+/** One logged event: key = `<session id>/<seq, 12 digits>`. */
+export const EventRecord = defineRecord({
+  kind: "event",
+  version: 1,
+  schema: z.object({
+    id: z.string(),
+    seq: z.number().int().positive(),
+    replyId: z.string(),
+    createdAt: z.string(),
+    body: z.looseObject({ type: z.string() }),
+  }),
+});
+export const eventKey = (sessionId: string, seq: number) => `${sessionId}/${pad(seq, 12)}`;
+
+/** A stored permission rule: key = rule id. */
+export const RuleRecord = defineRecord({
+  kind: "rule",
+  version: 1,
+  schema: ruleSchema.extend({ id: z.string(), tenant: z.string() }),
+});

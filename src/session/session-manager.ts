@@ -1,0 +1,246 @@
+import path from "node:path";
+import type { AgentDefinition } from "../agent/agent.js";
+import type { ToolCallBlock } from "../agent/types.js";
+import { invalidArgument, notFound, ParkwayError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
+import type { Logger } from "../common/logger.js";
+import type { Store } from "../store/store.js";
+import {
+  EventRecord,
+  eventKey,
+  type ExternalToolSpec,
+  MessageRecord,
+  messageKey,
+  ReplyRecord,
+  type SessionData,
+  SessionRecord,
+  type SessionStatus,
+} from "./records.js";
+import { type ReplySettled, SessionActor } from "./session-actor.js";
+import type { StreamItem } from "./stored-event.js";
+import type { Subscriber } from "./subscriber.js";
+
+/** A session as the API shows it. */
+export interface SessionView extends SessionData {
+  pendingToolCalls: ToolCallBlock[];
+}
+
+/** What CreateSession accepts (already decoded from the wire). */
+export interface CreateSessionInput {
+  agentId: string;
+  externalTools: ExternalToolSpec[];
+  mode?: SessionData["mode"];
+  workingDirectories: string[];
+  metadata?: Record<string, unknown>;
+}
+
+/** One input of the Chat stream or the Reply RPC. */
+export type SessionInput =
+  | { kind: "user_message"; text: string }
+  | { kind: "user_interrupt"; replyId: string };
+
+/**
+ * Owns the sessions of one server: creates, finds, lists and deletes them, and keeps one actor in
+ * memory per session that is in use (a running reply or an attached stream); other sessions live
+ * only in the store.
+ */
+export class SessionManager {
+  private readonly actors = new Map<string, SessionActor>();
+  private readonly loading = new Map<string, Promise<SessionActor>>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly agents: ReadonlyMap<string, AgentDefinition>,
+    private readonly log: Logger,
+    private readonly tenant = "default",
+  ) {}
+
+  listAgents(): AgentDefinition[] {
+    return [...this.agents.values()];
+  }
+
+  async create(input: CreateSessionInput): Promise<SessionView> {
+    const agent = this.agents.get(input.agentId);
+    if (!input.agentId) {
+      throw invalidArgument([{ field: "agent_id", description: "is required" }]);
+    }
+    if (!agent) {
+      throw invalidArgument([
+        {
+          field: "agent_id",
+          description: `unknown agent ${JSON.stringify(input.agentId)}; known: ${[...this.agents.keys()].join(", ")}`,
+        },
+      ]);
+    }
+    const dirs = input.workingDirectories.length
+      ? input.workingDirectories.map((dir, i) => {
+          const resolved = path.resolve(dir);
+          const inside = agent.workingDirectories.some(
+            (root) => resolved === root || resolved.startsWith(root + path.sep),
+          );
+          if (!path.isAbsolute(dir) || !inside) {
+            throw invalidArgument([
+              {
+                field: `working_directories[${i}]`,
+                description: `must be an absolute path inside the agent's working directories (${agent.workingDirectories.join(", ")})`,
+              },
+            ]);
+          }
+          return resolved;
+        })
+      : [...agent.workingDirectories];
+    const now = new Date().toISOString();
+    const data: SessionData = {
+      id: newId("ses"),
+      tenant: this.tenant,
+      agentId: agent.id,
+      status: "idle",
+      ...(input.mode ? { mode: input.mode } : {}),
+      workingDirectories: dirs,
+      externalTools: input.externalTools,
+      ...(input.metadata ? { metadata: input.metadata } : {}),
+      createdAt: now,
+      updatedAt: now,
+      lastSeq: 0,
+      messageCount: 0,
+    };
+    await this.store.batch().put(SessionRecord, data.id, data).write({ sync: true });
+    return { ...data, pendingToolCalls: [] };
+  }
+
+  /** The session's actor, loaded from the store when not in memory; NOT_FOUND otherwise. */
+  async actor(sessionId: string): Promise<SessionActor> {
+    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
+    const cached = this.actors.get(sessionId);
+    if (cached) return cached;
+    let loading = this.loading.get(sessionId);
+    if (!loading) {
+      loading = (async () => {
+        const data = await this.store.get(SessionRecord, sessionId);
+        if (!data || data.tenant !== this.tenant) throw notFound("session", sessionId);
+        const agent = this.agents.get(data.agentId);
+        if (!agent) {
+          throw new ParkwayError(
+            "failed_precondition",
+            `session ${sessionId} belongs to agent ${data.agentId}, which is no longer configured`,
+          );
+        }
+        const actor = new SessionActor(data, agent, this.store, this.log);
+        actor.restore(await this.store.get(ReplyRecord, sessionId));
+        this.actors.set(sessionId, actor);
+        return actor;
+      })().finally(() => this.loading.delete(sessionId));
+      this.loading.set(sessionId, loading);
+    }
+    return loading;
+  }
+
+  /** Drops an actor from memory when nothing uses it. */
+  release(actor: SessionActor): void {
+    if (actor.evictable && this.actors.get(actor.id) === actor) this.actors.delete(actor.id);
+  }
+
+  async get(sessionId: string): Promise<SessionView> {
+    const actor = this.actors.get(sessionId);
+    if (actor) return { ...actor.snapshot, pendingToolCalls: actor.pendingCalls };
+    const data = await this.store.get(SessionRecord, sessionId);
+    if (!data || data.tenant !== this.tenant) throw notFound("session", sessionId);
+    const reply = await this.store.get(ReplyRecord, sessionId);
+    const pending = (reply?.message.content ?? []).filter(
+      (b): b is ToolCallBlock =>
+        b.type === "tool_call" && (b.state === "asking" || b.state === "submitted"),
+    );
+    return { ...data, pendingToolCalls: pending };
+  }
+
+  /** Sessions newest first, optionally filtered; `pageToken` is the last id of the previous page. */
+  async list(filter: {
+    status?: SessionStatus;
+    agentId?: string;
+    pageSize: number;
+    pageToken?: string;
+  }): Promise<{ sessions: SessionView[]; nextPageToken?: string }> {
+    const sessions: SessionView[] = [];
+    let last: string | undefined;
+    for await (const [id] of this.store.entries(SessionRecord, {
+      reverse: true,
+      ...(filter.pageToken ? { lt: filter.pageToken } : {}),
+    })) {
+      const view = await this.get(id).catch(() => undefined);
+      if (!view) continue;
+      if (filter.status && view.status !== filter.status) continue;
+      if (filter.agentId && view.agentId !== filter.agentId) continue;
+      if (sessions.length === filter.pageSize) return { sessions, nextPageToken: last };
+      sessions.push(view);
+      last = id;
+    }
+    return { sessions };
+  }
+
+  /** Deletes a session with its history, events and reply; interrupts a running reply. */
+  async delete(sessionId: string): Promise<void> {
+    const actor = await this.actor(sessionId);
+    await actor.dispose(notFound("session", sessionId));
+    this.actors.delete(sessionId);
+    const batch = this.store.batch();
+    for await (const [key] of this.store.entries(EventRecord, {
+      gte: eventKey(sessionId, 0),
+      lt: `${sessionId}0`,
+    })) {
+      batch.del(EventRecord, key);
+    }
+    for await (const [key] of this.store.entries(MessageRecord, {
+      gte: messageKey(sessionId, 0),
+      lt: `${sessionId}0`,
+    })) {
+      batch.del(MessageRecord, key);
+    }
+    batch.del(ReplyRecord, sessionId).del(SessionRecord, sessionId);
+    await batch.write({ sync: true });
+  }
+
+  /** Attaches a stream to a session (see `SessionActor.attach`). */
+  async attach(
+    sessionId: string,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): Promise<{
+    actor: SessionActor;
+    lastSeq: number;
+    items: AsyncGenerator<StreamItem>;
+    subscriber: Subscriber;
+  }> {
+    const actor = await this.actor(sessionId);
+    const lastSeq = actor.snapshot.lastSeq;
+    if (afterSeq > lastSeq) {
+      throw invalidArgument([
+        {
+          field: "attach.after_seq",
+          description: `is ${afterSeq}, beyond the session's last seq ${lastSeq}`,
+        },
+      ]);
+    }
+    const attached = actor.attach(afterSeq, signal);
+    return { actor, ...attached };
+  }
+
+  /**
+   * Applies one input. For a user message, resolves once the reply has started, with a promise of
+   * its settlement (finished or parked).
+   */
+  async apply(
+    sessionId: string,
+    input: SessionInput,
+  ): Promise<{ replyId?: string; settled?: Promise<ReplySettled> }> {
+    const actor = await this.actor(sessionId);
+    return actor.serial(async () => {
+      switch (input.kind) {
+        case "user_message":
+          return actor.startReply(input.text);
+        case "user_interrupt":
+          await actor.interrupt(input.replyId);
+          return {};
+      }
+    });
+  }
+}

@@ -1,0 +1,74 @@
+import { ParkwayError } from "../common/errors.js";
+import type { StreamItem } from "./stored-event.js";
+
+/**
+ * One attached stream's queue: the session pushes items, the stream's writer pulls them. Bounded:
+ * past `maxQueued` unread items the subscriber is closed with RESOURCE_EXHAUSTED (a client that
+ * stops reading cannot grow the server's memory), while the session keeps running.
+ */
+export class Subscriber {
+  private readonly queue: StreamItem[] = [];
+  private wake: (() => void) | undefined;
+  private closedWith: { error?: unknown } | undefined;
+
+  constructor(private readonly maxQueued = 10_000) {}
+
+  /** Adds an item; false if the subscriber is closed. */
+  push(item: StreamItem): boolean {
+    if (this.closedWith) return false;
+    if (this.queue.length >= this.maxQueued) {
+      this.close(
+        new ParkwayError(
+          "resource_exhausted",
+          `the stream fell more than ${this.maxQueued} events behind; reattach with after_seq`,
+          { reason: "STREAM_BACKLOG" },
+        ),
+      );
+      return false;
+    }
+    this.queue.push(item);
+    this.notify();
+    return true;
+  }
+
+  /** Ends the subscription after the queued items; with an error, the stream ends with it. */
+  close(error?: unknown): void {
+    if (this.closedWith) return;
+    this.closedWith = error === undefined ? {} : { error };
+    if (error !== undefined) this.queue.length = 0;
+    this.notify();
+  }
+
+  get closed(): boolean {
+    return this.closedWith !== undefined;
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  /** Yields items until closed or `signal` aborts; throws the close error, if any. */
+  async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
+    const onAbort = () => this.notify();
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      for (;;) {
+        if (signal.aborted) return;
+        const item = this.queue.shift();
+        if (item) {
+          yield item;
+          continue;
+        }
+        if (this.closedWith) {
+          if (this.closedWith.error !== undefined) throw this.closedWith.error;
+          return;
+        }
+        await new Promise<void>((resolve) => (this.wake = resolve));
+      }
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
+import { openRegularFile, WRITE_FLAGS } from "./open-file.js";
+
+/**
+ * Replaces the content of `realPath` (already confined by `resolveInside`), creating the file and
+ * its missing parent directories. Resolves with an error message, or null on success. The last
+ * component is opened with O_NOFOLLOW and must be a regular file.
+ */
+export async function writeTextFile(
+  realPath: string,
+  content: string,
+  shown: string,
+): Promise<string | null> {
+  try {
+    await mkdir(dirname(realPath), { recursive: true });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ENOTDIR") {
+      return `Cannot create ${shown}: a parent of it is not a directory.`;
+    }
+    return `Cannot create the directory of ${shown}: ${(err as Error).message}`;
+  }
+  const opened = await openRegularFile(realPath, WRITE_FLAGS, shown);
+  if (!opened.ok) return opened.error;
+  try {
+    await opened.file.writeFile(content, "utf8");
+    return null;
+  } catch (err) {
+    return `Could not write ${shown}: ${(err as Error).message}`;
+  } finally {
+    await opened.file.close();
+  }
+}

@@ -1,0 +1,84 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
+import { type ConfigInput, parseConfig } from "../../src/config/index.js";
+import { type Script, startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
+import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import { captureLog } from "./capture-log.js";
+
+/** A real server on a free loopback port, its scripted model over HTTP, and a client. */
+export interface Harness {
+  parkway: RunningParkway;
+  model: ScriptedModelServer;
+  client: ParkwayClient;
+  /** The agent's working directory. */
+  workdir: string;
+  dataDir: string;
+  log: ReturnType<typeof captureLog>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the scripted model with `script`, then Parkway with one agent "test" using it through the
+ * real openai adapter, on 127.0.0.1:0 with a fresh data directory.
+ */
+export async function startHarness(
+  script: Script,
+  agent: Record<string, unknown> = {},
+  config: Partial<ConfigInput> = {},
+): Promise<Harness> {
+  const root = await mkdtemp(path.join(tmpdir(), "parkway-it-"));
+  const workdir = path.join(root, "work");
+  const dataDir = path.join(root, "data");
+  const model = await startScriptedModel({ script });
+  const log = captureLog();
+  const parkway = await startParkway({
+    config: parseConfig({
+      listen: "127.0.0.1:0",
+      data: dataDir,
+      model: { url: model.url, name: "scripted", maxRetries: 2 },
+      agents: [{ id: "test", workingDirectories: [workdir], ...agent }] as never,
+      ...config,
+    }),
+    log,
+  });
+  const client = createParkwayClient(parkway.address);
+  return {
+    parkway,
+    model,
+    client,
+    workdir: path.join(root, "work"),
+    dataDir,
+    log,
+    async close() {
+      client.close();
+      await parkway.close();
+      await model.close();
+    },
+  };
+}
+
+/** The event's kind in snake case, e.g. "reply_start", "text_block_delta". */
+export function kind(event: ServerEvent): string {
+  return (event.event?.$case ?? "none").replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+/** Collects an iterable of events. */
+export async function collect(events: AsyncIterable<ServerEvent>): Promise<ServerEvent[]> {
+  const out: ServerEvent[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}
+
+/** Kinds with consecutive duplicates of the delta kinds collapsed, for readable sequences. */
+export function shape(events: ServerEvent[]): string[] {
+  const out: string[] = [];
+  for (const e of events) {
+    const k = kind(e);
+    if (k.endsWith("_delta") && out[out.length - 1] === k) continue;
+    out.push(k);
+  }
+  return out;
+}
