@@ -47,4 +47,3 @@ export const DELTA_EVENTS: ReadonlySet<EventType> = new Set([
   "tool_call_delta",
   "tool_result_text_delta",
 ]);
-

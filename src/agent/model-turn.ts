@@ -131,6 +131,10 @@ export async function runModelTurn(args: {
   closeText();
   endCalls();
   const interrupted = signal.aborted;
-  emit({ type: "model_call_end", usage, finishedReason: interrupted ? "interrupted" : "completed" });
+  emit({
+    type: "model_call_end",
+    usage,
+    finishedReason: interrupted ? "interrupted" : "completed",
+  });
   return { kind: interrupted ? "interrupted" : "completed", toolCalls: [...calls.values()], usage };
 }

@@ -4,7 +4,13 @@ import { runModelTurn } from "./model-turn.js";
 import { toModelMessages } from "./to-model-messages.js";
 import { processToolCalls } from "./process-tool-calls.js";
 import { finishWithoutRunning, INTERRUPTED_TEXT } from "./tool-runner.js";
-import { type Failure, type FinishedReason, type Msg, type ToolCallBlock, type Usage } from "./types.js";
+import {
+  type Failure,
+  type FinishedReason,
+  type Msg,
+  type ToolCallBlock,
+  type Usage,
+} from "./types.js";
 import { toolSpecs } from "./tool-specs.js";
 
 /** Everything one reply runs with. `message` and `progress` are mutated as the reply advances. */
@@ -23,8 +29,7 @@ export interface ReplyEnv {
 
 /** How `runReply` returned: finished (REPLY_END emitted) or parked (waiting for answers). */
 export type ReplyOutcome =
-  | { kind: "finished"; finishedReason: FinishedReason; error?: Failure }
-  | { kind: "parked" };
+  { kind: "finished"; finishedReason: FinishedReason; error?: Failure } | { kind: "parked" };
 
 function unfinished(message: Msg): ToolCallBlock[] {
   return message.content.filter(
@@ -51,11 +56,7 @@ export function interruptCalls(env: Pick<ReplyEnv, "message" | "emit">): void {
   }
 }
 
-function finish(
-  env: ReplyEnv,
-  finishedReason: FinishedReason,
-  error?: Failure,
-): ReplyOutcome {
+function finish(env: ReplyEnv, finishedReason: FinishedReason, error?: Failure): ReplyOutcome {
   if (finishedReason === "interrupted") interruptCalls(env);
   env.message.finishedReason = finishedReason;
   if (error) env.message.error = error;

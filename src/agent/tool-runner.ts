@@ -37,7 +37,14 @@ export function finishWithoutRunning(
   emit({ type: "tool_result_text_delta", toolCallId: call.id, delta: text });
   emit({ type: "tool_result_end", toolCallId: call.id, state, ...(metadata ? { metadata } : {}) });
   call.state = "finished";
-  return { type: "tool_result", id: call.id, name: call.name, output: text, state, ...(metadata ? { metadata } : {}) };
+  return {
+    type: "tool_result",
+    id: call.id,
+    name: call.name,
+    output: text,
+    state,
+    ...(metadata ? { metadata } : {}),
+  };
 }
 
 /**

@@ -5,13 +5,30 @@ import { z } from "zod";
  * records. Each type has a zod schema because it is stored and validated on read.
  */
 
-export const toolCallStateSchema = z.enum(["pending", "asking", "allowed", "submitted", "finished"]);
+export const toolCallStateSchema = z.enum([
+  "pending",
+  "asking",
+  "allowed",
+  "submitted",
+  "finished",
+]);
 export type ToolCallState = z.infer<typeof toolCallStateSchema>;
 
-export const toolResultStateSchema = z.enum(["success", "error", "interrupted", "denied", "running"]);
+export const toolResultStateSchema = z.enum([
+  "success",
+  "error",
+  "interrupted",
+  "denied",
+  "running",
+]);
 export type ToolResultState = z.infer<typeof toolResultStateSchema>;
 
-export const finishedReasonSchema = z.enum(["completed", "interrupted", "exceed_max_iters", "error"]);
+export const finishedReasonSchema = z.enum([
+  "completed",
+  "interrupted",
+  "exceed_max_iters",
+  "error",
+]);
 export type FinishedReason = z.infer<typeof finishedReasonSchema>;
 
 export const failureSchema = z.object({ code: z.string(), message: z.string() });
@@ -59,7 +76,11 @@ export const decisionSchema = z.object({
 });
 export type DecisionInfo = z.infer<typeof decisionSchema>;
 
-export const textBlockSchema = z.object({ type: z.literal("text"), id: z.string(), text: z.string() });
+export const textBlockSchema = z.object({
+  type: z.literal("text"),
+  id: z.string(),
+  text: z.string(),
+});
 export const thinkingBlockSchema = z.object({
   type: z.literal("thinking"),
   id: z.string(),

@@ -45,7 +45,10 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`parkway: mock-model needs --script FILE\n${USAGE}\n`);
         return 2;
       }
-      return mockModel({ script: values.script, ...(values.listen ? { listen: values.listen } : {}) });
+      return mockModel({
+        script: values.script,
+        ...(values.listen ? { listen: values.listen } : {}),
+      });
     }
     case "chat":
       process.stderr.write(`parkway: '${command}' is not available in this version\n`);

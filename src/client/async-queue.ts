@@ -2,7 +2,7 @@
 export class AsyncQueue<T> {
   private readonly items: T[] = [];
   private wake: (() => void) | undefined;
-  private end: { error?: unknown } | undefined;
+  private end: { error?: Error } | undefined;
 
   push(item: T): void {
     if (this.end) return;
@@ -10,7 +10,7 @@ export class AsyncQueue<T> {
     this.notify();
   }
 
-  close(error?: unknown): void {
+  close(error?: Error): void {
     if (this.end) return;
     this.end = error === undefined ? {} : { error };
     this.notify();

@@ -100,11 +100,18 @@ export class ParkwayClient {
   }
 
   async getSession(sessionId: string, settings?: CallSettings): Promise<Session> {
-    const res = await this.unary(this.agentService.getSession.bind(this.agentService), { sessionId }, settings);
+    const res = await this.unary(
+      this.agentService.getSession.bind(this.agentService),
+      { sessionId },
+      settings,
+    );
     return res.session as Session;
   }
 
-  listSessions(request: Partial<ListSessionsRequest> = {}, settings?: CallSettings): Promise<ListSessionsResponse> {
+  listSessions(
+    request: Partial<ListSessionsRequest> = {},
+    settings?: CallSettings,
+  ): Promise<ListSessionsResponse> {
     return this.unary(
       this.agentService.listSessions.bind(this.agentService),
       { status: 0, agentId: "", pageSize: 0, pageToken: "", ...request },
@@ -113,16 +120,27 @@ export class ParkwayClient {
   }
 
   async deleteSession(sessionId: string, settings?: CallSettings): Promise<void> {
-    await this.unary(this.agentService.deleteSession.bind(this.agentService), { sessionId }, settings);
+    await this.unary(
+      this.agentService.deleteSession.bind(this.agentService),
+      { sessionId },
+      settings,
+    );
   }
 
   async listAgents(settings?: CallSettings): Promise<Agent[]> {
-    const res = await this.unary(this.agentService.listAgents.bind(this.agentService), {}, settings);
+    const res = await this.unary(
+      this.agentService.listAgents.bind(this.agentService),
+      {},
+      settings,
+    );
     return res.agents;
   }
 
   /** The unary Reply: one input, run until the reply finishes or parks. */
-  reply(request: Partial<ReplyRequest> & { sessionId: string }, settings?: CallSettings): Promise<ReplyResponse> {
+  reply(
+    request: Partial<ReplyRequest> & { sessionId: string },
+    settings?: CallSettings,
+  ): Promise<ReplyResponse> {
     return this.unary(
       this.agentService.reply.bind(this.agentService),
       { requestId: "", input: undefined, ...request },

@@ -40,7 +40,9 @@ export function fromRpcStatus(status: RpcStatus): ParkwayClientError {
 }
 
 /** Builds the client error from a failed call, decoding `grpc-status-details-bin`. */
-export function fromServiceError(err: ServiceError | (Error & { code?: number; metadata?: Metadata })): ParkwayClientError {
+export function fromServiceError(
+  err: ServiceError | (Error & { code?: number; metadata?: Metadata }),
+): ParkwayClientError {
   const bin = err.metadata?.get("grpc-status-details-bin")[0];
   if (bin instanceof Buffer) return fromRpcStatus(RpcStatus.decode(bin));
   const details = (err as ServiceError).details ?? err.message;

@@ -1,3 +1,8 @@
-export { type CallSettings, type ClientOptions, createParkwayClient, ParkwayClient } from "./client.js";
+export {
+  type CallSettings,
+  type ClientOptions,
+  createParkwayClient,
+  ParkwayClient,
+} from "./client.js";
 export { fromRpcStatus, fromServiceError, ParkwayClientError } from "./errors.js";
 export { ParkwaySession, type SessionInput, settlesReply } from "./session.js";

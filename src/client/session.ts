@@ -39,7 +39,10 @@ export class ParkwaySession {
     this.call.on("data", (event: ServerEvent) => this.receive(event));
     this.call.on("error", (err) => this.fail(fromServiceError(err)));
     this.call.on("end", () => this.fail(undefined));
-    this.attached = this.send({ $case: "attach", value: { sessionId: id, afterSeq: this.lastSeq } });
+    this.attached = this.send({
+      $case: "attach",
+      value: { sessionId: id, afterSeq: this.lastSeq },
+    });
   }
 
   private receive(event: ServerEvent): void {
@@ -56,7 +59,7 @@ export class ParkwaySession {
     this.queue.push(event);
   }
 
-  private fail(error: unknown): void {
+  private fail(error: Error | undefined): void {
     for (const waiter of this.acks.values()) {
       waiter.reject(error ?? new Error("the stream ended before the server answered"));
     }

@@ -16,6 +16,10 @@ export function newId(prefix: string): string {
   }
   const time = now.toString(36).padStart(9, "0");
   const seq = counter.toString(36).padStart(3, "0");
-  const rand = randomBytes(8).toString("base64url").slice(0, 10).toLowerCase().replace(/[-_]/g, "0");
+  const rand = randomBytes(8)
+    .toString("base64url")
+    .slice(0, 10)
+    .toLowerCase()
+    .replace(/[-_]/g, "0");
   return `${prefix}_${time}${seq}${rand}`;
 }

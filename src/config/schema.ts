@@ -64,7 +64,9 @@ export const agentConfigSchema = z.strictObject({
   /** Built-in tools it may use, by name; unset = all. */
   tools: z.array(z.string()).optional(),
   externalTools: z.array(externalToolConfigSchema).default([]),
-  permissionMode: z.enum(["default", "accept_edits", "explore", "bypass", "dont_ask"]).default("default"),
+  permissionMode: z
+    .enum(["default", "accept_edits", "explore", "bypass", "dont_ask"])
+    .default("default"),
   /** Directories its file tools and Bash are confined to (created when missing). */
   workingDirectories: z.array(z.string().min(1)).min(1).default(["./workspace"]),
   maxIters: z.number().int().min(1).max(1000).default(20),

@@ -67,9 +67,13 @@ function toModelError(err: unknown): ModelError {
     return new ModelError("the model endpoint timed out", "model_timeout", { cause: err });
   }
   if (err instanceof APIConnectionError) {
-    return new ModelError(`the model endpoint is unreachable: ${err.message}`, "model_unavailable", {
-      cause: err,
-    });
+    return new ModelError(
+      `the model endpoint is unreachable: ${err.message}`,
+      "model_unavailable",
+      {
+        cause: err,
+      },
+    );
   }
   if (err instanceof APIError && err.status !== undefined) {
     return new ModelError(

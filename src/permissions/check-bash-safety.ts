@@ -27,7 +27,10 @@ const KILL_SIGNALS = new Set(["9", "KILL", "SIGKILL"]);
  * dangerous path. The first that fires decides; undefined when none does. A safety finding is a
  * bypass-immune ASK: no allow rule clears it.
  */
-export function checkBashSafety(script: ShellScript, context: PathContext): SafetyFinding | undefined {
+export function checkBashSafety(
+  script: ShellScript,
+  context: PathContext,
+): SafetyFinding | undefined {
   const injection = findInjection(script);
   if (injection !== undefined) {
     return { check: "safety.injection", reason: `injection risk: ${injection}` };
@@ -61,7 +64,8 @@ export function checkBashSafety(script: ShellScript, context: PathContext): Safe
     ];
     for (const path of paths) {
       const reason = dangerousPathReason(path, context);
-      if (reason !== undefined) return { check: "safety.dangerous_path", reason: `touches a ${reason}` };
+      if (reason !== undefined)
+        return { check: "safety.dangerous_path", reason: `touches a ${reason}` };
     }
   }
   return undefined;
@@ -80,7 +84,8 @@ function rmRootReason(program: InnerCommand, context: PathContext): string | und
     const resolved = resolvePath(arg, context);
     if (resolved === "/") return `${name} of the root directory`;
     if (posix.dirname(resolved) === "/") return `${name} of a top-level directory (${resolved})`;
-    if (isInside(context.homeDir, resolved)) return `${name} of the home directory or above (${arg})`;
+    if (isInside(context.homeDir, resolved))
+      return `${name} of the home directory or above (${arg})`;
     if (context.workingDirectories.some((dir) => isInside(dir, resolved))) {
       return `${name} of a working directory or above (${arg})`;
     }
@@ -114,7 +119,9 @@ function dangerousCommandReason({ argv, wrappers }: InnerCommand): string | unde
         return KILL_SIGNALS.has(arg.toUpperCase());
       }
       const signals = [arg.replace(/^--signal=/, ""), arg.replace(/^-[sn]/, ""), arg.slice(1)];
-      return arg.startsWith("-") && signals.some((signal) => KILL_SIGNALS.has(signal.toUpperCase()));
+      return (
+        arg.startsWith("-") && signals.some((signal) => KILL_SIGNALS.has(signal.toUpperCase()))
+      );
     });
     if (forced) return `dangerous command: ${name} -9`;
   }

@@ -59,7 +59,8 @@ export function describeCall(
     case "Write":
     case "Edit": {
       const parsed = fileInput.safeParse(input);
-      if (!parsed.success) return { kind: "invalid", reason: `${toolName} input needs a file_path` };
+      if (!parsed.success)
+        return { kind: "invalid", reason: `${toolName} input needs a file_path` };
       const rawPath = parsed.data.file_path;
       return { kind: "file", path: resolvePath(rawPath, context), rawPath };
     }

@@ -51,7 +51,10 @@ export function findInjection(script: ShellScript): string | undefined {
       return "brace expansion too large to check";
     }
     const envAt = argv.indexOf("env");
-    if (envAt !== -1 && argv.slice(envAt + 1).some((arg) => /^(-[A-Za-z]*S|--split-string)/.test(arg))) {
+    if (
+      envAt !== -1 &&
+      argv.slice(envAt + 1).some((arg) => /^(-[A-Za-z]*S|--split-string)/.test(arg))
+    ) {
       return "env -S";
     }
     for (const inner of innerCommands(argv)) {

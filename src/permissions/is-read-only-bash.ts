@@ -57,10 +57,13 @@ const GIT_READ_ONLY: Record<string, ArgsCheck> = {
   reflog: (args) => args.length === 0 || args[0] === "show",
   stash: (args) => args[0] === "list" || args[0] === "show",
   worktree: (args) => args[0] === "list",
-  remote: (args) => args.every((arg) => arg === "-v" || arg === "--verbose") || args[0] === "get-url",
+  remote: (args) =>
+    args.every((arg) => arg === "-v" || arg === "--verbose") || args[0] === "get-url",
   branch: (args) =>
     args.every((arg) =>
-      ["-a", "-r", "-v", "-vv", "-l", "--all", "--remotes", "--list", "--show-current"].includes(arg),
+      ["-a", "-r", "-v", "-vv", "-l", "--all", "--remotes", "--list", "--show-current"].includes(
+        arg,
+      ),
     ),
   tag: (args) => args.length === 0 || args[0] === "-l" || args[0] === "--list",
   config: (args) =>

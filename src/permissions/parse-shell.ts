@@ -227,7 +227,10 @@ export function parseShell(source: string): ShellScript {
     } else {
       const redirect = REDIRECT_OPS.find((op) => rest.startsWith(op));
       const separator = SEPARATORS.find((op) => rest.startsWith(op));
-      if (redirect !== undefined && !(separator !== undefined && separator.length > redirect.length)) {
+      if (
+        redirect !== undefined &&
+        !(separator !== undefined && separator.length > redirect.length)
+      ) {
         let fd: string | undefined;
         if (word !== undefined && /^\d+$/.test(word.raw)) {
           fd = word.raw;

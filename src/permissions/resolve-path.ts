@@ -10,8 +10,10 @@ import type { PathContext } from "./types.js";
 export function resolvePath(path: string, context: PathContext): string {
   let expanded = path;
   if (path === "~" || path.startsWith("~/")) expanded = context.homeDir + path.slice(1);
-  else if (path === "$HOME" || path.startsWith("$HOME/")) expanded = context.homeDir + path.slice(5);
-  else if (path.startsWith("~")) expanded = posix.join(posix.dirname(context.homeDir), path.slice(1));
+  else if (path === "$HOME" || path.startsWith("$HOME/"))
+    expanded = context.homeDir + path.slice(5);
+  else if (path.startsWith("~"))
+    expanded = posix.join(posix.dirname(context.homeDir), path.slice(1));
   const cwd = context.workingDirectories[0];
   const base = cwd !== undefined && posix.isAbsolute(cwd) ? cwd : "/";
   return posix.resolve(base, expanded);

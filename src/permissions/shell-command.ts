@@ -22,7 +22,10 @@ export function splitAssignments(command: ShellCommand): { assignments: string[]
 }
 
 /** Commands that run the rest of their arguments as a command, with their options that take a value. */
-const WRAPPERS: Record<string, { valueOptions: string[]; positional?: number; assignments?: true }> = {
+const WRAPPERS: Record<
+  string,
+  { valueOptions: string[]; positional?: number; assignments?: true }
+> = {
   sudo: {
     valueOptions: ["-u", "-g", "-h", "-p", "-U", "-C", "-D", "-r", "-t", "-T", "--user", "--group"],
   },
@@ -121,7 +124,8 @@ export function pathArguments(argv: string[]): string[] {
         scriptGiven ||= SED_SCRIPT_OPTIONS.has(arg);
         k += 1;
       } else if (isSed && /^--(expression|file)=/.test(arg)) scriptGiven = true;
-      else if (arg.startsWith("--") && arg.includes("=")) paths.push(arg.slice(arg.indexOf("=") + 1));
+      else if (arg.startsWith("--") && arg.includes("="))
+        paths.push(arg.slice(arg.indexOf("=") + 1));
     } else if (isSed && !scriptGiven) scriptGiven = true;
     else paths.push(arg);
   }

@@ -37,15 +37,20 @@ export const PERMISSION_MODES: readonly PermissionMode[] = [
 ];
 
 /** The built-in tools whose inputs the engine understands. */
-export const BUILTIN_TOOL_NAMES = ["Bash", "Read", "Write", "Edit", "Glob", "Grep", "AskUser"] as const;
+export const BUILTIN_TOOL_NAMES = [
+  "Bash",
+  "Read",
+  "Write",
+  "Edit",
+  "Glob",
+  "Grep",
+  "AskUser",
+] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
 /** A safety check: its ASK is bypass-immune (no allow rule clears it). */
 export type SafetyCheck =
-  | "safety.injection"
-  | "safety.dangerous_command"
-  | "safety.dangerous_path"
-  | "safety.rm_root";
+  "safety.injection" | "safety.dangerous_command" | "safety.dangerous_path" | "safety.rm_root";
 
 /** Stable id of the step that decided; clients and tests may branch on it. */
 export type PermissionCheck =

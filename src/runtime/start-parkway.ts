@@ -2,7 +2,11 @@ import type { Config } from "../config/schema.js";
 import type { Logger } from "../common/logger.js";
 import type { Model } from "../model/model.js";
 import { createOpenAIModel } from "../model/openai-model.js";
-import { DEMO_SCRIPT_PATH, type ScriptedModelServer, startScriptedModel } from "../model/scripted/index.js";
+import {
+  DEMO_SCRIPT_PATH,
+  type ScriptedModelServer,
+  startScriptedModel,
+} from "../model/scripted/index.js";
 import { createAgentService } from "../server/agent-service-impl.js";
 import { createServer, type ParkwayServer } from "../server/create-server.js";
 import { SessionManager } from "../session/session-manager.js";

@@ -2,7 +2,8 @@ import { invalidArgument, isParkwayError, ParkwayError } from "../common/errors.
 import type { ExternalToolSpec } from "../session/records.js";
 import type { SessionManager, SessionView } from "../session/session-manager.js";
 import type { StreamItem } from "../session/stored-event.js";
-import type { Session } from "../generated/parkway/v1/agent_service.js";
+import { type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
+import { PermissionMode } from "../generated/parkway/v1/permission.js";
 import type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
 import type { AgentServiceHandlers } from "./agent-service.js";
 import { toRpcStatus } from "./errors.js";
@@ -47,7 +48,10 @@ function itemToPb(item: StreamItem, sessionId: string): ServerEvent {
       $case: "inputAck",
       value: {
         requestId: item.ack.requestId,
-        status: item.ack.error === undefined ? { code: 0, message: "", details: [] } : toRpcStatus(item.ack.error),
+        status:
+          item.ack.error === undefined
+            ? { code: 0, message: "", details: [] }
+            : toRpcStatus(item.ack.error),
         lastSeq: item.ack.lastSeq ?? 0,
       },
     },
@@ -62,7 +66,10 @@ function parseExternalTools(
     const field = `external_tools[${i}]`;
     if (!/^[A-Za-z][A-Za-z0-9_-]{0,63}$/.test(t.name)) {
       throw invalidArgument([
-        { field: `${field}.name`, description: "must be 1-64 letters, digits, _ or -, starting with a letter" },
+        {
+          field: `${field}.name`,
+          description: "must be 1-64 letters, digits, _ or -, starting with a letter",
+        },
       ]);
     }
     if (seen.has(t.name)) {
@@ -73,7 +80,8 @@ function parseExternalTools(
       if (key === "metadataSchema" && t.metadataSchema === "") continue;
       try {
         const parsed: unknown = JSON.parse(t[key] || "{}");
-        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error();
+        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+          throw new Error();
       } catch {
         throw invalidArgument([
           {
@@ -101,17 +109,24 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
       if (first.done) return;
       const hello: ClientEvent = first.value;
       if (hello.event?.$case !== "attach") {
-        throw new ParkwayError("failed_precondition", "the first message of a Chat stream must be attach", {
-          preconditionViolations: [
-            { type: "STREAM", subject: "Chat", description: "attach first, then send inputs" },
-          ],
-        });
+        throw new ParkwayError(
+          "failed_precondition",
+          "the first message of a Chat stream must be attach",
+          {
+            preconditionViolations: [
+              { type: "STREAM", subject: "Chat", description: "attach first, then send inputs" },
+            ],
+          },
+        );
       }
       const sessionId = hello.event.value.sessionId || hello.sessionId;
       const attached = await manager.attach(sessionId, hello.event.value.afterSeq, ctx.signal);
       const { actor, subscriber } = attached;
       const ack = (requestId: string, error?: unknown) =>
-        subscriber.push({ kind: "ack", ack: { requestId, ...(error === undefined ? {} : { error }) } });
+        subscriber.push({
+          kind: "ack",
+          ack: { requestId, ...(error === undefined ? {} : { error }) },
+        });
 
       const pump = (async () => {
         for (;;) {
@@ -168,7 +183,7 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
 
     async createSession(request) {
       const mode = permissionMode.fromPb(request.permissionMode);
-      if (request.permissionMode !== 0 && !mode) {
+      if (request.permissionMode !== PermissionMode.PERMISSION_MODE_UNSPECIFIED && !mode) {
         throw invalidArgument([{ field: "permission_mode", description: "unknown mode" }]);
       }
       const view = await manager.create({
@@ -187,7 +202,7 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
 
     async listSessions(request) {
       const status = sessionStatus.fromPb(request.status);
-      if (request.status !== 0 && !status) {
+      if (request.status !== SessionStatus.SESSION_STATUS_UNSPECIFIED && !status) {
         throw invalidArgument([{ field: "status", description: "unknown status" }]);
       }
       if (request.pageSize > 1000) {

@@ -30,13 +30,19 @@ export function toSessionInput(input: Input | undefined, field: string): Session
     case "externalExecutionResult":
       throw invalidArgument([
         {
-          field: input.$case === "userConfirmResult" ? "user_confirm_result" : "external_execution_result",
+          field:
+            input.$case === "userConfirmResult"
+              ? "user_confirm_result"
+              : "external_execution_result",
           description: "there is no parked reply awaiting it",
         },
       ]);
     case "attach":
       throw invalidArgument([
-        { field: "attach", description: "the stream is already attached; open a new stream to attach again" },
+        {
+          field: "attach",
+          description: "the stream is already attached; open a new stream to attach again",
+        },
       ]);
   }
 }

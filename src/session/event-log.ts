@@ -59,7 +59,11 @@ export class EventLog {
   }
 
   /** Reads stored events with afterSeq < seq ≤ uptoSeq, in order. */
-  async *read(afterSeq: number, uptoSeq: number, signal?: AbortSignal): AsyncGenerator<StoredEvent> {
+  async *read(
+    afterSeq: number,
+    uptoSeq: number,
+    signal?: AbortSignal,
+  ): AsyncGenerator<StoredEvent> {
     if (uptoSeq <= afterSeq) return;
     for await (const [, record] of this.store.entries(EventRecord, {
       gt: eventKey(this.sessionId, afterSeq),

@@ -13,7 +13,13 @@ export const sessionStatusSchema = z.enum([
 ]);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
 
-export const permissionModeSchema = z.enum(["default", "accept_edits", "explore", "bypass", "dont_ask"]);
+export const permissionModeSchema = z.enum([
+  "default",
+  "accept_edits",
+  "explore",
+  "bypass",
+  "dont_ask",
+]);
 
 export const externalToolSchema = z.object({
   name: z.string(),

@@ -139,7 +139,11 @@ export class SessionActor {
    * Attaches a stream: it receives every stored event with seq > afterSeq, then live events, with
    * no gap and no duplicate between the two.
    */
-  attach(afterSeq: number, signal: AbortSignal, maxQueued?: number): {
+  attach(
+    afterSeq: number,
+    signal: AbortSignal,
+    maxQueued?: number,
+  ): {
     lastSeq: number;
     items: AsyncGenerator<StreamItem>;
     subscriber: Subscriber;
@@ -147,20 +151,25 @@ export class SessionActor {
     const subscriber = new Subscriber(maxQueued);
     const upto = this.log.lastSeq;
     this.subscribers.add(subscriber);
-    const replayFrom = Math.min(afterSeq, upto);
-    const self = this;
-    async function* items() {
-      try {
-        await self.commit();
-        for await (const event of self.log.read(replayFrom, upto, signal)) {
-          yield { kind: "event" as const, event: { ...event, replayed: true } };
-        }
-        yield* subscriber.items(signal);
-      } finally {
-        self.subscribers.delete(subscriber);
+    const items = this.replayThenTail(subscriber, Math.min(afterSeq, upto), upto, signal);
+    return { lastSeq: upto, items, subscriber };
+  }
+
+  private async *replayThenTail(
+    subscriber: Subscriber,
+    afterSeq: number,
+    upto: number,
+    signal: AbortSignal,
+  ): AsyncGenerator<StreamItem> {
+    try {
+      await this.commit();
+      for await (const event of this.log.read(afterSeq, upto, signal)) {
+        yield { kind: "event", event: { ...event, replayed: true } };
       }
+      yield* subscriber.items(signal);
+    } finally {
+      this.subscribers.delete(subscriber);
     }
-    return { lastSeq: upto, items: items(), subscriber };
   }
 
   // ---- inputs ----
@@ -191,7 +200,8 @@ export class SessionActor {
     const settled = this.whenSettled(replyId);
     this.emit(replyId, { type: "reply_start", name: this.agent.id, role: "assistant" });
     void this.commit({
-      extra: (b) => b.put(MessageRecord, messageKey(this.id, index), user).put(ReplyRecord, this.id, data),
+      extra: (b) =>
+        b.put(MessageRecord, messageKey(this.id, index), user).put(ReplyRecord, this.id, data),
     });
     this.run(this.active);
     return { replyId, settled };
@@ -204,7 +214,11 @@ export class SessionActor {
     if (replyId && replyId !== active.data.replyId) {
       return Promise.reject(
         failedPrecondition(`reply ${replyId} is not the session's current reply`, [
-          { type: "REPLY", subject: replyId, description: `current reply is ${active.data.replyId}` },
+          {
+            type: "REPLY",
+            subject: replyId,
+            description: `current reply is ${active.data.replyId}`,
+          },
         ]),
       );
     }
@@ -217,14 +231,17 @@ export class SessionActor {
     const active = this.active;
     if (!active) return;
     if (active.task) {
-      throw failedPrecondition(`reply ${active.data.replyId} is still running; interrupt it first`, [
-        { type: "SESSION_STATUS", subject: this.id, description: "running" },
-      ]);
+      throw failedPrecondition(
+        `reply ${active.data.replyId} is still running; interrupt it first`,
+        [{ type: "SESSION_STATUS", subject: this.id, description: "running" }],
+      );
     }
     const pending = this.pendingCalls;
     throw failedPrecondition(
       `reply ${active.data.replyId} is parked waiting for ${pending
-        .map((c) => `${c.name} ${c.id} (${c.state === "asking" ? "confirmation" : "external result"})`)
+        .map(
+          (c) => `${c.name} ${c.id} (${c.state === "asking" ? "confirmation" : "external result"})`,
+        )
         .join(", ")}; answer or interrupt it first`,
       pending.map((c) => ({
         type: "TOOL_CALL_STATE",
@@ -290,7 +307,8 @@ export class SessionActor {
         ...(outcome.error ? { error: outcome.error } : {}),
       });
       await this.commit({
-        extra: (b) => b.put(MessageRecord, messageKey(this.id, index), message).del(ReplyRecord, this.id),
+        extra: (b) =>
+          b.put(MessageRecord, messageKey(this.id, index), message).del(ReplyRecord, this.id),
       });
     }
     const waiters = this.settleWaiters.get(replyId) ?? [];
@@ -312,7 +330,7 @@ export class SessionActor {
   }
 
   /** Stops the reply, ends every stream with `error`, and waits for pending writes. */
-  async dispose(error: unknown): Promise<void> {
+  async dispose(error: Error): Promise<void> {
     this.disposed = true;
     const active = this.active;
     if (active?.task) {

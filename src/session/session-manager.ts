@@ -36,8 +36,7 @@ export interface CreateSessionInput {
 
 /** One input of the Chat stream or the Reply RPC. */
 export type SessionInput =
-  | { kind: "user_message"; text: string }
-  | { kind: "user_interrupt"; replyId: string };
+  { kind: "user_message"; text: string } | { kind: "user_interrupt"; replyId: string };
 
 /**
  * Owns the sessions of one server: creates, finds, lists and deletes them, and keeps one actor in

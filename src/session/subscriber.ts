@@ -9,7 +9,7 @@ import type { StreamItem } from "./stored-event.js";
 export class Subscriber {
   private readonly queue: StreamItem[] = [];
   private wake: (() => void) | undefined;
-  private closedWith: { error?: unknown } | undefined;
+  private closedWith: { error?: Error } | undefined;
 
   constructor(private readonly maxQueued = 10_000) {}
 
@@ -32,7 +32,7 @@ export class Subscriber {
   }
 
   /** Ends the subscription after the queued items; with an error, the stream ends with it. */
-  close(error?: unknown): void {
+  close(error?: Error): void {
     if (this.closedWith) return;
     this.closedWith = error === undefined ? {} : { error };
     if (error !== undefined) this.queue.length = 0;

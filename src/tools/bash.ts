@@ -3,7 +3,7 @@ import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { OutputCap } from "./output-cap.js";
 import { realWorkingDirectories } from "./paths.js";
-import { killGroup } from "./process-group.js";
+import { KILL_GRACE_MS, killGroup } from "./process-group.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { errorResult, interruptedResult } from "./tool-result.js";
 
@@ -34,6 +34,11 @@ export const bashInputSchema = z.strictObject({
 
 export type BashInput = z.infer<typeof bashInputSchema>;
 
+export interface BashOptions {
+  /** Milliseconds between SIGTERM and SIGKILL when the command's group is ended. */
+  killGraceMs?: number;
+}
+
 /**
  * Runs `bash -c command` (not a login shell; stdin is empty; the server's environment is inherited)
  * with cwd = the first working directory, in its own process group.
@@ -48,20 +53,30 @@ export type BashInput = z.infer<typeof bashInputSchema>;
  * - `output` is exactly the text emitted: the kept output, the truncation note, then a last line
  *   "exit code N" / "killed by signal S" / "timed out after N ms" / "interrupted" unless it exited 0.
  */
-export const bashTool: Tool<BashInput> = {
-  name: "Bash",
-  description:
-    "Runs a bash command in the first working directory and returns its combined stdout and " +
-    "stderr. Use it for builds, tests, git and other terminal work; prefer Read, Edit, Write, " +
-    "Glob and Grep for files. Commands are killed after `timeout` ms (default 2 minutes); " +
-    "long output is truncated; background processes are stopped when the command exits.",
-  inputSchema: bashInputSchema,
-  isReadOnly: () => false,
-  isConcurrencySafe: () => false,
-  run: runBash,
-};
+export function createBashTool(options: BashOptions = {}): Tool<BashInput> {
+  const killGraceMs = options.killGraceMs ?? KILL_GRACE_MS;
+  return {
+    name: "Bash",
+    description:
+      "Runs a bash command in the first working directory and returns its combined stdout and " +
+      "stderr. Use it for builds, tests, git and other terminal work; prefer Read, Edit, Write, " +
+      "Glob and Grep for files. Commands are killed after `timeout` ms (default 2 minutes); " +
+      "long output is truncated; background processes are stopped when the command exits.",
+    inputSchema: bashInputSchema,
+    isReadOnly: () => false,
+    isConcurrencySafe: () => false,
+    run: (input, ctx) => runBash(input, ctx, killGraceMs),
+  };
+}
 
-async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> {
+/** The Bash tool with the default kill grace. */
+export const bashTool: Tool<BashInput> = createBashTool();
+
+async function runBash(
+  input: BashInput,
+  ctx: ToolContext,
+  killGraceMs: number,
+): Promise<ToolResult> {
   if (ctx.signal.aborted) return interruptedResult();
   const [cwd] = await realWorkingDirectories(ctx.workingDirectories);
   if (cwd === undefined) return errorResult("There is no working directory to run the command in.");
@@ -91,7 +106,7 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
     (resolve, reject) => {
       child.once("exit", (code, signal) => resolve({ code, signal }));
-      child.once("error", reject);
+      child.on("error", reject);
     },
   );
 
@@ -100,7 +115,7 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> 
   const stop = (why: "timeout" | "interrupt") => {
     if (stoppedBy !== undefined || child.pid === undefined) return;
     stoppedBy = why;
-    ending = killGroup(child.pid);
+    ending = killGroup(child.pid, killGraceMs);
   };
   const timer = setTimeout(() => stop("timeout"), timeoutMs);
   const onAbort = () => stop("interrupt");
@@ -116,7 +131,7 @@ async function runBash(input: BashInput, ctx: ToolContext): Promise<ToolResult> 
     ctx.signal.removeEventListener("abort", onAbort);
   }
   // The group may still hold background processes; none may outlive the call.
-  if (child.pid !== undefined) await (ending ?? killGroup(child.pid));
+  if (child.pid !== undefined) await (ending ?? killGroup(child.pid, killGraceMs));
   await drain(closed, child);
   emit(decoders[0].end());
   emit(decoders[1].end());

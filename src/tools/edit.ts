@@ -160,6 +160,7 @@ function snippet(text: string, start: number, inserted: string): string {
   const firstLine = text.slice(0, start).split("\n").length;
   const lastLine = firstLine + inserted.split("\n").length - 1;
   const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
   const from = Math.max(1, firstLine - SNIPPET_CONTEXT);
   const to = Math.min(lines.length, lastLine + SNIPPET_CONTEXT, from + SNIPPET_MAX_LINES - 1);
   const out: string[] = [];

@@ -54,7 +54,8 @@ export class GrepOutput {
 
 /**
  * The output lines for one file's matches in content mode, ripgrep style: `path:N:text` for a
- * matching line, `path-N-text` for a context line, and `--` between groups that are not adjacent.
+ * matching line, `path-N-text` for a context line, and, when there is context, `--` between groups that are not
+ * adjacent.
  */
 export function contentLines(
   path: string,
@@ -65,12 +66,13 @@ export function contentLines(
 ): string[] {
   const out: string[] = [];
   const isMatch = new Set(matches);
+  const withContext = before > 0 || after > 0;
   let lastShown = 0;
   for (const m of matches) {
     const from = Math.max(1, m - before, lastShown + 1);
     const to = Math.min(lines.length, m + after);
     if (from > to) continue;
-    if (lastShown > 0 && from > lastShown + 1) out.push("--");
+    if (withContext && lastShown > 0 && from > lastShown + 1) out.push("--");
     for (let n = from; n <= to; n++) {
       const sep = isMatch.has(n) ? ":" : "-";
       out.push(`${path}${sep}${n}${sep}${cutLine(lines[n - 1] ?? "")}`);

@@ -9,7 +9,7 @@ import { errorResult, interruptedResult } from "./tool-result.js";
 
 /** Files larger than this are skipped (and counted in the output). */
 export const GREP_MAX_FILE_BYTES = 8 * 1024 * 1024;
-/** The longest one file's matching may take before the pattern is given up on. */
+/** The default of `GrepOptions.fileTimeMs`. */
 export const GREP_FILE_TIME_MS = 5000;
 /** Files read at the same time. */
 const READ_BATCH = 8;
@@ -71,6 +71,11 @@ export const grepInputSchema = z.strictObject({
 
 export type GrepInput = z.infer<typeof grepInputSchema>;
 
+export interface GrepOptions {
+  /** The longest one file's matching may take before the pattern is given up on. */
+  fileTimeMs?: number;
+}
+
 /**
  * Searches file contents with a JavaScript regular expression, in Node (no ripgrep needed). Binary
  * files (NUL bytes near the start) and files over GREP_MAX_FILE_BYTES are skipped; so are
@@ -79,20 +84,30 @@ export type GrepInput = z.infer<typeof grepInputSchema>;
  * per file so a catastrophic pattern cannot stall the server. Output is capped at
  * `ctx.maxOutputBytes`; content and count searches stop once the output is full.
  */
-export const grepTool: Tool<GrepInput> = {
-  name: "Grep",
-  description:
-    "Searches file contents with a regular expression (JavaScript syntax). By default returns the " +
-    'paths of matching files; output_mode "content" shows matching lines (with -A/-B/-C context), ' +
-    '"count" the number per file. Filter files with `glob`; -i ignores case; multiline lets a ' +
-    "pattern span lines. Skips binary files, node_modules and .git.",
-  inputSchema: grepInputSchema,
-  isReadOnly: () => true,
-  isConcurrencySafe: () => true,
-  run: runGrep,
-};
+export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
+  const fileTimeMs = options.fileTimeMs ?? GREP_FILE_TIME_MS;
+  return {
+    name: "Grep",
+    description:
+      "Searches file contents with a regular expression (JavaScript syntax). By default returns the " +
+      'paths of matching files; output_mode "content" shows matching lines (with -A/-B/-C context), ' +
+      '"count" the number per file. Filter files with `glob`; -i ignores case; multiline lets a ' +
+      "pattern span lines. Skips binary files, node_modules and .git.",
+    inputSchema: grepInputSchema,
+    isReadOnly: () => true,
+    isConcurrencySafe: () => true,
+    run: (input, ctx) => runGrep(input, ctx, fileTimeMs),
+  };
+}
 
-async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> {
+/** The Grep tool with the default time budget. */
+export const grepTool: Tool<GrepInput> = createGrepTool();
+
+async function runGrep(
+  input: GrepInput,
+  ctx: ToolContext,
+  fileTimeMs: number,
+): Promise<ToolResult> {
   if (ctx.signal.aborted) return interruptedResult();
   const multiline = input.multiline ?? false;
   let regex: RegExp;
@@ -123,7 +138,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> 
   const before = input["-B"] ?? input["-C"] ?? 0;
   const after = input["-A"] ?? input["-C"] ?? 0;
   const out = new GrepOutput(ctx.maxOutputBytes, input.head_limit);
-  const budget = new RegexBudget(GREP_FILE_TIME_MS);
+  const budget = new RegexBudget(fileTimeMs);
   const matched: { file: string; mtimeMs: number }[] = [];
   let skippedLarge = 0;
 
@@ -143,7 +158,7 @@ async function runGrep(input: GrepInput, ctx: ToolContext): Promise<ToolResult> 
       } catch (err) {
         if (!(err instanceof RegexTimeoutError)) throw err;
         return errorResult(
-          `The pattern took more than ${GREP_FILE_TIME_MS} ms on ${file}; it likely backtracks catastrophically. Simplify it.`,
+          `The pattern took more than ${fileTimeMs} ms on ${file}; it likely backtracks catastrophically. Simplify it.`,
         );
       }
       if (matches.length === 0) continue;

@@ -41,7 +41,7 @@ export async function realWorkingDirectories(dirs: readonly string[]): Promise<s
 
 /**
  * Confines `path` to the working directories. A relative path is resolved against the first working
- * directory; `..` segments are normalised; then every symlink is resolved (for a path that does not
+ * directory (`~` is not expanded); `..` segments are normalised; then every symlink is resolved (for a path that does not
  * exist yet, those of its nearest existing ancestor, and a dangling symlink is followed to where it
  * points). The result is accepted only when that real path lies inside one of the (real) working
  * directories, so `..` escapes and symlinks pointing out are refused while symlinks within are fine.

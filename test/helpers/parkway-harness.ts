@@ -3,7 +3,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import { type ConfigInput, parseConfig } from "../../src/config/index.js";
-import { type Script, startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
+import {
+  type Script,
+  startScriptedModel,
+  type ScriptedModelServer,
+} from "../../src/model/scripted/index.js";
 import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { captureLog } from "./capture-log.js";

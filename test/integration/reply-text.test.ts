@@ -26,9 +26,9 @@ describe("a plain text reply", () => {
     ]);
     const deltas = events.filter((e) => kind(e) === "text_block_delta");
     expect(deltas.length).toBeGreaterThan(1);
-    expect(deltas.map((e) => (e.event?.$case === "textBlockDelta" ? e.event.value.delta : "")).join("")).toBe(
-      "Hello from the scripted model.",
-    );
+    expect(
+      deltas.map((e) => (e.event?.$case === "textBlockDelta" ? e.event.value.delta : "")).join(""),
+    ).toBe("Hello from the scripted model.");
     // seq is strictly increasing and gap-free from 1; every event carries the reply id.
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
     const replyId = events[0]!.replyId;
@@ -51,7 +51,9 @@ describe("a plain text reply", () => {
       input: { $case: "userMessage", value: { text: "hello", content: [] } },
     });
     expect(res.message?.finishedReason).toBe(1);
-    const text = res.message?.content.map((b) => (b.block?.$case === "text" ? b.block.value.text : "")).join("");
+    const text = res.message?.content
+      .map((b) => (b.block?.$case === "text" ? b.block.value.text : ""))
+      .join("");
     expect(text).toBe("Unary answer.");
     expect(res.pendingToolCalls).toEqual([]);
   });

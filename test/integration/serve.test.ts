@@ -2,7 +2,8 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { credentials, Metadata, status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AgentServiceClient } from "../../src/generated/parkway/v1/agent_service.js";
+import { createParkwayClient } from "../../src/client/index.js";
+import { PermissionServiceClient } from "../../src/generated/parkway/v1/permission.js";
 import { healthCheck, listServices } from "../helpers/grpc-tools.js";
 import { runServe, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
@@ -30,15 +31,35 @@ describe("parkway serve (the README's serve command)", () => {
   });
 
   it("answers an RPC that is not built with UNIMPLEMENTED naming the feature", async () => {
-    const client = new AgentServiceClient(server.address, credentials.createInsecure());
+    const client = new PermissionServiceClient(server.address, credentials.createInsecure());
     const err = await new Promise<{ code: number; details: string }>((resolve) =>
-      client.listAgents({}, new Metadata(), (e) =>
-        resolve(e as unknown as { code: number; details: string }),
+      client.explain(
+        { sessionId: "", agentId: "assistant", toolName: "Bash", input: "{}" },
+        new Metadata(),
+        (e) => resolve(e as unknown as { code: number; details: string }),
       ),
     );
     client.close();
     expect(err.code).toBe(status.UNIMPLEMENTED);
-    expect(err.details).toContain("ListAgents");
+    expect(err.details).toContain("Explain");
+  });
+
+  it("replies through the built-in demo model when no model is configured", async () => {
+    expect(server.output.join("\n")).toContain("using the built-in demo model");
+    const client = createParkwayClient(server.address);
+    const agents = await client.listAgents();
+    expect(agents.map((a) => a.id)).toEqual(["assistant"]);
+    const session = await client.createSession({ agentId: "assistant" });
+    const res = await client.reply({
+      sessionId: session.id,
+      input: { $case: "userMessage", value: { text: "hello?", content: [] } },
+    });
+    client.close();
+    expect(res.message?.finishedReason).toBe(1);
+    const text = res.message?.content
+      .map((b) => (b.block?.$case === "text" ? b.block.value.text : ""))
+      .join("");
+    expect(text).toContain("Parkway demo model");
   });
 
   it("refuses a second server on the same data directory, and the first keeps serving", async () => {

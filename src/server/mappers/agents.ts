@@ -1,5 +1,5 @@
 import type { AgentDefinition } from "../../agent/agent.js";
-import { inputJsonSchema } from "../../agent/tool-specs.js";
+import { toolJsonSchema } from "../../tools/builtin.js";
 import { type Agent, ExpiryPolicy } from "../../generated/parkway/v1/agent_service.js";
 import { permissionMode } from "./enums.js";
 
@@ -12,7 +12,7 @@ export function agentToPb(agent: AgentDefinition): Agent {
     tools: [...agent.tools.values()].map((tool) => ({
       name: tool.name,
       description: tool.description,
-      inputSchema: JSON.stringify(inputJsonSchema(tool)),
+      inputSchema: JSON.stringify(toolJsonSchema(tool)),
       external: tool.external === true,
     })),
     permissionMode: permissionMode.toPb(agent.permissionMode),

@@ -65,7 +65,10 @@ function payload(body: EventBody): Payload {
         },
       };
     case "require_user_confirm":
-      return { $case: "requireUserConfirm", value: { toolCalls: body.toolCalls.map(toolCallToPb) } };
+      return {
+        $case: "requireUserConfirm",
+        value: { toolCalls: body.toolCalls.map(toolCallToPb) },
+      };
     case "require_external_execution":
       return {
         $case: "requireExternalExecution",

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bashTool } from "../../../src/tools/index.js";
+import { bashTool, createBashTool } from "../../../src/tools/index.js";
 import { sandbox, toolContext } from "./tool-context.js";
 
 let box: Awaited<ReturnType<typeof sandbox>>;
@@ -105,7 +105,7 @@ describe("Bash", () => {
   it("escalates to SIGKILL when the command ignores SIGTERM", async () => {
     const ctx = toolContext([box.work]);
     const pidFile = path.join(box.work, "pid");
-    const running = bashTool.run(
+    const running = createBashTool({ killGraceMs: 200 }).run(
       { command: `trap '' TERM; echo $$ > ${pidFile}; while :; do sleep 0.05; done` },
       ctx,
     );

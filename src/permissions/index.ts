@@ -1,0 +1,21 @@
+/** The permission engine: pure decisions on tool calls from rules, mode and working directories. */
+export { evaluate } from "./evaluate.js";
+export { coveredBySuggested } from "./covered-by-suggested.js";
+export { matchesRule } from "./match-rule.js";
+export { formatRule, parseRule, sameRule } from "./rule-syntax.js";
+export { permissionModeSchema, permissionRuleSchema } from "./permission-rule-schema.js";
+export { isBuiltin } from "./describe-call.js";
+export { BUILTIN_TOOL_NAMES, PERMISSION_MODES } from "./types.js";
+export type {
+  BuiltinToolName,
+  Decision,
+  PathContext,
+  PermissionBehavior,
+  PermissionCheck,
+  PermissionMode,
+  PermissionRequest,
+  PermissionRule,
+  RuleScope,
+  RuleSource,
+  SafetyCheck,
+} from "./types.js";

@@ -1,0 +1,176 @@
+import { posix } from "node:path";
+import picomatch from "picomatch/posix.js";
+import { type CallView, describeCall } from "./describe-call.js";
+import { escapeGlob } from "./escape-glob.js";
+import { splitAssignments, unwrap } from "./shell-command.js";
+import type { PathContext, PermissionRule } from "./types.js";
+
+/**
+ * Rule matching. A rule without content matches every call of its tool. With content:
+ * - Bash: `X:*` matches a command equal to X or starting with "X "; a pattern with an unescaped `*`
+ *   must match the whole command (`*` is any text; a trailing ` *` also matches nothing, so `git *`
+ *   matches `git`); any other pattern matches as a substring. `\*` is a literal star.
+ * - Read / Write / Edit: a glob on `file_path`; Glob: on `path`, then the pattern under it; Grep: on
+ *   `path`. Globs are picomatch globs with dot files matched; `~/` is the home directory; a pattern
+ *   without a slash matches the file name anywhere (`*.env`), a relative pattern with a slash is
+ *   anchored at each working directory (`src/**`).
+ * - Other tools: only rules without content match.
+ *
+ * Compound commands and several paths: an allow rule must cover all of the call, a deny or ask rule
+ * applies when it matches any part. For Bash, an allow rule matches when it matches every simple
+ * command that is not read-only by itself, and at least one (so `npm test:*` allows
+ * `cd app && npm test` but not `npm test && rm -rf x`). Deny and ask rules are tried on the whole
+ * line, each simple command as written, unquoted, and with wrappers peeled off (`sudo rm …`), so
+ * quoting or `sudo` does not dodge them. Glob's two targets must both match an allow rule.
+ */
+
+/** Whether `rule` matches the call. `context` anchors relative globs and `~`. */
+export function matchesRule(
+  rule: PermissionRule,
+  toolName: string,
+  input: unknown,
+  context: Partial<PathContext> = {},
+): boolean {
+  const full = fullContext(context);
+  return ruleMatchesCall(rule, toolName, describeCall(toolName, input, full), full);
+}
+
+/** `matchesRule` on an already described call. */
+export function ruleMatchesCall(
+  rule: PermissionRule,
+  toolName: string,
+  view: CallView,
+  context: PathContext,
+): boolean {
+  if (rule.behavior === "allow")
+    return findAllowingRule([rule], toolName, view, context) !== undefined;
+  if (rule.toolName !== toolName) return false;
+  const content = rule.ruleContent;
+  if (content === undefined || content === "") return true;
+  switch (view.kind) {
+    case "bash":
+      return denyCandidates(view).some((text) => matchesBashPattern(content, text));
+    case "file":
+      return matchesPathGlob(content, view.path, context);
+    case "search":
+      return view.targets.some((target) => matchesPathGlob(content, target, context));
+    default:
+      return false;
+  }
+}
+
+/**
+ * The allow rule among `rules` that allows the whole call, or undefined. For Bash the rules may
+ * share the work: each simple command that is not read-only must be matched by one of them; the
+ * rule returned is the one that matched the first such command.
+ */
+export function findAllowingRule(
+  rules: readonly PermissionRule[],
+  toolName: string,
+  view: CallView,
+  context: PathContext,
+): PermissionRule | undefined {
+  const candidates = rules.filter(
+    (rule) => rule.behavior === "allow" && rule.toolName === toolName,
+  );
+  const wholeTool = candidates.find(
+    (rule) => rule.ruleContent === undefined || rule.ruleContent === "",
+  );
+  if (wholeTool !== undefined) return wholeTool;
+  const withContent = candidates as (PermissionRule & { ruleContent: string })[];
+  switch (view.kind) {
+    case "bash": {
+      let first: PermissionRule | undefined;
+      for (const [k, command] of view.script.commands.entries()) {
+        const rule = withContent.find((r) => matchesBashPattern(r.ruleContent, command.text));
+        if (rule === undefined && view.readOnly[k] !== true) return undefined;
+        first ??= rule;
+      }
+      return first;
+    }
+    case "file":
+      return withContent.find((rule) => matchesPathGlob(rule.ruleContent, view.path, context));
+    case "search":
+      return withContent.find((rule) =>
+        view.targets.every((target) => matchesPathGlob(rule.ruleContent, target, context)),
+      );
+    default:
+      return undefined;
+  }
+}
+
+/** The texts a deny or ask rule is tried on for a Bash call. */
+function denyCandidates(view: Extract<CallView, { kind: "bash" }>): string[] {
+  const texts = [view.command.trim()];
+  for (const command of view.script.commands) {
+    const { argv } = splitAssignments(command);
+    texts.push(
+      command.text,
+      command.words.map((word) => word.value).join(" "),
+      argv.join(" "),
+      unwrap(argv).argv.join(" "),
+    );
+  }
+  return texts;
+}
+
+/** Whether a Bash rule pattern matches one command text. */
+export function matchesBashPattern(pattern: string, text: string): boolean {
+  const normalized = pattern.trim().replace(/\s+/g, " ");
+  if (normalized.endsWith(":*")) {
+    const prefix = normalized.slice(0, -2);
+    return text === prefix || text.startsWith(`${prefix} `);
+  }
+  if (/(^|[^\\])(\\\\)*\*/.test(normalized)) return wildcardRegExp(normalized).test(text);
+  return text.includes(normalized.replace(/\\([\\*])/g, "$1"));
+}
+
+/** A full-match regular expression for a wildcard pattern; a trailing ` *` also matches nothing. */
+function wildcardRegExp(pattern: string): RegExp {
+  const optionalTail = /(^|[^\\]) \*$/.test(pattern);
+  const body = optionalTail ? pattern.slice(0, -2) : pattern;
+  let source = "";
+  for (let k = 0; k < body.length; k += 1) {
+    const c = body[k] as string;
+    if (c === "\\" && k + 1 < body.length) {
+      k += 1;
+      source += escapeRegExp(body[k] as string);
+    } else source += c === "*" ? ".*" : escapeRegExp(c);
+  }
+  return new RegExp(`^${source}${optionalTail ? "(?: .*)?" : ""}$`, "s");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+const matchers = new Map<string, (path: string) => boolean>();
+
+/** Whether a path glob matches an absolute path. */
+export function matchesPathGlob(pattern: string, path: string, context: PathContext): boolean {
+  let glob = pattern.trim();
+  if (glob === "~" || glob.startsWith("~/")) glob = escapeGlob(context.homeDir) + glob.slice(1);
+  if (glob.endsWith("/")) glob += "**";
+  if (glob.startsWith("/")) return matcher(glob)(path);
+  if (glob.startsWith("./")) glob = glob.slice(2);
+  if (!glob.replace(/\/\*\*$/, "").includes("/")) {
+    return matcher(`**/${glob}`)(path) || matcher(`**/${glob}/**`)(path);
+  }
+  return context.workingDirectories.some((dir) =>
+    matcher(`${escapeGlob(posix.normalize(dir)).replace(/\/+$/, "")}/${glob}`)(path),
+  );
+}
+
+function matcher(glob: string): (path: string) => boolean {
+  let match = matchers.get(glob);
+  if (match === undefined) {
+    if (matchers.size >= 1000) matchers.clear();
+    match = picomatch(glob, { dot: true });
+    matchers.set(glob, match);
+  }
+  return match;
+}
+
+function fullContext(context: Partial<PathContext>): PathContext {
+  return { workingDirectories: context.workingDirectories ?? [], homeDir: context.homeDir ?? "/" };
+}

@@ -1,0 +1,165 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import { collect, type Harness, kind, startHarness } from "../helpers/parkway-harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+function replyEnd(events: ServerEvent[]) {
+  const last = events[events.length - 1];
+  return last?.event?.$case === "replyEnd" ? last.event.value : undefined;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe("interrupting a reply", () => {
+  it("kills a running Bash command and its children and ends with REPLY_END(interrupted)", async () => {
+    h = await startHarness({ turns: [{ text: "placeholder" }] });
+    const pidFile = path.join(h.workdir, "child.pid");
+    await h.model.reset({
+      turns: [
+        {
+          toolCalls: [
+            {
+              id: "call_sleep",
+              name: "Bash",
+              input: { command: `sleep 60 & echo $! > ${pidFile}; echo started; wait` },
+            },
+          ],
+        },
+        { text: "never reached" },
+      ],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    await chat.send({ $case: "userMessage", value: { text: "run it", content: [] } });
+    const events: ServerEvent[] = [];
+    for (;;) {
+      const e = await chat.next();
+      if (!e) break;
+      events.push(e);
+      if (e.event?.$case === "toolResultTextDelta" && e.event.value.delta.includes("started"))
+        break;
+    }
+    const childPid = Number((await readFile(pidFile, "utf8")).trim());
+    expect(processAlive(childPid)).toBe(true);
+
+    await chat.interrupt();
+    events.push(...(await collect(chat.untilSettled())));
+    chat.close();
+
+    expect(replyEnd(events)?.finishedReason).toBe(2); // INTERRUPTED
+    const end = events.find((e) => e.event?.$case === "toolResultEnd");
+    expect(end?.event?.$case === "toolResultEnd" && end.event.value.state).toBe(3); // INTERRUPTED
+    const kinds = events.map(kind);
+    expect(kinds.slice(-2)).toEqual(["tool_result_end", "reply_end"]);
+    await expect.poll(() => processAlive(childPid), { timeout: 5000 }).toBe(false);
+    expect(h.model.requests).toHaveLength(1);
+    expect((await h.client.getSession(session.id)).status).toBe(1);
+  });
+
+  it("stops a model call that is streaming", async () => {
+    h = await startHarness({
+      turns: [{ text: "a long answer that streams slowly", chunkSize: 1, delayMs: 50 }],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    await chat.send({ $case: "userMessage", value: { text: "talk", content: [] } });
+    const events: ServerEvent[] = [];
+    for (;;) {
+      const e = (await chat.next())!;
+      events.push(e);
+      if (kind(e) === "text_block_delta") break;
+    }
+    await chat.interrupt();
+    events.push(...(await collect(chat.untilSettled())));
+    chat.close();
+    const kinds = events.map(kind).filter((k) => k !== "text_block_delta");
+    expect(kinds.slice(-4)).toEqual([
+      "text_block_start",
+      "text_block_end",
+      "model_call_end",
+      "reply_end",
+    ]);
+    const modelEnd = events.find((e) => e.event?.$case === "modelCallEnd");
+    expect(modelEnd?.event?.$case === "modelCallEnd" && modelEnd.event.value.finishedReason).toBe(
+      2,
+    );
+    expect(replyEnd(events)?.finishedReason).toBe(2);
+  });
+
+  it("is a no-op on an idle session", async () => {
+    h = await startHarness({ turns: [{ text: "hi" }] });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    await chat.interrupt();
+    chat.close();
+    const after = await h.client.getSession(session.id);
+    expect(after.status).toBe(1);
+    expect(after.lastSeq).toBe(0);
+  });
+});
+
+describe("a failing model", () => {
+  it("completes the reply when the endpoint answers 500 twice then succeeds", async () => {
+    h = await startHarness({
+      turns: [{ text: "recovered", fail: { status: 500, times: 2, retryAfterMs: 10 } }],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const events = await collect(chat.message("hello"));
+    chat.close();
+    expect(replyEnd(events)?.finishedReason).toBe(1);
+    expect(h.model.requests).toHaveLength(3);
+  });
+
+  it("ends with REPLY_END(error) when it always answers 500, and the session stays usable", async () => {
+    h = await startHarness({
+      turns: [
+        { match: { lastUser: "first" }, text: "x", fail: { status: 500, retryAfterMs: 10 } },
+        { match: { lastUser: "second" }, text: "working again" },
+      ],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const failed = await collect(chat.message("first"));
+    const end = replyEnd(failed);
+    expect(end?.finishedReason).toBe(4); // ERROR
+    expect(end?.error?.code).toBe("model_status");
+    expect(end?.error?.message).toMatch(/500/);
+    expect(h.model.requests).toHaveLength(3); // the SDK's two retries
+
+    const next = await collect(chat.message("second"));
+    chat.close();
+    expect(replyEnd(next)?.finishedReason).toBe(1);
+    // The failed reply is in the history the model sees, without breaking it.
+    const last = h.model.requests[h.model.requests.length - 1]!;
+    expect(last.messages.filter((m) => m.role === "user")).toHaveLength(2);
+  });
+
+  it("ends with REPLY_END(error) when the stream is cut mid-way", async () => {
+    h = await startHarness({
+      turns: [{ text: "a long answer", chunkSize: 2, fail: { cutAfterChunks: 3 } }],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const events = await collect(chat.message("hello"));
+    chat.close();
+    expect(replyEnd(events)?.finishedReason).toBe(4);
+    expect(replyEnd(events)?.error?.code).toBe("model_stream");
+    expect(existsSync(h.dataDir)).toBe(true);
+  });
+});

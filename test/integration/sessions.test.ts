@@ -1,0 +1,179 @@
+import { status } from "@grpc/grpc-js";
+import { afterEach, describe, expect, it } from "vitest";
+import { ParkwayClientError } from "../../src/client/index.js";
+import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function rejection(p: Promise<unknown>): Promise<ParkwayClientError> {
+  const err = await p.then(
+    () => new Error("expected a rejection"),
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ParkwayClientError);
+  return err as ParkwayClientError;
+}
+
+describe("sessions", () => {
+  it("creates, gets, lists (paged, filtered) and deletes sessions", async () => {
+    h = await startHarness({ turns: [{ match: { lastUser: "" }, repeat: true, text: "ok" }] });
+    const created = [];
+    for (let i = 0; i < 5; i++) created.push(await h.client.createSession({ agentId: "test" }));
+    expect(created[0]!.status).toBe(1);
+    expect(created[0]!.workingDirectories).toEqual([h.workdir]);
+
+    const got = await h.client.getSession(created[2]!.id);
+    expect(got.id).toBe(created[2]!.id);
+    expect(got.agentId).toBe("test");
+
+    const page1 = await h.client.listSessions({ pageSize: 2 });
+    expect(page1.sessions.map((s) => s.id)).toEqual([created[4]!.id, created[3]!.id]);
+    const page2 = await h.client.listSessions({ pageSize: 2, pageToken: page1.nextPageToken });
+    expect(page2.sessions.map((s) => s.id)).toEqual([created[2]!.id, created[1]!.id]);
+    const page3 = await h.client.listSessions({ pageSize: 2, pageToken: page2.nextPageToken });
+    expect(page3.sessions.map((s) => s.id)).toEqual([created[0]!.id]);
+    expect(page3.nextPageToken).toBe("");
+
+    const running = await h.client.listSessions({ status: 2 });
+    expect(running.sessions).toEqual([]);
+    const idle = await h.client.listSessions({ status: 1, agentId: "test" });
+    expect(idle.sessions).toHaveLength(5);
+
+    const chat = await h.client.attach(created[0]!.id);
+    await collect(chat.message("hello"));
+    chat.close();
+    await h.client.deleteSession(created[0]!.id);
+    const gone = await rejection(h.client.getSession(created[0]!.id));
+    expect(gone.code).toBe(status.NOT_FOUND);
+    expect((await h.client.listSessions()).sessions).toHaveLength(4);
+  });
+
+  it("refuses an unknown agent, a working directory outside the agent's, and bad schemas, naming the field", async () => {
+    h = await startHarness({ turns: [{ text: "ok" }] });
+    const unknown = await rejection(h.client.createSession({ agentId: "nobody" }));
+    expect(unknown.code).toBe(status.INVALID_ARGUMENT);
+    expect(unknown.fieldViolations[0]?.field).toBe("agent_id");
+
+    const outside = await rejection(
+      h.client.createSession({ agentId: "test", workingDirectories: ["/etc"] }),
+    );
+    expect(outside.fieldViolations[0]?.field).toBe("working_directories[0]");
+
+    const schema = await rejection(
+      h.client.createSession({
+        agentId: "test",
+        externalTools: [
+          { name: "Deploy", description: "", inputSchema: "{not json", metadataSchema: "" },
+        ],
+      }),
+    );
+    expect(schema.fieldViolations[0]?.field).toBe("external_tools[0].input_schema");
+    expect((await h.client.listSessions()).sessions).toHaveLength(0);
+  });
+
+  it("answers NOT_FOUND for an unknown session on every RPC", async () => {
+    h = await startHarness({ turns: [{ text: "ok" }] });
+    for (const call of [
+      h.client.getSession("ses_missing"),
+      h.client.deleteSession("ses_missing"),
+      h.client.reply({
+        sessionId: "ses_missing",
+        input: { $case: "userMessage", value: { text: "x", content: [] } },
+      }),
+      h.client.attach("ses_missing"),
+    ]) {
+      const err = await rejection(call);
+      expect(err.code).toBe(status.NOT_FOUND);
+      expect(err.message).toContain("ses_missing");
+    }
+  });
+
+  it("refuses a user message while a reply is running and changes nothing", async () => {
+    h = await startHarness({ turns: [{ text: "slow answer", chunkSize: 1, delayMs: 30 }] });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    await chat.send({ $case: "userMessage", value: { text: "first", content: [] } });
+    const refused = await rejection(
+      chat.send({ $case: "userMessage", value: { text: "second", content: [] } }),
+    );
+    expect(refused.code).toBe(status.FAILED_PRECONDITION);
+    expect(refused.message).toMatch(/still running/);
+    const events = await collect(chat.untilSettled());
+    chat.close();
+    expect(events[events.length - 1]?.event?.$case).toBe("replyEnd");
+    expect(h.model.requests).toHaveLength(1);
+    expect(JSON.stringify(h.model.requests[0]!.messages)).not.toContain("second");
+  });
+
+  it("requires attach as the first message of a Chat stream", async () => {
+    h = await startHarness({ turns: [{ text: "ok" }] });
+    const call = h.client.agentService.chat();
+    const err = await new Promise<{ code: number; details: string }>((resolve) => {
+      call.on("error", (e) => resolve(e as unknown as { code: number; details: string }));
+      call.on("data", () => undefined);
+      call.write({
+        sessionId: "x",
+        requestId: "r1",
+        event: { $case: "userMessage", value: { text: "hi", content: [] } },
+      });
+    });
+    expect(err.code).toBe(status.FAILED_PRECONDITION);
+    expect(err.details).toMatch(/attach/);
+  });
+
+  it("refuses attach with an after_seq beyond the log", async () => {
+    h = await startHarness({ turns: [{ text: "ok" }] });
+    const session = await h.client.createSession({ agentId: "test" });
+    const err = await rejection(h.client.attach(session.id, { afterSeq: 5 }));
+    expect(err.code).toBe(status.INVALID_ARGUMENT);
+    expect(err.fieldViolations[0]?.field).toBe("attach.after_seq");
+  });
+
+  it("lists the configured agents with their tools", async () => {
+    h = await startHarness({ turns: [{ text: "ok" }] }, { maxIters: 7, confirmTimeout: "2m" });
+    const agents = await h.client.listAgents();
+    expect(agents).toHaveLength(1);
+    expect(agents[0]!.id).toBe("test");
+    expect(agents[0]!.maxIters).toBe(7);
+    expect(agents[0]!.confirmTimeout?.seconds).toBe(120);
+    expect(agents[0]!.tools.map((t) => t.name).sort()).toEqual([
+      "Bash",
+      "Edit",
+      "Glob",
+      "Grep",
+      "Read",
+      "Write",
+    ]);
+    const read = agents[0]!.tools.find((t) => t.name === "Read")!;
+    expect(JSON.parse(read.inputSchema)).toMatchObject({ type: "object", required: ["file_path"] });
+  });
+});
+
+describe("max iterations", () => {
+  it("ends with REPLY_END(exceed_max_iters) when the model keeps calling tools", async () => {
+    h = await startHarness(
+      {
+        turns: [
+          { match: { lastUser: "" }, toolCalls: [{ name: "Glob", input: { pattern: "*" } }] },
+          {
+            match: { toolName: "Glob" },
+            repeat: true,
+            toolCalls: [{ name: "Glob", input: { pattern: "*" } }],
+          },
+        ],
+      },
+      { maxIters: 3 },
+    );
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const events = await collect(chat.message("loop"));
+    chat.close();
+    const end = events[events.length - 1]!;
+    expect(end.event?.$case === "replyEnd" && end.event.value.finishedReason).toBe(3);
+    expect(h.model.requests).toHaveLength(3);
+  });
+});
