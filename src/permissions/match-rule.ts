@@ -150,12 +150,11 @@ const matchers = new Map<string, (path: string) => boolean>();
 export function matchesPathGlob(pattern: string, path: string, context: PathContext): boolean {
   let glob = pattern.trim();
   if (glob === "~" || glob.startsWith("~/")) glob = escapeGlob(context.homeDir) + glob.slice(1);
+  if (glob.startsWith("./")) glob = glob.slice(2);
+  const anchored = glob.replace(/\/+$/, "").includes("/");
   if (glob.endsWith("/")) glob += "**";
   if (glob.startsWith("/")) return matcher(glob)(path);
-  if (glob.startsWith("./")) glob = glob.slice(2);
-  if (!glob.replace(/\/\*\*$/, "").includes("/")) {
-    return matcher(`**/${glob}`)(path) || matcher(`**/${glob}/**`)(path);
-  }
+  if (!anchored) return matcher(`**/${glob}`)(path) || matcher(`**/${glob}/**`)(path);
   return context.workingDirectories.some((dir) =>
     matcher(`${escapeGlob(posix.normalize(dir)).replace(/\/+$/, "")}/${glob}`)(path),
   );

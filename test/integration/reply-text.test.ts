@@ -43,6 +43,30 @@ describe("a plain text reply", () => {
     expect(h.model.requests[0]?.messages.at(-1)).toMatchObject({ role: "user", content: "hi" });
   });
 
+  it("streams thinking before text, each as its own block", async () => {
+    h = await startHarness({ turns: [{ thinking: "Let me think.", text: "Answer." }] });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const events = await collect(chat.message("why?"));
+    chat.close();
+    expect(shape(events)).toEqual([
+      "reply_start",
+      "model_call_start",
+      "thinking_block_start",
+      "thinking_block_delta",
+      "thinking_block_end",
+      "text_block_start",
+      "text_block_delta",
+      "text_block_end",
+      "model_call_end",
+      "reply_end",
+    ]);
+    const thinking = events
+      .map((e) => (e.event?.$case === "thinkingBlockDelta" ? e.event.value.delta : ""))
+      .join("");
+    expect(thinking).toBe("Let me think.");
+  });
+
   it("answers the unary Reply with the final message", async () => {
     h = await startHarness({ turns: [{ text: "Unary answer." }] });
     const session = await h.client.createSession({ agentId: "test" });

@@ -5,7 +5,12 @@ import { allow, bash, decide } from "./helpers.js";
 /** Asserts a safety ASK in default mode that an allow-everything rule does not clear. */
 function expectSafety(command: string, check: PermissionCheck, reason?: string): void {
   const decision = decide("Bash", bash(command), "default", [allow("Bash")]);
-  expect(decision).toMatchObject({ behavior: "ask", check, bypassImmune: true, suggestedRules: [] });
+  expect(decision).toMatchObject({
+    behavior: "ask",
+    check,
+    bypassImmune: true,
+    suggestedRules: [],
+  });
   expect(decision.rule).toBeUndefined();
   if (reason !== undefined) expect(decision.reason).toContain(reason);
 }

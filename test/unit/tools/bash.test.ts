@@ -55,7 +55,7 @@ describe("Bash", () => {
   it("streams output as it is produced, in several deltas", async () => {
     const ctx = toolContext([box.work]);
     const result = await bashTool.run(
-      { command: "for i in 1 2 3; do echo line$i; sleep 0.1; done" },
+      { command: "for i in 1 2 3; do echo line$i; sleep 0.2; done" },
       ctx,
     );
     expect(result.output).toBe("line1\nline2\nline3\n");
