@@ -1,5 +1,6 @@
 import type { Model } from "../model/model.js";
 import type { Tool } from "../tools/tool.js";
+import type { Rule } from "./types.js";
 
 /** What happens to a parked call whose confirm timeout passes. */
 export type ExpiryPolicy = "deny" | "interrupt";
@@ -22,4 +23,6 @@ export interface AgentDefinition {
   readonly expiryPolicy: ExpiryPolicy;
   /** Most bytes of output a tool may produce. */
   readonly maxToolOutputBytes: number;
+  /** Rules declared in the configuration (source "config"), in effect for every session. */
+  readonly rules: readonly Rule[];
 }

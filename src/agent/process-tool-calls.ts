@@ -1,33 +1,120 @@
+import { decide, findHolder } from "./gate.js";
 import type { ReplyEnv } from "./reply-loop.js";
-import { partitionBatches, runToolCall } from "./tool-runner.js";
-import type { ToolCallBlock, ToolResultBlock } from "./types.js";
+import { parseToolInput } from "./tool-input.js";
+import { finishWithoutRunning, partitionBatches, runToolCall, startResult } from "./tool-runner.js";
+import type { ToolCallBlock } from "./types.js";
+
+type Next = "run" | "wait" | "done";
+
+function expiry(env: ReplyEnv): { expiresAt?: string } {
+  const ms = env.agent.confirmTimeoutMs;
+  return ms === undefined ? {} : { expiresAt: new Date(Date.now() + ms).toISOString() };
+}
+
+/** Hands an allowed external call to the client: TOOL_RESULT_START, REQUIRE_EXTERNAL_EXECUTION. */
+function submit(call: ToolCallBlock, env: ReplyEnv): Next {
+  call.state = "submitted";
+  Object.assign(call, expiry(env));
+  startResult(call, env.emit);
+  env.emit({ type: "require_external_execution", toolCalls: [structuredClone(call)] });
+  return "wait";
+}
 
 /**
- * Processes a reply's open tool calls batch by batch (reference §4): a concurrent batch runs its
- * calls together, a sequential batch one at a time. Stops early when the signal aborts (the caller
- * then interrupts what is left). Resolves "done" when no call awaits an answer, "parked" otherwise.
+ * Moves one call as far as it can go without running it (reference §3–§5): an invalid input or a
+ * denial finishes it; an ASK makes it ask (REQUIRE_USER_CONFIRM), or holds it behind an earlier
+ * call of the batch whose suggested rule covers it; an allowed external call is submitted. Returns
+ * "run" for an allowed server call, "wait" while it awaits an answer, "done" once finished.
+ */
+function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlock[]): Next {
+  const tool = env.agent.tools.get(call.name);
+  switch (call.state) {
+    case "finished":
+      return "done";
+    case "asking":
+    case "submitted":
+      return "wait";
+    case "allowed":
+      return tool?.external ? submit(call, env) : "run";
+    case "pending":
+      break;
+  }
+  if (call.heldBy) {
+    const holder = batch.find((c) => c.id === call.heldBy);
+    if (holder?.state === "asking") return "wait";
+    delete call.heldBy;
+  }
+  const parsed = parseToolInput(tool, call.name, call.input);
+  if (!parsed.ok || !tool) {
+    const text = parsed.ok ? "unknown tool" : parsed.error;
+    env.message.content.push(finishWithoutRunning(call, "error", text, env.emit));
+    return "done";
+  }
+  const state = env.permissions();
+  const decision = decide(call, tool, parsed.value, state);
+  call.decision = decision;
+  switch (decision.behavior) {
+    case "deny":
+      env.message.content.push(
+        finishWithoutRunning(call, "denied", `Permission denied: ${decision.reason}`, env.emit),
+      );
+      return "done";
+    case "ask": {
+      const earlier = batch.slice(0, batch.indexOf(call));
+      const holder = findHolder(
+        call,
+        parsed.value,
+        decision,
+        earlier,
+        state,
+        tool.external === true,
+      );
+      if (holder) {
+        call.heldBy = holder.id;
+        return "wait";
+      }
+      call.state = "asking";
+      call.suggestedRules = decision.suggestedRules;
+      Object.assign(call, expiry(env));
+      env.emit({ type: "require_user_confirm", toolCalls: [structuredClone(call)] });
+      return "wait";
+    }
+    case "allow":
+      call.state = "allowed";
+      return tool.external ? submit(call, env) : "run";
+  }
+}
+
+function run(call: ToolCallBlock, env: ReplyEnv): Promise<void> {
+  return runToolCall(call, {
+    tools: env.agent.tools,
+    workingDirectories: env.permissions().workingDirectories,
+    maxOutputBytes: env.agent.maxToolOutputBytes,
+    signal: env.signal,
+    emit: env.emit,
+  }).then((result) => {
+    env.message.content.push(result);
+  });
+}
+
+/**
+ * Processes a reply's open tool calls batch by batch (reference §4). A concurrent batch evaluates
+ * every call, runs the allowed ones together while the others ask, and blocks the batches after it
+ * until all of its calls are finished. A sequential batch is one call: it runs, or blocks. Resolves
+ * "parked" when something awaits an answer, "done" when every call is finished (or the signal
+ * aborted; the caller then interrupts what is left).
  */
 export async function processToolCalls(
   calls: ToolCallBlock[],
   env: ReplyEnv,
 ): Promise<"done" | "parked"> {
-  const run = (call: ToolCallBlock): Promise<ToolResultBlock> => {
-    call.state = "allowed";
-    return runToolCall(call, {
-      tools: env.agent.tools,
-      workingDirectories: env.agent.workingDirectories,
-      maxOutputBytes: env.agent.maxToolOutputBytes,
-      signal: env.signal,
-      emit: env.emit,
-    }).then((result) => {
-      env.message.content.push(result);
-      return result;
-    });
-  };
   for (const batch of partitionBatches(calls, env.agent.tools)) {
-    if (env.signal.aborted) break;
-    if (batch.concurrent) await Promise.all(batch.calls.map(run));
-    else for (const call of batch.calls) if (!env.signal.aborted) await run(call);
+    if (env.signal.aborted) return "done";
+    const next = batch.calls.map((call) => [call, advance(call, env, batch.calls)] as const);
+    const runnable = next.filter(([, n]) => n === "run").map(([call]) => call);
+    if (batch.concurrent) await Promise.all(runnable.map((call) => run(call, env)));
+    else for (const call of runnable) if (!env.signal.aborted) await run(call, env);
+    if (next.some(([, n]) => n === "wait")) return "parked";
   }
   return "done";
 }

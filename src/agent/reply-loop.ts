@@ -1,5 +1,6 @@
 import type { AgentDefinition } from "./agent.js";
 import type { EventBody } from "./events.js";
+import type { PermissionState } from "./gate.js";
 import { runModelTurn } from "./model-turn.js";
 import { toModelMessages } from "./to-model-messages.js";
 import { processToolCalls } from "./process-tool-calls.js";
@@ -25,6 +26,8 @@ export interface ReplyEnv {
   /** Aborted by user_interrupt (reason "interrupt") or by shutdown. */
   signal: AbortSignal;
   emit: (body: EventBody) => void;
+  /** The session's permission state, read at each decision (rules change as people accept them). */
+  permissions: () => PermissionState;
 }
 
 /** How `runReply` returned: finished (REPLY_END emitted) or parked (waiting for answers). */

@@ -99,6 +99,8 @@ export const toolCallBlockSchema = z.object({
   expiresAt: z.string().optional(),
   /** True once TOOL_RESULT_START was emitted for it (never emitted twice). */
   resultStarted: z.boolean().optional(),
+  /** Held back (no prompt of its own) until this earlier call of the batch is answered. */
+  heldBy: z.string().optional(),
 });
 export const toolResultBlockSchema = z.object({
   type: z.literal("tool_result"),

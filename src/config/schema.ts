@@ -74,6 +74,14 @@ export const agentConfigSchema = z.strictObject({
   confirmTimeout: duration().optional(),
   expiryPolicy: z.enum(["deny", "interrupt"]).default("deny"),
   maxToolOutputBytes: z.number().int().positive().default(1_000_000),
+  /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
+  permissions: z
+    .strictObject({
+      allow: z.array(z.string()).default([]),
+      deny: z.array(z.string()).default([]),
+      ask: z.array(z.string()).default([]),
+    })
+    .default({ allow: [], deny: [], ask: [] }),
 });
 export type AgentConfig = z.infer<typeof agentConfigSchema>;
 

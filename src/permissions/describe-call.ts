@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { isReadOnlyCommand } from "./is-read-only-bash.js";
-import { type ShellScript, parseShell } from "./parse-shell.js";
-import { resolvePath } from "./resolve-path.js";
+import { type ShellCommand, type ShellScript, parseShell } from "./parse-shell.js";
+import { isInsideWorkingDirectory, resolvePath } from "./resolve-path.js";
+import { pathArguments, splitAssignments } from "./shell-command.js";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName, type PathContext } from "./types.js";
 
 /** What the engine understands of one tool call; built once per call and shared by every step. */
@@ -10,8 +11,12 @@ export type CallView =
       kind: "bash";
       command: string;
       script: ShellScript;
-      /** Per simple command of `script`: whether it only reads by itself. */
-      readOnly: boolean[];
+      /**
+       * Per simple command of `script`: whether it needs no allow rule inside a compound command,
+       * because it only reads by itself; a directory change counts only when it stays inside the
+       * working directories (`cd /tmp/x && npm test` must not run an allowed `npm test` elsewhere).
+       */
+      needsNoRule: boolean[];
     }
   /** Read, Write, Edit: the resolved `file_path`. */
   | { kind: "file"; path: string; rawPath: string }
@@ -52,7 +57,7 @@ export function describeCall(
         kind: "bash",
         command: parsed.data.command,
         script,
-        readOnly: script.commands.map(isReadOnlyCommand),
+        needsNoRule: script.commands.map((command) => needsNoRule(command, context)),
       };
     }
     case "Read":
@@ -77,4 +82,19 @@ export function describeCall(
       return { kind: "search", root, targets };
     }
   }
+}
+
+const DIRECTORY_CHANGES = new Set(["cd", "pushd", "popd"]);
+
+/** See `needsNoRule` on the Bash view; a bare `cd` (home) or `popd` (unknown) needs a rule. */
+function needsNoRule(command: ShellCommand, context: PathContext): boolean {
+  if (!isReadOnlyCommand(command)) return false;
+  const { argv } = splitAssignments(command);
+  if (!DIRECTORY_CHANGES.has(argv[0] ?? "")) return true;
+  const targets = pathArguments(argv);
+  return (
+    argv[0] !== "popd" &&
+    targets.length > 0 &&
+    targets.every((target) => isInsideWorkingDirectory(resolvePath(target, context), context))
+  );
 }

@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import picomatch from "picomatch/posix.js";
 import { type CallView, describeCall } from "./describe-call.js";
 import { escapeGlob } from "./escape-glob.js";
-import { splitAssignments, unwrap } from "./shell-command.js";
+import { innerCommands, splitAssignments, unwrap } from "./shell-command.js";
 import type { PathContext, PermissionRule } from "./types.js";
 
 /**
@@ -12,16 +12,18 @@ import type { PathContext, PermissionRule } from "./types.js";
  *   matches `git`); any other pattern matches as a substring. `\*` is a literal star.
  * - Read / Write / Edit: a glob on `file_path`; Glob: on `path`, then the pattern under it; Grep: on
  *   `path`. Globs are picomatch globs with dot files matched; `~/` is the home directory; a pattern
- *   without a slash matches the file name anywhere (`*.env`), a relative pattern with a slash is
- *   anchored at each working directory (`src/**`).
+ *   without a slash (a trailing one aside) matches a name anywhere (`*.env`, `build/`), a relative
+ *   pattern with a slash is anchored at each working directory (`src/**`).
  * - Other tools: only rules without content match.
  *
  * Compound commands and several paths: an allow rule must cover all of the call, a deny or ask rule
  * applies when it matches any part. For Bash, an allow rule matches when it matches every simple
- * command that is not read-only by itself, and at least one (so `npm test:*` allows
- * `cd app && npm test` but not `npm test && rm -rf x`). Deny and ask rules are tried on the whole
- * line, each simple command as written, unquoted, and with wrappers peeled off (`sudo rm …`), so
- * quoting or `sudo` does not dodge them. Glob's two targets must both match an allow rule.
+ * command that needs a rule, and at least one (so `npm test:*` allows `cd app && npm test` but not
+ * `npm test && rm -rf x`, nor `cd /tmp/x && npm test`); a command that only reads by itself needs
+ * none, a `cd` only when it stays inside the working directories. Deny and ask rules are tried on the whole
+ * line, each simple command as written, unquoted, with wrappers peeled off (`sudo rm …`), and as
+ * the programs it runs by file name (`/bin/rm …`, `find … -exec rm …`), so quoting, `sudo` or a
+ * full path does not dodge them. Glob's two targets must both match an allow rule.
  */
 
 /** Whether `rule` matches the call. `context` anchors relative globs and `~`. */
@@ -61,8 +63,8 @@ export function ruleMatchesCall(
 
 /**
  * The allow rule among `rules` that allows the whole call, or undefined. For Bash the rules may
- * share the work: each simple command that is not read-only must be matched by one of them; the
- * rule returned is the one that matched the first such command.
+ * share the work: each simple command that needs a rule must be matched by one of them; the rule
+ * returned is the one that matched the first command it matched.
  */
 export function findAllowingRule(
   rules: readonly PermissionRule[],
@@ -83,7 +85,7 @@ export function findAllowingRule(
       let first: PermissionRule | undefined;
       for (const [k, command] of view.script.commands.entries()) {
         const rule = withContent.find((r) => matchesBashPattern(r.ruleContent, command.text));
-        if (rule === undefined && view.readOnly[k] !== true) return undefined;
+        if (rule === undefined && view.needsNoRule[k] !== true) return undefined;
         first ??= rule;
       }
       return first;
@@ -99,8 +101,12 @@ export function findAllowingRule(
   }
 }
 
-/** The texts a deny or ask rule is tried on for a Bash call. */
+const candidateCache = new WeakMap<object, string[]>();
+
+/** The texts a deny or ask rule is tried on for a Bash call (computed once per view). */
 function denyCandidates(view: Extract<CallView, { kind: "bash" }>): string[] {
+  const cached = candidateCache.get(view);
+  if (cached !== undefined) return cached;
   const texts = [view.command.trim()];
   for (const command of view.script.commands) {
     const { argv } = splitAssignments(command);
@@ -109,9 +115,12 @@ function denyCandidates(view: Extract<CallView, { kind: "bash" }>): string[] {
       command.words.map((word) => word.value).join(" "),
       argv.join(" "),
       unwrap(argv).argv.join(" "),
+      ...innerCommands(argv).map((inner) => inner.argv.join(" ")),
     );
   }
-  return texts;
+  const unique = [...new Set(texts)];
+  candidateCache.set(view, unique);
+  return unique;
 }
 
 /** Whether a Bash rule pattern matches one command text. */

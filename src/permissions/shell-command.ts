@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import type { ShellCommand } from "./parse-shell.js";
 
 /**
@@ -51,10 +52,17 @@ export interface InnerCommand {
   wrappers: string[];
 }
 
-/** Peels wrappers off `argv` (`sudo -u x env A=1 timeout 5 rm -rf y` runs `rm -rf y`). */
-export function unwrap(argv: string[]): InnerCommand {
+/**
+ * Peels wrappers off `argv` (`sudo -u x env A=1 timeout 5 rm -rf y` runs `rm -rf y`). With
+ * `byBasename`, programs are known by their file name (`/usr/bin/sudo` is `sudo`) and the returned
+ * argv starts with the file name: right for danger checks, wrong for read-only checks, where
+ * `./ls` is not `ls`.
+ */
+export function unwrap(argv: string[], byBasename = false): InnerCommand {
   const wrappers: string[] = [];
-  let rest = argv;
+  const named = (words: string[]): string[] =>
+    byBasename && words[0] !== undefined ? [programName(words[0]), ...words.slice(1)] : words;
+  let rest = named(argv);
   for (;;) {
     const name = rest[0];
     const spec = lookup(WRAPPERS, name);
@@ -74,19 +82,24 @@ export function unwrap(argv: string[]): InnerCommand {
     k += spec.positional ?? 0;
     if (k >= rest.length) break;
     wrappers.push(name);
-    rest = rest.slice(k);
+    rest = named(rest.slice(k));
   }
   return { argv: rest, wrappers };
 }
 
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
 
+/** A program's file name: `/bin/rm` and `rm` are both `rm`. */
+export function programName(word: string): string {
+  return word.includes("/") ? posix.basename(word) : word;
+}
+
 /**
- * Every program the command runs: the unwrapped command, and for `find`, each `-exec … ;` body.
- * The wrappers of the outer command are kept on each.
+ * Every program the command runs, known by file name (see `unwrap`): the unwrapped command, and
+ * for `find`, each `-exec … ;` body. The wrappers of the outer command are kept on each.
  */
 export function innerCommands(argv: string[]): InnerCommand[] {
-  const outer = unwrap(argv);
+  const outer = unwrap(argv, true);
   const result: InnerCommand[] = [outer];
   if (outer.argv[0] === "find") {
     for (let k = 1; k < outer.argv.length; k += 1) {
@@ -97,7 +110,7 @@ export function innerCommands(argv: string[]): InnerCommand[] {
         body.push(outer.argv[k] as string);
         k += 1;
       }
-      const inner = unwrap(body);
+      const inner = unwrap(body, true);
       result.push({ argv: inner.argv, wrappers: [...outer.wrappers, "find", ...inner.wrappers] });
     }
   }

@@ -12,8 +12,9 @@ const PLAIN_WORD = /^[A-Za-z0-9_./@%+,:-]+$/;
 
 /**
  * Rules that would allow calls like this one, offered on a non-safety ASK (behavior allow, source
- * suggested). Each suggestion matches the call it is offered for.
- * - Bash: for each simple command that is not read-only by itself, its first two words as
+ * suggested). Accepting all of a call's suggestions allows it again, unless one of its commands
+ * has no suggestion (a one-word command).
+ * - Bash: for each simple command that needs a rule (see `findAllowingRule`), its first two words as
  *   `word1 word2:*`; distinct, at most five; none for a one-word command, nor for words that are
  *   not plain (quoted, globbed, an assignment).
  * - Read / Write / Edit: the parent directory and everything below (`/repo/src/**`).
@@ -35,7 +36,7 @@ export function suggestRules(
     case "bash": {
       const prefixes: string[] = [];
       for (const [k, command] of view.script.commands.entries()) {
-        if (view.readOnly[k] === true || prefixes.length >= MAX_BASH_SUGGESTIONS) continue;
+        if (view.needsNoRule[k] === true || prefixes.length >= MAX_BASH_SUGGESTIONS) continue;
         const [first, second] = command.words;
         if (first === undefined || second === undefined) continue;
         if (!PLAIN_WORD.test(first.raw) || !PLAIN_WORD.test(second.raw)) continue;

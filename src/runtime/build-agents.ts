@@ -4,6 +4,9 @@ import type { AgentDefinition } from "../agent/agent.js";
 import type { AgentConfig, Config } from "../config/schema.js";
 import type { Model } from "../model/model.js";
 import { createOpenAIModel } from "../model/openai-model.js";
+import type { Rule } from "../agent/types.js";
+import { parseRule } from "../permissions/index.js";
+import { externalTool } from "../tools/external-tool.js";
 import type { Tool } from "../tools/tool.js";
 
 /** The agent used when the configuration declares none. */
@@ -17,7 +20,24 @@ export const DEFAULT_AGENT: AgentConfig = {
   maxIters: 20,
   expiryPolicy: "deny",
   maxToolOutputBytes: 1_000_000,
+  permissions: { allow: [], deny: [], ask: [] },
 };
+
+function configRules(agent: AgentConfig, index: number): Rule[] {
+  const out: Rule[] = [];
+  for (const behavior of ["allow", "deny", "ask"] as const) {
+    agent.permissions[behavior].forEach((text, i) => {
+      const rule = parseRule(text, behavior);
+      if (!rule) {
+        throw new AgentConfigError(
+          `invalid config: agents[${index}].permissions.${behavior}[${i}]: ${JSON.stringify(text)} is not a rule such as "Bash(npm test:*)" or "Read"`,
+        );
+      }
+      out.push({ ...rule, source: "config", scope: "agent", agentId: agent.id });
+    });
+  }
+  return out;
+}
 
 /** Thrown when the configuration names something that does not exist (a tool, a directory). */
 export class AgentConfigError extends Error {
@@ -68,6 +88,17 @@ export async function buildAgents(args: {
       tools.set(name, tool);
     }
     for (const tool of args.customTools ?? []) tools.set(tool.name, tool);
+    for (const spec of agent.externalTools) {
+      tools.set(
+        spec.name,
+        externalTool({
+          name: spec.name,
+          description: spec.description,
+          inputSchema: spec.inputSchema,
+          ...(spec.metadataSchema ? { metadataSchema: spec.metadataSchema } : {}),
+        }),
+      );
+    }
     const model = agent.model?.url
       ? createOpenAIModel({
           baseURL: agent.model.url,
@@ -89,6 +120,7 @@ export async function buildAgents(args: {
       ...(agent.confirmTimeout === undefined ? {} : { confirmTimeoutMs: agent.confirmTimeout }),
       expiryPolicy: agent.expiryPolicy,
       maxToolOutputBytes: agent.maxToolOutputBytes,
+      rules: configRules(agent, index),
     });
   }
   return out;

@@ -12,6 +12,7 @@ import { createServer, type ParkwayServer } from "../server/create-server.js";
 import { SessionManager } from "../session/session-manager.js";
 import { createLevelStore } from "../store/level-store.js";
 import type { Store } from "../store/store.js";
+import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
 import { buildAgents } from "./build-agents.js";
@@ -67,7 +68,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   const agents = await buildAgents({
     config,
     defaultModel,
-    builtinTools: builtinTools(),
+    builtinTools: [...builtinTools(), askUserTool],
     ...(options.tools ? { customTools: options.tools } : {}),
   });
   const store = options.store ?? createLevelStore(config.data);

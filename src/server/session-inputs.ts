@@ -1,7 +1,73 @@
 import { invalidArgument } from "../common/errors.js";
 import type { ClientEvent } from "../generated/parkway/v1/events.js";
 import type { ReplyRequest } from "../generated/parkway/v1/agent_service.js";
+import type { ConfirmAnswer, ExternalAnswer } from "../session/reply-inputs.js";
 import type { SessionInput } from "../session/session-manager.js";
+import type { ConfirmResult } from "../generated/parkway/v1/events.js";
+import type { ToolResultBlock } from "../generated/parkway/v1/content.js";
+import { behavior, ruleScope, toolResultState } from "./mappers/enums.js";
+
+function decodeConfirm(r: ConfirmResult, i: number): ConfirmAnswer {
+  const field = `confirm_results[${i}]`;
+  if (!r.toolCall?.id) {
+    throw invalidArgument([{ field: `${field}.tool_call.id`, description: "is required" }]);
+  }
+  return {
+    toolCallId: r.toolCall.id,
+    confirmed: r.confirmed,
+    ...(r.toolCall.input ? { editedInput: r.toolCall.input } : {}),
+    rules: r.rules.map((rule, j) => {
+      const b = Number(rule.behavior) === 0 ? "allow" : behavior.fromPb(rule.behavior);
+      if (!b) {
+        throw invalidArgument([
+          { field: `${field}.rules[${j}].behavior`, description: "unknown behavior" },
+        ]);
+      }
+      const scope = Number(rule.scope) === 0 ? "session" : ruleScope.fromPb(rule.scope);
+      if (!scope) {
+        throw invalidArgument([
+          { field: `${field}.rules[${j}].scope`, description: "unknown scope" },
+        ]);
+      }
+      return {
+        toolName: rule.toolName,
+        ...(rule.ruleContent !== undefined && rule.ruleContent !== ""
+          ? { ruleContent: rule.ruleContent }
+          : {}),
+        behavior: b,
+        scope,
+      };
+    }),
+    reason: r.reason,
+  };
+}
+
+function decodeResult(r: ToolResultBlock, i: number): ExternalAnswer {
+  const field = `execution_results[${i}]`;
+  if (!r.id) throw invalidArgument([{ field: `${field}.id`, description: "is required" }]);
+  const state = Number(r.state) === 0 ? "success" : toolResultState.fromPb(r.state);
+  if (!state || state === "running") {
+    throw invalidArgument([
+      { field: `${field}.state`, description: "must be SUCCESS, ERROR, DENIED or INTERRUPTED" },
+    ]);
+  }
+  const output = r.output
+    .map((b) => (b.block?.$case === "text" ? b.block.value.text : ""))
+    .filter((t) => t !== "")
+    .join("\n");
+  let metadata: Record<string, unknown> | undefined = r.metadata;
+  if (r.askUser) {
+    metadata = {
+      ...metadata,
+      answers: r.askUser.answers.map((a) => ({
+        question: a.question,
+        selected: a.selected,
+        ...(a.other !== undefined ? { other: a.other } : {}),
+      })),
+    };
+  }
+  return { toolCallId: r.id, result: { state, output, ...(metadata ? { metadata } : {}) } };
+}
 
 type Input = NonNullable<ClientEvent["event"]> | NonNullable<ReplyRequest["input"]>;
 
@@ -27,16 +93,17 @@ export function toSessionInput(input: Input | undefined, field: string): Session
     case "userInterrupt":
       return { kind: "user_interrupt", replyId: input.value.replyId };
     case "userConfirmResult":
+      return {
+        kind: "confirm",
+        replyId: input.value.replyId,
+        answers: input.value.confirmResults.map((r, i) => decodeConfirm(r, i)),
+      };
     case "externalExecutionResult":
-      throw invalidArgument([
-        {
-          field:
-            input.$case === "userConfirmResult"
-              ? "user_confirm_result"
-              : "external_execution_result",
-          description: "there is no parked reply awaiting it",
-        },
-      ]);
+      return {
+        kind: "external_results",
+        replyId: input.value.replyId,
+        answers: input.value.executionResults.map((r, i) => decodeResult(r, i)),
+      };
     case "attach":
       throw invalidArgument([
         {

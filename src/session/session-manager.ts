@@ -1,3 +1,4 @@
+import { homedir } from "node:os";
 import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
 import type { ToolCallBlock } from "../agent/types.js";
@@ -16,7 +17,10 @@ import {
   SessionRecord,
   type SessionStatus,
 } from "./records.js";
-import { type ReplySettled, SessionActor } from "./session-actor.js";
+import { externalTool } from "../tools/external-tool.js";
+import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
+import { RuleBook } from "./rule-book.js";
+import { type ActorDeps, type ReplySettled, SessionActor } from "./session-actor.js";
 import type { StreamItem } from "./stored-event.js";
 import type { Subscriber } from "./subscriber.js";
 
@@ -36,7 +40,10 @@ export interface CreateSessionInput {
 
 /** One input of the Chat stream or the Reply RPC. */
 export type SessionInput =
-  { kind: "user_message"; text: string } | { kind: "user_interrupt"; replyId: string };
+  | { kind: "user_message"; text: string }
+  | { kind: "user_interrupt"; replyId: string }
+  | { kind: "confirm"; replyId: string; answers: ConfirmAnswer[] }
+  | { kind: "external_results"; replyId: string; answers: ExternalAnswer[] };
 
 /**
  * Owns the sessions of one server: creates, finds, lists and deletes them, and keeps one actor in
@@ -46,13 +53,25 @@ export type SessionInput =
 export class SessionManager {
   private readonly actors = new Map<string, SessionActor>();
   private readonly loading = new Map<string, Promise<SessionActor>>();
+  readonly rules: RuleBook;
+  private readonly deps: ActorDeps;
 
   constructor(
     private readonly store: Store,
     private readonly agents: ReadonlyMap<string, AgentDefinition>,
-    private readonly log: Logger,
+    log: Logger,
     private readonly tenant = "default",
-  ) {}
+  ) {
+    this.rules = new RuleBook(store, tenant);
+    this.deps = { store, logger: log, rules: this.rules, homeDir: homedir() };
+  }
+
+  /** The configured agent, or NOT_FOUND. */
+  agent(agentId: string): AgentDefinition {
+    const agent = this.agents.get(agentId);
+    if (!agent) throw notFound("agent", agentId);
+    return agent;
+  }
 
   listAgents(): AgentDefinition[] {
     return [...this.agents.values()];
@@ -124,7 +143,17 @@ export class SessionManager {
             `session ${sessionId} belongs to agent ${data.agentId}, which is no longer configured`,
           );
         }
-        const actor = new SessionActor(data, agent, this.store, this.log);
+        const sessionTools = data.externalTools.map((spec) =>
+          externalTool({
+            name: spec.name,
+            description: spec.description,
+            inputSchema: JSON.parse(spec.inputSchema) as Record<string, unknown>,
+            ...(spec.metadataSchema
+              ? { metadataSchema: JSON.parse(spec.metadataSchema) as Record<string, unknown> }
+              : {}),
+          }),
+        );
+        const actor = new SessionActor(data, agent, this.deps, sessionTools);
         actor.restore(await this.store.get(ReplyRecord, sessionId));
         this.actors.set(sessionId, actor);
         return actor;
@@ -194,6 +223,7 @@ export class SessionManager {
     })) {
       batch.del(MessageRecord, key);
     }
+    await this.rules.deleteSessionRules(batch, sessionId);
     batch.del(ReplyRecord, sessionId).del(SessionRecord, sessionId);
     await batch.write({ sync: true });
   }
@@ -230,6 +260,7 @@ export class SessionManager {
   async apply(
     sessionId: string,
     input: SessionInput,
+    principal = "anonymous",
   ): Promise<{ replyId?: string; settled?: Promise<ReplySettled> }> {
     const actor = await this.actor(sessionId);
     return actor.serial(async () => {
@@ -239,6 +270,10 @@ export class SessionManager {
         case "user_interrupt":
           await actor.interrupt(input.replyId);
           return {};
+        case "confirm":
+          return actor.confirm(input.replyId, input.answers, principal);
+        case "external_results":
+          return actor.externalResults(input.replyId, input.answers);
       }
     });
   }

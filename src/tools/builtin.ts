@@ -13,12 +13,16 @@ export function builtinTools(): Tool[] {
 }
 
 /**
- * The JSON Schema of a tool's input as the model sees it (the input side: fields with defaults are
- * optional), fit for OpenAI function `parameters`: `type: "object"`, no `$schema` key, and
- * `additionalProperties: false` for the strict schemas.
+ * The JSON Schema of a tool's input as the model sees it, fit for OpenAI function `parameters`
+ * (no `$schema` key): the tool's own `jsonSchema` when it has one (external tools), otherwise derived
+ * from `inputSchema` on its input side (fields with defaults are optional), which for the strict
+ * built-in schemas is `type: "object"` with `additionalProperties: false`.
  */
 export function toolJsonSchema(tool: Tool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>;
+  const schema =
+    tool.jsonSchema !== undefined
+      ? { ...tool.jsonSchema }
+      : (z.toJSONSchema(tool.inputSchema, { io: "input" }) as Record<string, unknown>);
   delete schema.$schema;
   return schema;
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { contentLines, GrepOutput } from "./grep-output.js";
 import { listFiles, patternError, searchRoot } from "./list-files.js";
-import { matchLines } from "./match-lines.js";
+import { createLineMatcher, type LineMatcher } from "./line-matcher.js";
 import { openRegularFile, READ_FLAGS } from "./open-file.js";
 import { RegexBudget, RegexTimeoutError } from "./regex-budget.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
@@ -9,10 +9,10 @@ import { errorResult, interruptedResult } from "./tool-result.js";
 
 /** Files larger than this are skipped (and counted in the output). */
 export const GREP_MAX_FILE_BYTES = 8 * 1024 * 1024;
-/** The default of `GrepOptions.fileTimeMs`. */
-export const GREP_FILE_TIME_MS = 5000;
-/** Files read at the same time. */
-const READ_BATCH = 8;
+/** The default of `GrepOptions.batchTimeMs`. */
+export const GREP_BATCH_TIME_MS = 5000;
+/** Files read at the same time, then matched under one time budget. */
+const READ_BATCH = 16;
 const BINARY_PROBE_BYTES = 8000;
 
 export const grepInputSchema = z.strictObject({
@@ -72,20 +72,20 @@ export const grepInputSchema = z.strictObject({
 export type GrepInput = z.infer<typeof grepInputSchema>;
 
 export interface GrepOptions {
-  /** The longest one file's matching may take before the pattern is given up on. */
-  fileTimeMs?: number;
+  /** The longest the matching of one batch of files may take before the pattern is given up on. */
+  batchTimeMs?: number;
 }
 
 /**
  * Searches file contents with a JavaScript regular expression, in Node (no ripgrep needed). Binary
  * files (NUL bytes near the start) and files over GREP_MAX_FILE_BYTES are skipped; so are
  * `node_modules` and `.git` unless the glob names them, and symlinks (see `listFiles`). Lines are
- * split at "\n" with "\r" dropped; "count" counts matching lines. Matching runs under a time budget
- * per file so a catastrophic pattern cannot stall the server. Output is capped at
+ * split at "\n" with "\r" dropped; "count" counts matching lines. Files are read 16 at a time and
+ * matched under a time budget (see RegexBudget) so a catastrophic pattern cannot stall the server. Output is capped at
  * `ctx.maxOutputBytes`; content and count searches stop once the output is full.
  */
 export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
-  const fileTimeMs = options.fileTimeMs ?? GREP_FILE_TIME_MS;
+  const batchTimeMs = options.batchTimeMs ?? GREP_BATCH_TIME_MS;
   return {
     name: "Grep",
     description:
@@ -96,7 +96,7 @@ export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
     inputSchema: grepInputSchema,
     isReadOnly: () => true,
     isConcurrencySafe: () => true,
-    run: (input, ctx) => runGrep(input, ctx, fileTimeMs),
+    run: (input, ctx) => runGrep(input, ctx, batchTimeMs),
   };
 }
 
@@ -106,13 +106,15 @@ export const grepTool: Tool<GrepInput> = createGrepTool();
 async function runGrep(
   input: GrepInput,
   ctx: ToolContext,
-  fileTimeMs: number,
+  batchTimeMs: number,
 ): Promise<ToolResult> {
   if (ctx.signal.aborted) return interruptedResult();
-  const multiline = input.multiline ?? false;
-  let regex: RegExp;
+  let matcher: LineMatcher;
   try {
-    regex = new RegExp(input.pattern, (multiline ? "gms" : "") + (input["-i"] ? "i" : ""));
+    matcher = createLineMatcher(input.pattern, {
+      ignoreCase: input["-i"] ?? false,
+      multiline: input.multiline ?? false,
+    });
   } catch (err) {
     return errorResult(`Invalid regular expression: ${(err as Error).message}`);
   }
@@ -138,37 +140,37 @@ async function runGrep(
   const before = input["-B"] ?? input["-C"] ?? 0;
   const after = input["-A"] ?? input["-C"] ?? 0;
   const out = new GrepOutput(ctx.maxOutputBytes, input.head_limit);
-  const budget = new RegexBudget(fileTimeMs);
+  const budget = new RegexBudget(batchTimeMs);
   const matched: { file: string; mtimeMs: number }[] = [];
   let skippedLarge = 0;
 
-  search: for (let i = 0; i < files.length; i += READ_BATCH) {
+  for (let i = 0; i < files.length && !out.full; i += READ_BATCH) {
     if (ctx.signal.aborted) return interruptedResult();
     const batch = files.slice(i, i + READ_BATCH);
     const texts = await Promise.all(batch.map(readForGrep));
-    for (const [j, read] of texts.entries()) {
-      const file = batch[j] ?? "";
-      if (read === "large") skippedLarge++;
-      if (typeof read === "string") continue;
-      let matches: number[];
-      try {
-        matches = budget.run(() =>
-          matchLines(regex, read.text, read.lines, multiline, mode === "files_with_matches"),
-        );
-      } catch (err) {
-        if (!(err instanceof RegexTimeoutError)) throw err;
-        return errorResult(
-          `The pattern took more than ${fileTimeMs} ms on ${file}; it likely backtracks catastrophically. Simplify it.`,
-        );
-      }
-      if (matches.length === 0) continue;
-      matched.push({ file, mtimeMs: read.mtimeMs });
-      if (mode === "count") out.add(`${file}:${matches.length}`);
-      if (mode === "content") {
-        if (matched.length > 1 && (before > 0 || after > 0)) out.add("--");
-        for (const line of contentLines(file, read.lines, matches, before, after)) out.add(line);
-      }
-      if (out.full) break search;
+    skippedLarge += texts.filter((t) => t === "large").length;
+    let current = "";
+    try {
+      budget.run(() => {
+        for (const [j, read] of texts.entries()) {
+          if (typeof read === "string" || out.full) continue;
+          current = batch[j] ?? "";
+          const lines = matcher.matchLines(read.text, mode === "files_with_matches");
+          if (lines.length === 0) continue;
+          matched.push({ file: current, mtimeMs: read.mtimeMs });
+          if (mode === "count") out.add(`${current}:${lines.length}`);
+          if (mode === "content") {
+            if (matched.length > 1 && (before > 0 || after > 0)) out.add("--");
+            const all = splitLines(read.text);
+            for (const line of contentLines(current, all, lines, before, after)) out.add(line);
+          }
+        }
+      });
+    } catch (err) {
+      if (!(err instanceof RegexTimeoutError)) throw err;
+      return errorResult(
+        `The pattern took more than ${batchTimeMs} ms searching ${current}; it likely backtracks catastrophically. Simplify it.`,
+      );
     }
   }
 
@@ -194,24 +196,38 @@ function globPatterns(glob: string | undefined): string[] {
   return [glob.includes("/") ? glob : `**/${glob}`];
 }
 
-type GrepText = { text: string; lines: string[]; mtimeMs: number };
+type GrepText = { text: string; mtimeMs: number };
 
-/** A text file's content and lines, or why it is skipped. */
+/** A text file's content with "\r\n" made "\n", or why it is skipped. */
 async function readForGrep(file: string): Promise<GrepText | "large" | "skip"> {
   const opened = await openRegularFile(file, READ_FLAGS, file);
   if (!opened.ok) return "skip";
   try {
     if (opened.size > GREP_MAX_FILE_BYTES) return "large";
-    const bytes = await opened.file.readFile();
-    if (bytes.subarray(0, BINARY_PROBE_BYTES).includes(0)) return "skip";
-    let text = bytes.toString("utf8");
-    if (text.includes("\r")) text = text.replace(/\r\n/g, "\n");
-    const lines = text.split("\n");
-    if (text.endsWith("\n")) lines.pop();
-    return { text, lines, mtimeMs: opened.mtimeMs };
+    const bytes = Buffer.allocUnsafe(opened.size);
+    let length = 0;
+    while (length < bytes.length) {
+      const { bytesRead } = await opened.file.read(bytes, length, bytes.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+    }
+    const content = bytes.subarray(0, length);
+    if (content.subarray(0, BINARY_PROBE_BYTES).includes(0)) return "skip";
+    const text = content.toString("utf8");
+    return {
+      text: text.includes("\r") ? text.replace(/\r\n/g, "\n") : text,
+      mtimeMs: opened.mtimeMs,
+    };
   } catch {
     return "skip";
   } finally {
     await opened.file.close();
   }
+}
+
+/** The lines of a text, a final "\n" not starting another line. */
+function splitLines(text: string): string[] {
+  const lines = text.split("\n");
+  if (text.endsWith("\n")) lines.pop();
+  return lines;
 }

@@ -19,6 +19,19 @@ export interface ToolResult {
   metadata?: Record<string, unknown>;
 }
 
+/** A result of an external tool as the client sent it. */
+export interface ExternalResult {
+  state: "success" | "error" | "denied" | "interrupted";
+  output: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** One problem with a client's input, named by its path relative to the result. */
+export interface ResultProblem {
+  field: string;
+  description: string;
+}
+
 /**
  * A tool the agent can call. The input is validated with `inputSchema` before `run`; a failed
  * validation becomes an error result the model sees and `run` is not called.
@@ -30,6 +43,19 @@ export interface Tool<I = unknown> {
   readonly inputSchema: z.ZodType<I>;
   /** True when the client executes it (REQUIRE_EXTERNAL_EXECUTION); `run` is then never called. */
   readonly external?: boolean;
+  /** The input's JSON Schema as published to the model, when it is not derived from `inputSchema`. */
+  readonly jsonSchema?: Record<string, unknown>;
+  /**
+   * For an external tool: checks a result sent by the client before it is applied. Returns the
+   * problems (empty when valid) and the result to apply, possibly completed (e.g. prose output).
+   */
+  checkExternalResult?(
+    input: I,
+    result: ExternalResult,
+  ): {
+    problems: ResultProblem[];
+    result: ExternalResult;
+  };
   /** Whether this input only reads (a read-only call needs no confirmation). */
   isReadOnly(input: I): boolean;
   /** Whether this call may run at the same time as other concurrency-safe calls. */

@@ -27,7 +27,7 @@ function processAlive(pid: number): boolean {
 
 describe("interrupting a reply", () => {
   it("kills a running Bash command and its children and ends with REPLY_END(interrupted)", async () => {
-    h = await startHarness({ turns: [{ text: "placeholder" }] });
+    h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
     const pidFile = path.join(h.workdir, "child.pid");
     await h.model.reset({
       turns: [

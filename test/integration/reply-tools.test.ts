@@ -42,7 +42,7 @@ async function run(text: string): Promise<ServerEvent[]> {
 
 describe("tool calls in a reply", () => {
   it("runs two parallel read-only calls together and gives both results to the next model turn", async () => {
-    h = await startHarness({ turns: [{ text: "placeholder" }] });
+    h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
     await writeFile(path.join(h.workdir, "a.txt"), "alpha\n");
     await writeFile(path.join(h.workdir, "b.txt"), "bravo\n");
     await h.model.reset({
@@ -99,7 +99,7 @@ describe("tool calls in a reply", () => {
   });
 
   it("runs a Write then a Read of the same turn one after the other", async () => {
-    h = await startHarness({ turns: [{ text: "placeholder" }] });
+    h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
     const file = path.join(h.workdir, "note.txt");
     await h.model.reset({
       turns: [
@@ -127,7 +127,7 @@ describe("tool calls in a reply", () => {
   });
 
   it("turns a schema failure, a path outside the working directory and a symlink escape into error results", async () => {
-    h = await startHarness({ turns: [{ text: "placeholder" }] });
+    h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
     const outside = path.join(path.dirname(h.workdir), "outside");
     await mkdir(outside, { recursive: true });
     await writeFile(path.join(outside, "secret.txt"), "top secret");

@@ -141,6 +141,7 @@ describe("sessions", () => {
     expect(agents[0]!.maxIters).toBe(7);
     expect(agents[0]!.confirmTimeout?.seconds).toBe(120);
     expect(agents[0]!.tools.map((t) => t.name).sort()).toEqual([
+      "AskUser",
       "Bash",
       "Edit",
       "Glob",

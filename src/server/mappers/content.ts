@@ -5,6 +5,7 @@ import {
   Role,
   type ToolCallBlock as PbToolCallBlock,
 } from "../../generated/parkway/v1/content.js";
+import type { AskUserInput, AskUserMetadata } from "../../generated/parkway/v1/ask_user.js";
 import type {
   PermissionDecision as PbDecision,
   PermissionRule as PbRule,
@@ -45,6 +46,52 @@ export function decisionToPb(decision: DecisionInfo): PbDecision {
   };
 }
 
+/** The typed AskUser input of a call, when its JSON input has that shape. */
+function askUserInput(input: string): AskUserInput | undefined {
+  try {
+    const parsed = JSON.parse(input) as {
+      questions?: {
+        question?: string;
+        header?: string;
+        context?: string;
+        options?: { label?: string; description?: string; preview?: string }[];
+        multi_select?: boolean;
+      }[];
+    };
+    if (!Array.isArray(parsed.questions)) return undefined;
+    return {
+      questions: parsed.questions.map((q) => ({
+        question: String(q.question ?? ""),
+        header: String(q.header ?? ""),
+        ...(q.context !== undefined ? { context: String(q.context) } : {}),
+        options: (q.options ?? []).map((o) => ({
+          label: String(o.label ?? ""),
+          description: String(o.description ?? ""),
+          ...(o.preview !== undefined ? { preview: String(o.preview) } : {}),
+        })),
+        multiSelect: q.multi_select === true,
+      })),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The typed AskUser answers carried in a result's metadata, if any. */
+export function askUserAnswers(
+  metadata: Record<string, unknown> | undefined,
+): AskUserMetadata | undefined {
+  const answers = metadata?.answers;
+  if (!Array.isArray(answers)) return undefined;
+  return {
+    answers: answers.map((a: { question?: unknown; selected?: unknown; other?: unknown }) => ({
+      question: typeof a.question === "string" ? a.question : "",
+      selected: Array.isArray(a.selected) ? a.selected.map(String) : [],
+      ...(typeof a.other === "string" ? { other: a.other } : {}),
+    })),
+  };
+}
+
 export function toolCallToPb(call: ToolCallBlock): PbToolCallBlock {
   return {
     id: call.id,
@@ -52,7 +99,7 @@ export function toolCallToPb(call: ToolCallBlock): PbToolCallBlock {
     input: call.input,
     state: toolCallState.toPb(call.state),
     suggestedRules: (call.suggestedRules ?? []).map(ruleToPb),
-    askUser: undefined,
+    askUser: call.name === "AskUser" ? askUserInput(call.input) : undefined,
     decision: call.decision ? decisionToPb(call.decision) : undefined,
     expiresAt: call.expiresAt ? new Date(call.expiresAt) : undefined,
   };
@@ -76,7 +123,7 @@ function blockToPb(block: Block): ContentBlock {
             output: [{ block: { $case: "text", value: { id: "", text: block.output } } }],
             state: toolResultState.toPb(block.state),
             metadata: block.metadata,
-            askUser: undefined,
+            askUser: block.name === "AskUser" ? askUserAnswers(block.metadata) : undefined,
           },
         },
       };

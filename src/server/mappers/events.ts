@@ -2,7 +2,7 @@ import type { EventBody } from "../../agent/events.js";
 import { Role } from "../../generated/parkway/v1/content.js";
 import type { ServerEvent } from "../../generated/parkway/v1/events.js";
 import type { StoredEvent } from "../../session/stored-event.js";
-import { msgToPb, toolCallToPb } from "./content.js";
+import { askUserAnswers, msgToPb, toolCallToPb } from "./content.js";
 import { finishedReason, toolResultState } from "./enums.js";
 
 type Payload = ServerEvent["event"];
@@ -61,7 +61,7 @@ function payload(body: EventBody): Payload {
           toolCallId: body.toolCallId,
           state: toolResultState.toPb(body.state),
           metadata: body.metadata,
-          askUser: undefined,
+          askUser: askUserAnswers(body.metadata),
         },
       };
     case "require_user_confirm":

@@ -254,3 +254,18 @@ describe("accept_edits and dont_ask: edits inside the working directories", () =
     });
   });
 });
+
+describe("programs named by path", () => {
+  it.each([
+    ["/bin/rm -rf /", "safety.rm_root"],
+    ["/bin/rm -rf build", "safety.dangerous_command"],
+    ["/usr/bin/sudo /bin/rm notes.txt", "safety.dangerous_command"],
+    ["/bin/bash -c 'ls'", "safety.injection"],
+    ["/sbin/mkfs.ext4 /dev/sdb1", "safety.dangerous_command"],
+  ] satisfies [string, PermissionCheck][])("%s", (command, check) => expectSafety(command, check));
+
+  it("a local program named like a reader is not read-only", () => {
+    expect(decide("Bash", bash("./ls")).check).toBe("mode.default");
+    expect(decide("Bash", bash("./time ls")).check).toBe("mode.default");
+  });
+});

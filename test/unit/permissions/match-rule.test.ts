@@ -281,3 +281,26 @@ describe("matchesRule", () => {
     );
   });
 });
+
+describe("directory changes and program paths", () => {
+  const npmTest = allow("Bash", "npm test:*");
+  it.each([
+    ["cd app && npm test", "allow", "rule.allow"],
+    ["cd /work/repo/app && npm test", "allow", "rule.allow"],
+    ["cd /tmp/evil && npm test", "ask", "mode.default"],
+    ["cd .. && npm test", "ask", "mode.default"],
+    ["cd && npm test", "ask", "mode.default"],
+    ["pushd app && npm test && popd", "ask", "mode.default"],
+  ])("%s with Bash(npm test:*) → %s", (command, behavior, check) => {
+    expect(decide("Bash", bash(command), "default", [npmTest])).toMatchObject({ behavior, check });
+  });
+
+  it.each([
+    ["/bin/rm x", true],
+    ["find . -name '*.o' -exec rm {} +", true],
+    ["/usr/bin/sudo /bin/rm x", true],
+    ["./rmx", false],
+  ])("deny Bash(rm:*) on %j → %s", (command, expected) => {
+    expect(matchesRule(deny("Bash", "rm:*"), "Bash", bash(command), CONTEXT)).toBe(expected);
+  });
+});

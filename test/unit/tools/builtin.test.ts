@@ -74,3 +74,17 @@ describe("toolJsonSchema", () => {
     }
   });
 });
+
+describe("toolJsonSchema of a tool with its own JSON Schema", () => {
+  it("publishes that schema, without $schema, leaving the tool's object untouched", () => {
+    const jsonSchema = {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: { q: { type: "string" } },
+    };
+    const [bash] = builtinTools();
+    const schema = toolJsonSchema({ ...bash!, jsonSchema });
+    expect(schema).toEqual({ type: "object", properties: { q: { type: "string" } } });
+    expect(jsonSchema.$schema).toBeDefined();
+  });
+});

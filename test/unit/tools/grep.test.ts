@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 const grep = (input: Record<string, unknown>, maxOutputBytes?: number) =>
-  createGrepTool({ fileTimeMs: 300 }).run(
+  createGrepTool({ batchTimeMs: 300 }).run(
     grepTool.inputSchema.parse(input),
     toolContext([box.work], { maxOutputBytes }),
   );

@@ -1,0 +1,243 @@
+import type { EventBody } from "../agent/events.js";
+import { parseToolInput } from "../agent/tool-input.js";
+import { finishWithoutRunning, startResult } from "../agent/tool-runner.js";
+import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
+import {
+  type FieldViolation,
+  failedPrecondition,
+  invalidArgument,
+  ParkwayError,
+} from "../common/errors.js";
+import { evaluate, formatRule } from "../permissions/index.js";
+import type { ExternalResult, Tool } from "../tools/tool.js";
+import type { RuleScopeKey } from "./rule-book.js";
+
+/** One answer to a confirmation, decoded from the wire. */
+export interface ConfirmAnswer {
+  toolCallId: string;
+  confirmed: boolean;
+  /** The edited input, when the person changed it. */
+  editedInput?: string;
+  rules: (Rule & { scope?: "session" | "agent" | "tenant" })[];
+  reason: string;
+}
+
+/** One external execution result, decoded from the wire. */
+export interface ExternalAnswer {
+  toolCallId: string;
+  result: ExternalResult;
+}
+
+/** What applying answers needs to know about the session. */
+export interface AnswerContext {
+  sessionId: string;
+  agentId: string;
+  tools: ReadonlyMap<string, Tool>;
+  rules: readonly Rule[];
+  workingDirectories: readonly string[];
+  homeDir: string;
+  principal: string;
+  emit: (body: EventBody) => void;
+}
+
+const describeState = (call: ToolCallBlock): string =>
+  call.state === "asking"
+    ? "awaiting confirmation"
+    : call.state === "submitted"
+      ? "awaiting an external result"
+      : call.state === "finished"
+        ? "already finished"
+        : call.state;
+
+/**
+ * Finds the calls an answer names, refusing the whole input when one is unknown (NOT_FOUND), not in
+ * the state this kind of answer needs (FAILED_PRECONDITION with its state), or named twice.
+ */
+function findCalls(
+  message: Msg,
+  ids: string[],
+  wanted: "asking" | "submitted",
+  field: string,
+): ToolCallBlock[] {
+  if (ids.length === 0) throw invalidArgument([{ field, description: "answers no tool call" }]);
+  const seen = new Set<string>();
+  return ids.map((id, i) => {
+    if (!id)
+      throw invalidArgument([{ field: `${field}[${i}]`, description: "names no tool call id" }]);
+    if (seen.has(id)) {
+      throw invalidArgument([{ field: `${field}[${i}]`, description: `answers ${id} twice` }]);
+    }
+    seen.add(id);
+    const call = message.content.find(
+      (b): b is ToolCallBlock => b.type === "tool_call" && b.id === id,
+    );
+    if (!call) {
+      throw new ParkwayError("not_found", `tool call ${id} is not part of reply ${message.id}`, {
+        reason: "TOOL_CALL_NOT_FOUND",
+        metadata: { tool_call_id: id },
+      });
+    }
+    if (call.state !== wanted) {
+      throw failedPrecondition(
+        `tool call ${id} (${call.name}) is ${describeState(call)}, not ${wanted === "asking" ? "awaiting confirmation" : "awaiting an external result"}`,
+        [{ type: "TOOL_CALL_STATE", subject: id, description: describeState(call) }],
+      );
+    }
+    return call;
+  });
+}
+
+function scopeOf(rule: ConfirmAnswer["rules"][number], ctx: AnswerContext): RuleScopeKey {
+  switch (rule.scope) {
+    case "agent":
+      return { scope: "agent", agentId: ctx.agentId };
+    case "tenant":
+      return { scope: "tenant" };
+    default:
+      return { scope: "session", sessionId: ctx.sessionId };
+  }
+}
+
+/**
+ * Validates confirmation answers against the parked reply and applies them to `message` (a copy
+ * the caller commits): a confirmed call becomes allowed (with its edited input, which must pass the
+ * tool's schema and no deny rule), a denied call finishes DENIED with the reason the model sees.
+ * Throws before changing anything when any answer is invalid. Returns the accepted rules to store.
+ */
+export function applyConfirmations(
+  message: Msg,
+  answers: ConfirmAnswer[],
+  ctx: AnswerContext,
+): { rule: Rule; key: RuleScopeKey }[] {
+  const calls = findCalls(
+    message,
+    answers.map((a) => a.toolCallId),
+    "asking",
+    "confirm_results",
+  );
+  const violations: FieldViolation[] = [];
+  answers.forEach((answer, i) => {
+    const call = calls[i]!;
+    if (answer.confirmed && answer.editedInput !== undefined && answer.editedInput !== call.input) {
+      const field = `confirm_results[${i}].tool_call.input`;
+      const parsed = parseToolInput(ctx.tools.get(call.name), call.name, answer.editedInput);
+      if (!parsed.ok) {
+        violations.push({ field, description: parsed.error });
+        return;
+      }
+      const denied = evaluate({
+        toolName: call.name,
+        input: parsed.value,
+        mode: "default",
+        rules: ctx.rules.filter((r) => r.behavior === "deny"),
+        workingDirectories: ctx.workingDirectories,
+        homeDir: ctx.homeDir,
+      });
+      if (denied.behavior === "deny" && denied.rule) {
+        violations.push({
+          field,
+          description: `the edited input is denied by rule ${formatRule(denied.rule)}`,
+        });
+      }
+    }
+    answer.rules.forEach((rule, j) => {
+      if (!rule.toolName) {
+        violations.push({
+          field: `confirm_results[${i}].rules[${j}].tool_name`,
+          description: "is required",
+        });
+      }
+    });
+  });
+  if (violations.length > 0) throw invalidArgument(violations);
+
+  const accepted: { rule: Rule; key: RuleScopeKey }[] = [];
+  const now = new Date().toISOString();
+  answers.forEach((answer, i) => {
+    const call = calls[i]!;
+    if (!answer.confirmed) {
+      const text = answer.reason
+        ? `The user denied this tool call: ${answer.reason}`
+        : "The user denied this tool call.";
+      message.content.push(finishWithoutRunning(call, "denied", text, ctx.emit));
+      return;
+    }
+    if (answer.editedInput !== undefined && answer.editedInput !== call.input) {
+      call.input = answer.editedInput;
+    }
+    call.state = "allowed";
+    delete call.expiresAt;
+    for (const rule of answer.rules) {
+      accepted.push({
+        key: scopeOf(rule, ctx),
+        rule: {
+          toolName: rule.toolName,
+          ...(rule.ruleContent !== undefined ? { ruleContent: rule.ruleContent } : {}),
+          behavior: rule.behavior,
+          source: "confirmation",
+          createdBy: ctx.principal,
+          createdAt: now,
+          sessionId: ctx.sessionId,
+          toolCallId: call.id,
+        },
+      });
+    }
+  });
+  return accepted;
+}
+
+/**
+ * Validates external results against the parked reply and applies them to `message`: each result's
+ * output streams as TOOL_RESULT_TEXT_DELTA, then TOOL_RESULT_END with the caller's state and
+ * metadata. A result whose metadata fails the tool's schema (or an AskUser answer that does not fit
+ * its questions) refuses the whole input with INVALID_ARGUMENT naming the field.
+ */
+export function applyExternalResults(
+  message: Msg,
+  answers: ExternalAnswer[],
+  ctx: AnswerContext,
+): void {
+  const calls = findCalls(
+    message,
+    answers.map((a) => a.toolCallId),
+    "submitted",
+    "execution_results",
+  );
+  const violations: FieldViolation[] = [];
+  const results = answers.map((answer, i) => {
+    const call = calls[i]!;
+    const tool = ctx.tools.get(call.name);
+    if (!tool?.checkExternalResult) return answer.result;
+    const parsed = parseToolInput(tool, call.name, call.input);
+    const checked = tool.checkExternalResult(parsed.ok ? parsed.value : {}, answer.result);
+    for (const p of checked.problems) {
+      violations.push({ field: `execution_results[${i}].${p.field}`, description: p.description });
+    }
+    return checked.result;
+  });
+  if (violations.length > 0) throw invalidArgument(violations);
+  answers.forEach((_, i) => {
+    const call = calls[i]!;
+    const result = results[i]!;
+    startResult(call, ctx.emit);
+    if (result.output) {
+      ctx.emit({ type: "tool_result_text_delta", toolCallId: call.id, delta: result.output });
+    }
+    ctx.emit({
+      type: "tool_result_end",
+      toolCallId: call.id,
+      state: result.state,
+      ...(result.metadata ? { metadata: result.metadata } : {}),
+    });
+    call.state = "finished";
+    delete call.expiresAt;
+    message.content.push({
+      type: "tool_result",
+      id: call.id,
+      name: call.name,
+      output: result.output,
+      state: result.state,
+      ...(result.metadata ? { metadata: result.metadata } : {}),
+    });
+  });
+}

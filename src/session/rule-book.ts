@@ -1,0 +1,167 @@
+import type { Rule } from "../agent/types.js";
+import { notFound } from "../common/errors.js";
+import { newId } from "../common/ids.js";
+import { sameRule } from "../permissions/index.js";
+import type { Store, StoreBatch } from "../store/store.js";
+import { RuleRecord } from "./records.js";
+
+/** A stored rule: always has an id, a scope and its tenant. */
+export type StoredRule = Rule & {
+  id: string;
+  tenant: string;
+  scope: "session" | "agent" | "tenant";
+};
+
+/** Where a rule applies. */
+export type RuleScopeKey =
+  | { scope: "session"; sessionId: string }
+  | { scope: "agent"; agentId: string }
+  | { scope: "tenant" };
+
+function scopeKey(key: RuleScopeKey): string {
+  switch (key.scope) {
+    case "session":
+      return `session:${key.sessionId}`;
+    case "agent":
+      return `agent:${key.agentId}`;
+    case "tenant":
+      return "tenant";
+  }
+}
+
+const recordKey = (tenant: string, scope: string, id: string) => `${tenant}/${scope}/${id}`;
+
+/**
+ * The stored permission rules of one tenant, by scope, cached in memory after the first read.
+ * Adding is de-duplicated per scope (same tool, content and behavior); writes go into the caller's
+ * batch so a rule accepted with a confirmation commits atomically with it.
+ */
+export class RuleBook {
+  private readonly cache = new Map<string, StoredRule[]>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly tenant: string,
+  ) {}
+
+  private async load(key: RuleScopeKey): Promise<StoredRule[]> {
+    const k = scopeKey(key);
+    let rules = this.cache.get(k);
+    if (!rules) {
+      rules = [];
+      const prefix = `${this.tenant}/${k}/`;
+      for await (const [, rule] of this.store.entries(RuleRecord, {
+        gte: prefix,
+        lt: `${prefix}\uffff`,
+      })) {
+        rules.push(rule as StoredRule);
+      }
+      this.cache.set(k, rules);
+    }
+    return rules;
+  }
+
+  /** Every rule in effect for a session: tenant, agent and session scope. */
+  async forSession(sessionId: string, agentId: string): Promise<StoredRule[]> {
+    const [tenant, agent, session] = await Promise.all([
+      this.load({ scope: "tenant" }),
+      this.load({ scope: "agent", agentId }),
+      this.load({ scope: "session", sessionId }),
+    ]);
+    return [...tenant, ...agent, ...session];
+  }
+
+  /** The rules of one scope. */
+  list(key: RuleScopeKey): Promise<StoredRule[]> {
+    return this.load(key).then((rules) => [...rules]);
+  }
+
+  /**
+   * Prepares rules for storing: returns each rule as it will be stored (an equal rule already in
+   * the scope is returned instead of a new one) and the new ones to write. Nothing changes until
+   * `write` puts them into a batch and `committed` is called after the batch is written.
+   */
+  async prepare(
+    rules: { rule: Rule; key: RuleScopeKey }[],
+  ): Promise<{ stored: StoredRule[]; fresh: { rule: StoredRule; key: RuleScopeKey }[] }> {
+    const stored: StoredRule[] = [];
+    const fresh: { rule: StoredRule; key: RuleScopeKey }[] = [];
+    for (const { rule, key } of rules) {
+      const existing = [
+        ...(await this.load(key)),
+        ...fresh.filter((f) => scopeKey(f.key) === scopeKey(key)).map((f) => f.rule),
+      ];
+      const same = existing.find((r) => sameRule(r, rule));
+      if (same) {
+        stored.push(same);
+        continue;
+      }
+      const created: StoredRule = {
+        ...rule,
+        id: newId("rule"),
+        tenant: this.tenant,
+        scope: key.scope,
+        ...(key.scope === "session" ? { sessionId: key.sessionId } : {}),
+        ...(key.scope === "agent" ? { agentId: key.agentId } : {}),
+        createdAt: rule.createdAt ?? new Date().toISOString(),
+      };
+      stored.push(created);
+      fresh.push({ rule: created, key });
+    }
+    return { stored, fresh };
+  }
+
+  /** Puts prepared rules into a batch. */
+  write(batch: StoreBatch, fresh: { rule: StoredRule; key: RuleScopeKey }[]): void {
+    for (const { rule, key } of fresh) {
+      batch.put(RuleRecord, recordKey(this.tenant, scopeKey(key), rule.id), rule);
+    }
+  }
+
+  /** Makes written rules visible in the cache. */
+  committed(fresh: { rule: StoredRule; key: RuleScopeKey }[]): void {
+    for (const { rule, key } of fresh) this.cache.get(scopeKey(key))?.push(rule);
+  }
+
+  /** Adds rules in their own atomic write. */
+  async add(
+    rules: { rule: Rule; key: RuleScopeKey }[],
+  ): Promise<{ stored: StoredRule[]; added: number }> {
+    const { stored, fresh } = await this.prepare(rules);
+    const batch = this.store.batch();
+    this.write(batch, fresh);
+    await batch.write({ sync: true });
+    this.committed(fresh);
+    return { stored, added: fresh.length };
+  }
+
+  /** Removes a rule by id; NOT_FOUND when the tenant has none with that id. */
+  async remove(id: string): Promise<StoredRule> {
+    const prefix = `${this.tenant}/`;
+    for await (const [key, rule] of this.store.entries(RuleRecord, {
+      gte: prefix,
+      lt: `${prefix}\uffff`,
+    })) {
+      if (rule.id !== id) continue;
+      await this.store.batch().del(RuleRecord, key).write({ sync: true });
+      const scope = key.slice(prefix.length, key.length - id.length - 1);
+      const cached = this.cache.get(scope);
+      if (cached)
+        this.cache.set(
+          scope,
+          cached.filter((r) => r.id !== id),
+        );
+      return rule as StoredRule;
+    }
+    throw notFound("rule", id);
+  }
+
+  /** Deletes every session-scoped rule of a session, into a batch. */
+  async deleteSessionRules(batch: StoreBatch, sessionId: string): Promise<void> {
+    const k = scopeKey({ scope: "session", sessionId });
+    for (const rule of await this.load({ scope: "session", sessionId })) {
+      batch.del(RuleRecord, recordKey(this.tenant, k, rule.id));
+    }
+    this.cache.delete(k);
+  }
+}

@@ -1,0 +1,76 @@
+import { Ajv, type ErrorObject } from "ajv";
+import { z } from "zod";
+import type { ExternalResult, ResultProblem, Tool } from "./tool.js";
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+
+/** How a client declares a tool it executes itself. */
+export interface ExternalToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the input object. */
+  inputSchema: Record<string, unknown>;
+  /** JSON Schema that a successful result's metadata must satisfy. */
+  metadataSchema?: Record<string, unknown>;
+}
+
+function problemsOf(errors: ErrorObject[] | null | undefined, prefix: string): ResultProblem[] {
+  return (errors ?? []).map((e) => {
+    const path = e.instancePath
+      .split("/")
+      .filter(Boolean)
+      .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`))
+      .join("");
+    const missing =
+      e.keyword === "required"
+        ? `.${(e.params as { missingProperty: string }).missingProperty}`
+        : "";
+    return { field: `${prefix}${path}${missing}`, description: e.message ?? "is invalid" };
+  });
+}
+
+/** Why a JSON Schema cannot be used, or undefined when it compiles. */
+export function schemaError(schema: Record<string, unknown>): string | undefined {
+  try {
+    ajv.compile(schema);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+/**
+ * A tool executed by the client: its input is validated against the declared JSON Schema (the
+ * model gets an error result naming each problem), and a successful result's metadata against the
+ * metadata schema (the client's result is refused, and the reply stays parked).
+ */
+export function externalTool(spec: ExternalToolSpec): Tool<Record<string, unknown>> {
+  const validateInput = ajv.compile(spec.inputSchema);
+  const validateMetadata = spec.metadataSchema ? ajv.compile(spec.metadataSchema) : undefined;
+  const inputSchema = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+    if (validateInput(value)) return;
+    for (const problem of problemsOf(validateInput.errors, "")) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${problem.field || "(input)"} ${problem.description}`,
+      });
+    }
+  });
+  return {
+    name: spec.name,
+    description: spec.description,
+    inputSchema,
+    jsonSchema: spec.inputSchema,
+    external: true,
+    isReadOnly: () => false,
+    isConcurrencySafe: () => true,
+    checkExternalResult(_input, result: ExternalResult) {
+      if (!validateMetadata || result.state !== "success") return { problems: [], result };
+      const ok = validateMetadata(result.metadata ?? {});
+      return { problems: ok ? [] : problemsOf(validateMetadata.errors, "metadata"), result };
+    },
+    run() {
+      return Promise.reject(new Error(`${spec.name} is executed by the client`));
+    },
+  };
+}
