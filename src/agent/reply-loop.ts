@@ -53,9 +53,12 @@ function addUsage(total: Usage | undefined, more: Usage): Usage {
  * Gives every unfinished call an INTERRUPTED result (TOOL_RESULT_START unless already sent, a text
  * delta saying so, TOOL_RESULT_END), as the reference does on an interrupt.
  */
-export function interruptCalls(env: Pick<ReplyEnv, "message" | "emit">): void {
+export function interruptCalls(
+  env: Pick<ReplyEnv, "message" | "emit">,
+  text: string = INTERRUPTED_TEXT,
+): void {
   for (const call of unfinished(env.message)) {
-    env.message.content.push(finishWithoutRunning(call, "interrupted", INTERRUPTED_TEXT, env.emit));
+    env.message.content.push(finishWithoutRunning(call, "interrupted", text, env.emit));
   }
 }
 

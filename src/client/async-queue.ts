@@ -33,8 +33,12 @@ export class AsyncQueue<T> {
       }
       signal?.throwIfAborted();
       await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        signal?.addEventListener("abort", () => resolve(), { once: true });
+        const onAbort = () => resolve();
+        this.wake = () => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve();
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
       });
     }
   }

@@ -77,7 +77,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   let port: number;
   try {
     port = await server.listen(config.listen);
+    await manager.start();
   } catch (err) {
+    await server.shutdown();
     await demo?.close();
     throw err;
   }
@@ -87,6 +89,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     port,
     server,
     async close() {
+      await manager.stop();
       await server.shutdown();
       await demo?.close();
     },

@@ -96,3 +96,11 @@ export const RuleRecord = defineRecord({
   version: 1,
   schema: ruleSchema.extend({ id: z.string(), tenant: z.string() }),
 });
+
+/** A parked call's deadline: key = `<ISO time>/<session id>`, so due entries are a prefix scan. */
+export const ExpiryRecord = defineRecord({
+  kind: "expiry",
+  version: 1,
+  schema: z.object({ sessionId: z.string(), at: z.string() }),
+});
+export const expiryKey = (at: string, sessionId: string) => `${at}/${sessionId}`;

@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import { interruptCalls, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
+import { finishWithoutRunning } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
 import { failedPrecondition, ParkwayError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
@@ -9,6 +10,8 @@ import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { EventLog } from "./event-log.js";
 import {
+  ExpiryRecord,
+  expiryKey,
   MessageRecord,
   messageKey,
   type ReplyData,
@@ -42,6 +45,8 @@ export interface ActorDeps {
   logger: Logger;
   rules: RuleBook;
   homeDir: string;
+  /** Told about every parked call's deadline. */
+  expiry?: { note(at: string): void };
 }
 
 /** A reply being run or parked, with what only lives in memory. */
@@ -147,11 +152,24 @@ export class SessionActor {
   /** Commits the reply as it is now with a synced write, then releases the held events. */
   private async syncPoint(): Promise<void> {
     const reply = this.active ? structuredClone(this.active.data) : undefined;
+    const deadlines = [
+      ...new Set(this.pendingCalls.flatMap((c) => (c.expiresAt ? [c.expiresAt] : []))),
+    ];
     try {
       await this.commit({
         sync: true,
-        ...(reply ? { extra: (b) => b.put(ReplyRecord, this.id, reply) } : {}),
+        ...(reply
+          ? {
+              extra: (b) => {
+                b.put(ReplyRecord, this.id, reply);
+                for (const at of deadlines) {
+                  b.put(ExpiryRecord, expiryKey(at, this.id), { sessionId: this.id, at });
+                }
+              },
+            }
+          : {}),
       });
+      for (const at of deadlines) this.deps.expiry?.note(at);
     } catch (err) {
       this.deps.logger.error({ err, session: this.id }, "synced write failed");
       const error = new ParkwayError(
@@ -322,12 +340,61 @@ export class SessionActor {
       active.controller.abort(new Error("interrupted by the user"));
       return active.task;
     }
-    interruptCalls({
-      message: active.data.message,
-      emit: (body) => this.emit(active.data.replyId, body),
-    });
-    active.data.message.finishedReason = "interrupted";
+    this.interruptParked(active);
     await this.settle(active, { kind: "finished", finishedReason: "interrupted" });
+  }
+
+  private interruptParked(active: ActiveReply, text?: string): void {
+    interruptCalls(
+      { message: active.data.message, emit: (body) => this.emit(active.data.replyId, body) },
+      text,
+    );
+    active.data.message.finishedReason = "interrupted";
+  }
+
+  /**
+   * Applies the agent's expiry policy to the parked calls whose deadline is at or before `now`:
+   * "deny" finishes them DENIED with a timed-out reason the model sees and resumes the reply;
+   * "interrupt" interrupts the reply. A no-op when nothing is due (the call was answered first).
+   */
+  async expire(now: Date): Promise<void> {
+    const active = this.active;
+    if (!active || active.task) return;
+    const due = this.pendingCalls.filter(
+      (c) => c.expiresAt !== undefined && Date.parse(c.expiresAt) <= now.getTime(),
+    );
+    if (due.length === 0) return;
+    const seconds = Math.round((this.agent.confirmTimeoutMs ?? 0) / 1000);
+    if (this.agent.expiryPolicy === "interrupt") {
+      this.interruptParked(
+        active,
+        `The tool call timed out after ${seconds}s without an answer; the reply was interrupted.`,
+      );
+      await this.settle(active, {
+        kind: "finished",
+        finishedReason: "interrupted",
+        error: { code: "confirm_timeout", message: `no answer within ${seconds}s` },
+      });
+      return;
+    }
+    const message = structuredClone(active.data.message);
+    const buffered: EventBody[] = [];
+    for (const id of due.map((c) => c.id)) {
+      const call = message.content.find(
+        (b): b is ToolCallBlock => b.type === "tool_call" && b.id === id,
+      )!;
+      const what = call.state === "asking" ? "confirmation" : "the external result";
+      message.content.push(
+        finishWithoutRunning(
+          call,
+          "denied",
+          `Timed out: no ${what} within ${seconds}s, so the call was not run.`,
+          (body) => buffered.push(body),
+        ),
+      );
+    }
+    await this.applyAnswer(active, message, buffered);
+    void this.resume(active);
   }
 
   /** Applies confirmations to the parked reply, then resumes it. */

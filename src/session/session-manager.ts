@@ -19,6 +19,7 @@ import {
 } from "./records.js";
 import { externalTool } from "../tools/external-tool.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
+import { ExpiryScheduler } from "./expiry-scheduler.js";
 import { RuleBook } from "./rule-book.js";
 import { type ActorDeps, type ReplySettled, SessionActor } from "./session-actor.js";
 import type { StreamItem } from "./stored-event.js";
@@ -54,6 +55,7 @@ export class SessionManager {
   private readonly actors = new Map<string, SessionActor>();
   private readonly loading = new Map<string, Promise<SessionActor>>();
   readonly rules: RuleBook;
+  private readonly expiry: ExpiryScheduler;
   private readonly deps: ActorDeps;
 
   constructor(
@@ -63,7 +65,22 @@ export class SessionManager {
     private readonly tenant = "default",
   ) {
     this.rules = new RuleBook(store, tenant);
-    this.deps = { store, logger: log, rules: this.rules, homeDir: homedir() };
+    this.expiry = new ExpiryScheduler(store, log, async (sessionId, now) => {
+      const actor = await this.actor(sessionId);
+      await actor.serial(() => actor.expire(now));
+      this.release(actor);
+    });
+    this.deps = { store, logger: log, rules: this.rules, homeDir: homedir(), expiry: this.expiry };
+  }
+
+  /** Starts firing deadlines (including those that passed while the server was down). */
+  start(): Promise<void> {
+    return this.expiry.start();
+  }
+
+  /** Stops firing deadlines. */
+  stop(): Promise<void> {
+    return this.expiry.stop();
   }
 
   /** The configured agent, or NOT_FOUND. */

@@ -1,0 +1,81 @@
+import type { Logger } from "../common/logger.js";
+import type { Store } from "../store/store.js";
+import { ExpiryRecord } from "./records.js";
+
+/**
+ * Fires parked calls' deadlines. Deadlines live in the store (`expiry` records keyed by time), so
+ * one whose time passed while the server was down fires at start-up, and start-up reads only the
+ * due entries and the next one, never every parked reply. Entries are removed once handled; a stale
+ * entry (the call was answered first) is handled as a no-op.
+ */
+export class ExpiryScheduler {
+  private timer: NodeJS.Timeout | undefined;
+  private nextAt = Infinity;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    /** Applies the expiry policy to a session's calls due at or before `now`. */
+    private readonly expire: (sessionId: string, now: Date) => Promise<void>,
+  ) {}
+
+  /** Reads the earliest deadline and arms the timer. */
+  async start(): Promise<void> {
+    for await (const [, entry] of this.store.entries(ExpiryRecord, { limit: 1 })) {
+      this.note(entry.at);
+    }
+  }
+
+  /** Makes sure the timer fires no later than `at` (an ISO time). */
+  note(at: string): void {
+    const when = Date.parse(at);
+    if (this.stopped || !(when < this.nextAt)) return;
+    this.nextAt = when;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fire(), Math.max(0, when - Date.now()));
+    this.timer.unref();
+  }
+
+  private fire(): void {
+    this.nextAt = Infinity;
+    this.timer = undefined;
+    this.running = this.running
+      .then(() => this.sweep())
+      .catch((err: unknown) => {
+        this.log.error({ err }, "expiry sweep failed");
+      });
+  }
+
+  /** Handles every due entry, then arms the timer for the next one. */
+  private async sweep(): Promise<void> {
+    const now = new Date();
+    const due: { key: string; sessionId: string }[] = [];
+    let next: string | undefined;
+    for await (const [key, entry] of this.store.entries(ExpiryRecord)) {
+      if (Date.parse(entry.at) > now.getTime()) {
+        next = entry.at;
+        break;
+      }
+      due.push({ key, sessionId: entry.sessionId });
+    }
+    for (const { key, sessionId } of due) {
+      if (this.stopped) return;
+      try {
+        await this.expire(sessionId, now);
+      } catch (err) {
+        this.log.warn({ err, session: sessionId }, "could not expire parked calls");
+      }
+      await this.store.batch().del(ExpiryRecord, key).write();
+    }
+    if (next) this.note(next);
+  }
+
+  /** Stops firing; waits for a sweep in progress. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}

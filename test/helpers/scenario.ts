@@ -1,0 +1,58 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import path from "node:path";
+
+/** A scenario file of test/scenarios (see its README). */
+export interface Scenario {
+  name: string;
+  agent?: Record<string, unknown>;
+  files?: Record<string, string>;
+  script: { turns: unknown[] };
+  steps: Step[];
+  final?: {
+    status?: string;
+    model_saw?: string[];
+    files?: Record<string, string>;
+    rules?: number;
+  };
+}
+
+export interface Step {
+  send?: string;
+  confirm?: {
+    call: string;
+    confirmed: boolean;
+    rules?: "suggested" | { tool_name: string; rule_content?: string; scope?: string }[];
+    reason?: string;
+    input?: unknown;
+  }[];
+  results?: {
+    call: string;
+    output?: string;
+    state?: string;
+    metadata?: Record<string, unknown>;
+    answers?: { question: string; selected: string[]; other?: string }[];
+  }[];
+  interrupt?: boolean;
+  wait?: boolean;
+  new_session?: boolean;
+  reconnect?: boolean;
+  restart?: boolean;
+  expect?: string[];
+  error?: { code: string; field?: string; message?: string };
+}
+
+export const SCENARIO_DIR = fileURLToPath(new URL("../scenarios", import.meta.url));
+
+/** Every scenario, with its file name; `$WORKDIR` is replaced when the scenario is run. */
+export function loadScenarios(): { file: string; text: string }[] {
+  return readdirSync(SCENARIO_DIR)
+    .filter((f) => f.endsWith(".json"))
+    .sort()
+    .map((file) => ({ file, text: readFileSync(path.join(SCENARIO_DIR, file), "utf8") }));
+}
+
+/** Parses a scenario with `$WORKDIR` replaced (JSON-escaped). */
+export function instantiate(text: string, workdir: string): Scenario {
+  return JSON.parse(text.replaceAll("$WORKDIR", JSON.stringify(workdir).slice(1, -1))) as Scenario;
+}

@@ -1,0 +1,227 @@
+import { readFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ParkwayClientError, type ParkwaySession } from "../../src/client/index.js";
+import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
+import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import {
+  PermissionBehavior,
+  RuleScope,
+  type PermissionRule,
+} from "../../src/generated/parkway/v1/permission.js";
+import { kind, startHarness, type Harness } from "../helpers/parkway-harness.js";
+import { instantiate, loadScenarios, type Scenario, type Step } from "../helpers/scenario.js";
+
+/** "tool_result_end call_1 DENIED" for an event, trimmed to the detail the expectation names. */
+function describeEvent(event: ServerEvent, detail: number): string {
+  const k = kind(event);
+  const value = event.event?.value as
+    { toolCallId?: string; state?: number; toolCalls?: { id: string }[] } | undefined;
+  const call = value?.toolCallId ?? value?.toolCalls?.map((c) => c.id).join(",");
+  const parts = [k];
+  if (detail >= 2 && call) parts.push(call);
+  if (detail >= 3 && value?.state !== undefined) {
+    parts.push(ToolResultState[value.state]!.replace("TOOL_RESULT_STATE_", ""));
+  }
+  return parts.join(" ");
+}
+
+/** Collapses consecutive identical delta entries, as scenarios write them. */
+function shapeAgainst(events: ServerEvent[], expected: string[]): string[] {
+  const out: string[] = [];
+  events.forEach((event, i) => {
+    const want = expected[Math.min(out.length, expected.length - 1)] ?? "";
+    const detail = Math.max(1, want.split(" ").length);
+    const d = describeEvent(event, detail);
+    if (kind(event).endsWith("_delta") && out[out.length - 1] === d) return;
+    void i;
+    out.push(d);
+  });
+  return out;
+}
+
+async function settle(chat: ParkwaySession): Promise<ServerEvent[]> {
+  const events: ServerEvent[] = [];
+  for await (const e of chat.untilSettled(AbortSignal.timeout(20_000))) events.push(e);
+  return events;
+}
+
+class Runner {
+  chat!: ParkwaySession;
+  sessionId = "";
+  suggested = new Map<string, PermissionRule[]>();
+  inputs = new Map<string, string>();
+
+  constructor(
+    readonly h: Harness,
+    readonly scenario: Scenario,
+  ) {}
+
+  async open(): Promise<void> {
+    const session = await this.h.client.createSession({ agentId: "test" });
+    this.sessionId = session.id;
+    this.chat = await this.h.client.attach(session.id);
+  }
+
+  remember(events: ServerEvent[]): void {
+    for (const e of events) {
+      if (
+        e.event?.$case === "requireUserConfirm" ||
+        e.event?.$case === "requireExternalExecution"
+      ) {
+        for (const call of e.event.value.toolCalls) {
+          this.suggested.set(call.id, call.suggestedRules);
+          this.inputs.set(call.id, call.input);
+        }
+      }
+    }
+  }
+
+  async act(step: Step): Promise<void> {
+    const chat = this.chat;
+    if (step.send !== undefined) {
+      await chat.send({ $case: "userMessage", value: { text: step.send, content: [] } });
+    } else if (step.confirm) {
+      await chat.send({
+        $case: "userConfirmResult",
+        value: {
+          replyId: "",
+          confirmResults: step.confirm.map((c) => ({
+            confirmed: c.confirmed,
+            toolCall: {
+              id: c.call,
+              name: "",
+              input: c.input === undefined ? "" : JSON.stringify(c.input),
+              state: 0,
+              suggestedRules: [],
+              askUser: undefined,
+              decision: undefined,
+              expiresAt: undefined,
+            },
+            rules:
+              c.rules === "suggested"
+                ? (this.suggested.get(c.call) ?? [])
+                : (c.rules ?? []).map((r) => ({
+                    id: "",
+                    toolName: r.tool_name,
+                    ruleContent: r.rule_content,
+                    behavior: PermissionBehavior.PERMISSION_BEHAVIOR_ALLOW,
+                    scope: RuleScope[
+                      `RULE_SCOPE_${(r.scope ?? "session").toUpperCase()}` as keyof typeof RuleScope
+                    ],
+                    source: 0,
+                    createdBy: "",
+                    createdAt: undefined,
+                    sessionId: "",
+                    agentId: "",
+                    toolCallId: "",
+                  })),
+            reason: c.reason ?? "",
+          })),
+        },
+      });
+    } else if (step.results) {
+      await chat.send({
+        $case: "externalExecutionResult",
+        value: {
+          replyId: "",
+          executionResults: step.results.map((r) => ({
+            id: r.call,
+            name: "",
+            output: r.output
+              ? [{ block: { $case: "text", value: { id: "", text: r.output } } }]
+              : [],
+            state: ToolResultState[
+              `TOOL_RESULT_STATE_${(r.state ?? "success").toUpperCase()}` as keyof typeof ToolResultState
+            ],
+            metadata: r.metadata,
+            askUser: r.answers ? { answers: r.answers } : undefined,
+          })),
+        },
+      });
+    } else if (step.interrupt) {
+      await chat.interrupt();
+    } else if (step.new_session) {
+      chat.close();
+      await this.open();
+    } else if (step.reconnect) {
+      const last = chat.lastSeq;
+      chat.close();
+      this.chat = await this.h.client.attach(this.sessionId, { afterSeq: last });
+    }
+  }
+
+  async run(): Promise<void> {
+    await this.open();
+    for (const [index, step] of this.scenario.steps.entries()) {
+      const label = `${this.scenario.name}: step ${index + 1}`;
+      if (step.error) {
+        const before = await this.h.client.getSession(this.sessionId);
+        const err = await this.act(step).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err, label).toBeInstanceOf(ParkwayClientError);
+        const e = err as ParkwayClientError;
+        expect(e.codeName, `${label}: ${e.message}`).toBe(step.error.code);
+        if (step.error.field) {
+          expect(
+            e.fieldViolations.map((v) => v.field),
+            label,
+          ).toContain(step.error.field);
+        }
+        if (step.error.message) expect(e.message, label).toMatch(new RegExp(step.error.message));
+        const after = await this.h.client.getSession(this.sessionId);
+        expect(after.lastSeq, `${label}: nothing changes`).toBe(before.lastSeq);
+        expect(after.status, `${label}: nothing changes`).toBe(before.status);
+        continue;
+      }
+      await this.act(step);
+      if (step.expect) {
+        const events = await settle(this.chat);
+        this.remember(events);
+        expect(shapeAgainst(events, step.expect), label).toEqual(step.expect);
+      }
+    }
+    await this.checkFinal();
+  }
+
+  async checkFinal(): Promise<void> {
+    const final = this.scenario.final;
+    if (!final) return;
+    if (final.status) {
+      const session = await this.h.client.getSession(this.sessionId);
+      expect(SessionStatus[session.status]).toBe(`SESSION_STATUS_${final.status}`);
+    }
+    for (const text of final.model_saw ?? []) {
+      const last = this.h.model.requests[this.h.model.requests.length - 1];
+      expect(JSON.stringify(last?.messages)).toContain(text);
+    }
+    for (const [file, content] of Object.entries(final.files ?? {})) {
+      expect(await readFile(path.join(this.h.workdir, file), "utf8")).toBe(content);
+    }
+  }
+}
+
+describe("scenarios", () => {
+  for (const { file, text } of loadScenarios()) {
+    it(file.replace(/\.json$/, ""), async () => {
+      const probe = JSON.parse(text) as Scenario;
+      const h = await startHarness({ turns: [] }, probe.agent ?? {});
+      try {
+        const scenario = instantiate(text, h.workdir);
+        await mkdir(h.workdir, { recursive: true });
+        for (const [name, content] of Object.entries(scenario.files ?? {})) {
+          await writeFile(path.join(h.workdir, name), content);
+        }
+        await h.model.reset(scenario.script as never);
+        await new Runner(h, scenario).run();
+      } finally {
+        await h.close();
+      }
+    });
+  }
+});
+
