@@ -108,9 +108,10 @@ class Runner {
                     toolName: r.tool_name,
                     ruleContent: r.rule_content,
                     behavior: PermissionBehavior.PERMISSION_BEHAVIOR_ALLOW,
-                    scope: RuleScope[
-                      `RULE_SCOPE_${(r.scope ?? "session").toUpperCase()}` as keyof typeof RuleScope
-                    ],
+                    scope:
+                      RuleScope[
+                        `RULE_SCOPE_${(r.scope ?? "session").toUpperCase()}` as keyof typeof RuleScope
+                      ],
                     source: 0,
                     createdBy: "",
                     createdAt: undefined,
@@ -133,9 +134,10 @@ class Runner {
             output: r.output
               ? [{ block: { $case: "text", value: { id: "", text: r.output } } }]
               : [],
-            state: ToolResultState[
-              `TOOL_RESULT_STATE_${(r.state ?? "success").toUpperCase()}` as keyof typeof ToolResultState
-            ],
+            state:
+              ToolResultState[
+                `TOOL_RESULT_STATE_${(r.state ?? "success").toUpperCase()}` as keyof typeof ToolResultState
+              ],
             metadata: r.metadata,
             askUser: r.answers ? { answers: r.answers } : undefined,
           })),
@@ -224,4 +226,3 @@ describe("scenarios", () => {
     });
   }
 });
-
