@@ -47,7 +47,9 @@ const SSE_HEADERS = {
 
 /**
  * Starts an OpenAI-compatible server that answers `POST /v1/chat/completions` (streamed as SSE or as
- * one object) with the script's turns and lists the script's model at `GET /v1/models`. A request
+ * one object) with the script's turns and lists the script's model at `GET /v1/models`. For test
+ * runners in other languages, `GET /_scripted/requests` returns every request received and
+ * `POST /_scripted/reset` (body: a script) starts over with a new script. A request
  * when no turn is left gets a 400 error naming that. Listens on loopback unless told otherwise.
  */
 export async function startScriptedModel(
@@ -150,7 +152,32 @@ export async function startScriptedModel(
       const model = { id, object: "model", created: startedAt, owned_by: "parkway" };
       return sendJson(res, 200, { object: "list", data: [model] });
     }
+    if (path === "/_scripted/requests") {
+      if (req.method !== "GET") return sendError(res, 405, `use GET for ${path}`);
+      return sendJson(res, 200, requests);
+    }
+    if (path === "/_scripted/reset") {
+      if (req.method !== "POST") return sendError(res, 405, `use POST for ${path}`);
+      const body = await readJsonBody(req);
+      if (!body.ok) return sendError(res, body.status, body.message);
+      try {
+        reset(parseScript(body.value));
+      } catch (err) {
+        return sendError(res, 400, (err as Error).message, "invalid_script");
+      }
+      return sendJson(res, 200, { ok: true });
+    }
     sendError(res, 404, `unknown path: ${req.method ?? "?"} ${path || "/"}`, "not_found");
+  }
+
+  /** Forgets requests, played turns and failures; switches script when one is given. */
+  function reset(next?: Script): void {
+    if (next !== undefined) script = next;
+    requests.length = 0;
+    played.length = 0;
+    playedSet.clear();
+    failures.clear();
+    callCounter = 0;
   }
 
   const server = createServer((req, res) => {
@@ -181,12 +208,7 @@ export async function startScriptedModel(
       return inFlight;
     },
     async reset(next) {
-      if (next !== undefined) script = await resolveScript(next);
-      requests.length = 0;
-      played.length = 0;
-      playedSet.clear();
-      failures.clear();
-      callCounter = 0;
+      reset(next === undefined ? undefined : await resolveScript(next));
     },
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
