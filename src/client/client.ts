@@ -14,7 +14,15 @@ import {
   type ReplyResponse,
   type Session,
 } from "../generated/parkway/v1/agent_service.js";
-import { PermissionServiceClient } from "../generated/parkway/v1/permission.js";
+import {
+  type AddRulesResponse,
+  type ExplainRequest,
+  type ListRulesRequest,
+  type PermissionDecision,
+  type PermissionMode,
+  type PermissionRule,
+  PermissionServiceClient,
+} from "../generated/parkway/v1/permission.js";
 import { fromServiceError } from "./errors.js";
 import { ParkwaySession } from "./session.js";
 
@@ -146,6 +154,76 @@ export class ParkwayClient {
       { requestId: "", input: undefined, ...request },
       settings,
     );
+  }
+
+  async listRules(
+    request: Partial<ListRulesRequest>,
+    settings?: CallSettings,
+  ): Promise<PermissionRule[]> {
+    const res = await this.unary(
+      this.permissionService.listRules.bind(this.permissionService),
+      { sessionId: "", agentId: "", scope: 0, ...request },
+      settings,
+    );
+    return res.rules;
+  }
+
+  /** Adds rules (each names its scope); duplicates return the rule already stored. */
+  addRules(rules: Partial<PermissionRule>[], settings?: CallSettings): Promise<AddRulesResponse> {
+    return this.unary(
+      this.permissionService.addRules.bind(this.permissionService),
+      {
+        rules: rules.map((r) => ({
+          id: "",
+          toolName: "",
+          behavior: 0,
+          scope: 0,
+          source: 0,
+          createdBy: "",
+          createdAt: undefined,
+          sessionId: "",
+          agentId: "",
+          toolCallId: "",
+          ...r,
+        })),
+      },
+      settings,
+    );
+  }
+
+  async removeRule(ruleId: string, settings?: CallSettings): Promise<PermissionRule> {
+    const res = await this.unary(
+      this.permissionService.removeRule.bind(this.permissionService),
+      { ruleId },
+      settings,
+    );
+    return res.rule as PermissionRule;
+  }
+
+  async setMode(
+    sessionId: string,
+    mode: PermissionMode,
+    settings?: CallSettings,
+  ): Promise<PermissionMode> {
+    const res = await this.unary(
+      this.permissionService.setMode.bind(this.permissionService),
+      { sessionId, mode },
+      settings,
+    );
+    return res.mode;
+  }
+
+  /** What the permission engine would decide for a call, and why. */
+  async explain(
+    request: Partial<ExplainRequest> & { toolName: string; input: string },
+    settings?: CallSettings,
+  ): Promise<PermissionDecision> {
+    const res = await this.unary(
+      this.permissionService.explain.bind(this.permissionService),
+      { sessionId: "", agentId: "", ...request },
+      settings,
+    );
+    return res.decision as PermissionDecision;
   }
 
   /** Opens a Chat stream attached to a session, replaying events after `afterSeq`. */

@@ -9,6 +9,8 @@ import {
 } from "../model/scripted/index.js";
 import { createAgentService } from "../server/agent-service-impl.js";
 import { createServer, type ParkwayServer } from "../server/create-server.js";
+import { createPermissionService } from "../server/permission-service-impl.js";
+import { PermissionAdmin } from "../session/permission-admin.js";
 import { SessionManager } from "../session/session-manager.js";
 import { createLevelStore } from "../store/level-store.js";
 import type { Store } from "../store/store.js";
@@ -73,7 +75,12 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   });
   const store = options.store ?? createLevelStore(config.data);
   const manager = new SessionManager(store, agents, log);
-  const server = createServer({ store, log, agentService: createAgentService(manager) });
+  const server = createServer({
+    store,
+    log,
+    agentService: createAgentService(manager),
+    permissionService: createPermissionService(new PermissionAdmin(manager)),
+  });
   let port: number;
   try {
     port = await server.listen(config.listen);

@@ -1,5 +1,6 @@
 import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
+import type { PermissionState } from "../agent/gate.js";
 import { interruptCalls, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
 import { finishWithoutRunning } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
@@ -542,6 +543,28 @@ export class SessionActor {
       list.push(resolve);
       this.settleWaiters.set(replyId, list);
     });
+  }
+
+  /** The permission state a decision in this session sees now. */
+  async permissionState(): Promise<PermissionState> {
+    await this.refreshRules();
+    return {
+      mode: this.data.mode ?? this.agent.permissionMode,
+      rules: this.rules,
+      workingDirectories: this.data.workingDirectories,
+      homeDir: this.deps.homeDir,
+    };
+  }
+
+  /** Sets the session's mode (undefined follows the agent's); takes effect at the next decision. */
+  async setMode(mode: SessionData["mode"]): Promise<PermissionState["mode"]> {
+    const next: SessionData = { ...this.data };
+    if (mode) next.mode = mode;
+    else delete next.mode;
+    this.data = next;
+    this.dirty = true;
+    await this.commit({ sync: true });
+    return this.data.mode ?? this.agent.permissionMode;
   }
 
   /** Loads the rules in effect for this session (stored and configured). */

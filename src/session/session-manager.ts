@@ -55,6 +55,8 @@ export class SessionManager {
   private readonly actors = new Map<string, SessionActor>();
   private readonly loading = new Map<string, Promise<SessionActor>>();
   readonly rules: RuleBook;
+  /** The home directory `~` stands for in permission checks. */
+  readonly homeDir = homedir();
   private readonly expiry: ExpiryScheduler;
   private readonly deps: ActorDeps;
 
@@ -70,7 +72,13 @@ export class SessionManager {
       await actor.serial(() => actor.expire(now));
       this.release(actor);
     });
-    this.deps = { store, logger: log, rules: this.rules, homeDir: homedir(), expiry: this.expiry };
+    this.deps = {
+      store,
+      logger: log,
+      rules: this.rules,
+      homeDir: this.homeDir,
+      expiry: this.expiry,
+    };
   }
 
   /** Starts firing deadlines (including those that passed while the server was down). */

@@ -1,9 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { credentials, Metadata, status } from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParkwayClient } from "../../src/client/index.js";
-import { PermissionServiceClient } from "../../src/generated/parkway/v1/permission.js";
+import { PermissionBehavior } from "../../src/generated/parkway/v1/permission.js";
 import { healthCheck, listServices } from "../helpers/grpc-tools.js";
 import { runServe, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
@@ -30,18 +29,17 @@ describe("parkway serve (the README's serve command)", () => {
     );
   });
 
-  it("answers an RPC that is not built with UNIMPLEMENTED naming the feature", async () => {
-    const client = new PermissionServiceClient(server.address, credentials.createInsecure());
-    const err = await new Promise<{ code: number; details: string }>((resolve) =>
-      client.explain(
-        { sessionId: "", agentId: "assistant", toolName: "Bash", input: "{}" },
-        new Metadata(),
-        (e) => resolve(e as unknown as { code: number; details: string }),
-      ),
-    );
+  it("explains a permission decision for the default agent", async () => {
+    const client = createParkwayClient(server.address);
+    const decision = await client.explain({
+      agentId: "assistant",
+      toolName: "Bash",
+      input: JSON.stringify({ command: "rm -rf /" }),
+    });
     client.close();
-    expect(err.code).toBe(status.UNIMPLEMENTED);
-    expect(err.details).toContain("Explain");
+    expect(decision.behavior).toBe(PermissionBehavior.PERMISSION_BEHAVIOR_ASK);
+    expect(decision.bypassImmune).toBe(true);
+    expect(decision.check).toMatch(/^safety\./);
   });
 
   it("replies through the built-in demo model when no model is configured", async () => {

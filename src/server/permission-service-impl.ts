@@ -1,0 +1,88 @@
+import type { Rule } from "../agent/types.js";
+import { invalidArgument } from "../common/errors.js";
+import type { PermissionRule } from "../generated/parkway/v1/permission.js";
+import type { PermissionAdmin, RuleToAdd } from "../session/permission-admin.js";
+import { decisionToPb, ruleToPb } from "./mappers/content.js";
+import { behavior, permissionMode, ruleScope } from "./mappers/enums.js";
+import type { PermissionServiceHandlers } from "./permission-service.js";
+
+function decodeRule(rule: PermissionRule, i: number): RuleToAdd {
+  const field = `rules[${i}]`;
+  if (!rule.toolName)
+    throw invalidArgument([{ field: `${field}.tool_name`, description: "is required" }]);
+  const b = behavior.fromPb(rule.behavior);
+  if (!b) {
+    throw invalidArgument([
+      { field: `${field}.behavior`, description: "must be ALLOW, DENY or ASK" },
+    ]);
+  }
+  const scope = Number(rule.scope) === 0 ? "session" : ruleScope.fromPb(rule.scope);
+  if (!scope) throw invalidArgument([{ field: `${field}.scope`, description: "unknown scope" }]);
+  const decoded: Rule = {
+    toolName: rule.toolName,
+    behavior: b,
+    ...(rule.ruleContent !== undefined && rule.ruleContent !== ""
+      ? { ruleContent: rule.ruleContent }
+      : {}),
+  };
+  return {
+    rule: decoded,
+    scope,
+    ...(rule.sessionId ? { sessionId: rule.sessionId } : {}),
+    ...(rule.agentId ? { agentId: rule.agentId } : {}),
+  };
+}
+
+/** PermissionService over the session layer's permission administration. */
+export function createPermissionService(admin: PermissionAdmin): PermissionServiceHandlers {
+  return {
+    async listRules(request) {
+      const scope = Number(request.scope) === 0 ? undefined : ruleScope.fromPb(request.scope);
+      if (Number(request.scope) !== 0 && !scope) {
+        throw invalidArgument([{ field: "scope", description: "unknown scope" }]);
+      }
+      const rules = await admin.list({
+        ...(request.sessionId ? { sessionId: request.sessionId } : {}),
+        ...(request.agentId ? { agentId: request.agentId } : {}),
+        ...(scope ? { scope } : {}),
+      });
+      return { rules: rules.map(ruleToPb) };
+    },
+
+    async addRules(request) {
+      if (request.rules.length === 0) {
+        throw invalidArgument([{ field: "rules", description: "add at least one rule" }]);
+      }
+      const { stored, added } = await admin.add(request.rules.map(decodeRule), "api");
+      return { rules: stored.map(ruleToPb), added };
+    },
+
+    async removeRule(request) {
+      return { rule: ruleToPb(await admin.remove(request.ruleId)) };
+    },
+
+    async setMode(request) {
+      const mode = permissionMode.fromPb(request.mode);
+      if (Number(request.mode) !== 0 && !mode) {
+        throw invalidArgument([{ field: "mode", description: "unknown mode" }]);
+      }
+      if (!request.sessionId)
+        throw invalidArgument([{ field: "session_id", description: "is required" }]);
+      return { mode: permissionMode.toPb(await admin.setMode(request.sessionId, mode)) };
+    },
+
+    async explain(request) {
+      if (!request.toolName)
+        throw invalidArgument([{ field: "tool_name", description: "is required" }]);
+      const decision = await admin.explain(
+        {
+          ...(request.sessionId ? { sessionId: request.sessionId } : {}),
+          ...(request.agentId ? { agentId: request.agentId } : {}),
+        },
+        request.toolName,
+        request.input,
+      );
+      return { decision: decisionToPb(decision) };
+    },
+  };
+}

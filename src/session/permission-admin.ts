@@ -1,0 +1,160 @@
+import { decide, type PermissionState } from "../agent/gate.js";
+import { parseToolInput } from "../agent/tool-input.js";
+import type { DecisionInfo, Rule } from "../agent/types.js";
+import { invalidArgument } from "../common/errors.js";
+import type { RuleScopeKey, StoredRule } from "./rule-book.js";
+import type { SessionManager } from "./session-manager.js";
+
+/** A rule to add through the API, with where it applies. */
+export interface RuleToAdd {
+  rule: Rule;
+  scope: "session" | "agent" | "tenant";
+  sessionId?: string;
+  agentId?: string;
+}
+
+/**
+ * The permission administration of PermissionService: listing, adding and removing rules, setting
+ * a session's mode, and explaining a decision without running anything.
+ */
+export class PermissionAdmin {
+  constructor(private readonly sessions: SessionManager) {}
+
+  /**
+   * The rules in effect for a session (configured, tenant, agent and session scope), or the stored
+   * rules of one scope; optionally only one scope.
+   */
+  async list(filter: {
+    sessionId?: string;
+    agentId?: string;
+    scope?: "session" | "agent" | "tenant";
+  }): Promise<Rule[]> {
+    const book = this.sessions.rules;
+    if (filter.sessionId) {
+      const state = await (await this.sessions.actor(filter.sessionId)).permissionState();
+      return state.rules.filter((r) => !filter.scope || (r.scope ?? "session") === filter.scope);
+    }
+    switch (filter.scope) {
+      case "tenant":
+        return book.list({ scope: "tenant" });
+      case "agent": {
+        if (!filter.agentId) {
+          throw invalidArgument([
+            { field: "agent_id", description: "is required with scope AGENT" },
+          ]);
+        }
+        const agent = this.sessions.agent(filter.agentId);
+        return [...agent.rules, ...(await book.list({ scope: "agent", agentId: agent.id }))];
+      }
+      default:
+        throw invalidArgument([
+          {
+            field: "session_id",
+            description: "set a session, or a scope (with agent_id for AGENT)",
+          },
+        ]);
+    }
+  }
+
+  /** Adds rules, de-duplicated per scope, in one atomic write. */
+  async add(
+    rules: RuleToAdd[],
+    principal: string,
+  ): Promise<{ stored: StoredRule[]; added: number }> {
+    const prepared: { rule: Rule; key: RuleScopeKey }[] = [];
+    for (const [i, r] of rules.entries()) {
+      let key: RuleScopeKey;
+      if (r.scope === "session") {
+        if (!r.sessionId) {
+          throw invalidArgument([
+            { field: `rules[${i}].session_id`, description: "is required with scope SESSION" },
+          ]);
+        }
+        await this.sessions.get(r.sessionId);
+        key = { scope: "session", sessionId: r.sessionId };
+      } else if (r.scope === "agent") {
+        if (!r.agentId) {
+          throw invalidArgument([
+            { field: `rules[${i}].agent_id`, description: "is required with scope AGENT" },
+          ]);
+        }
+        this.sessions.agent(r.agentId);
+        key = { scope: "agent", agentId: r.agentId };
+      } else {
+        key = { scope: "tenant" };
+      }
+      prepared.push({
+        key,
+        rule: {
+          ...r.rule,
+          source: "api",
+          createdBy: principal,
+          createdAt: new Date().toISOString(),
+        },
+      });
+    }
+    return this.sessions.rules.add(prepared);
+  }
+
+  remove(ruleId: string): Promise<StoredRule> {
+    if (!ruleId) throw invalidArgument([{ field: "rule_id", description: "is required" }]);
+    return this.sessions.rules.remove(ruleId);
+  }
+
+  async setMode(sessionId: string, mode: PermissionState["mode"] | undefined) {
+    const actor = await this.sessions.actor(sessionId);
+    const result = await actor.serial(() => actor.setMode(mode));
+    this.sessions.release(actor);
+    return result;
+  }
+
+  /** What the engine would decide for a call in a session (or for an agent's new session). */
+  async explain(
+    target: { sessionId?: string; agentId?: string },
+    toolName: string,
+    input: string,
+  ): Promise<DecisionInfo> {
+    let state: PermissionState;
+    let tools;
+    if (target.sessionId) {
+      const actor = await this.sessions.actor(target.sessionId);
+      state = await actor.permissionState();
+      tools = actor.tools;
+      this.sessions.release(actor);
+    } else if (target.agentId) {
+      const agent = this.sessions.agent(target.agentId);
+      const stored = [
+        ...(await this.sessions.rules.list({ scope: "tenant" })),
+        ...(await this.sessions.rules.list({ scope: "agent", agentId: agent.id })),
+      ];
+      state = {
+        mode: agent.permissionMode,
+        rules: [...agent.rules, ...stored],
+        workingDirectories: agent.workingDirectories,
+        homeDir: this.sessions.homeDir,
+      };
+      tools = agent.tools;
+    } else {
+      throw invalidArgument([
+        { field: "session_id", description: "set a session_id or an agent_id" },
+      ]);
+    }
+    const tool = tools.get(toolName);
+    if (!tool) {
+      throw invalidArgument([
+        {
+          field: "tool_name",
+          description: `unknown tool ${JSON.stringify(toolName)}; tools: ${[...tools.keys()].join(", ")}`,
+        },
+      ]);
+    }
+    const parsed = parseToolInput(tool, toolName, input);
+    if (!parsed.ok) throw invalidArgument([{ field: "input", description: parsed.error }]);
+    return decide(
+      { type: "tool_call", id: "explain", name: toolName, input, state: "pending" },
+      tool,
+      parsed.value,
+      state,
+    );
+  }
+}
