@@ -6,6 +6,7 @@ import { type Session, SessionStatus } from "../generated/parkway/v1/agent_servi
 import { PermissionMode } from "../generated/parkway/v1/permission.js";
 import type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
 import type { AgentServiceHandlers } from "./agent-service.js";
+import { schemaError } from "../tools/external-tool.js";
 import { toRpcStatus } from "./errors.js";
 import { toolCallToPb, msgToPb } from "./mappers/content.js";
 import { permissionMode, sessionStatus } from "./mappers/enums.js";
@@ -78,16 +79,22 @@ function parseExternalTools(
     seen.add(t.name);
     for (const key of ["inputSchema", "metadataSchema"] as const) {
       if (key === "metadataSchema" && t.metadataSchema === "") continue;
+      const name = `${field}.${key === "inputSchema" ? "input_schema" : "metadata_schema"}`;
+      let parsed: unknown;
       try {
-        const parsed: unknown = JSON.parse(t[key] || "{}");
-        if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-          throw new Error();
+        parsed = JSON.parse(t[key] || "{}");
       } catch {
+        parsed = undefined;
+      }
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
         throw invalidArgument([
-          {
-            field: `${field}.${key === "inputSchema" ? "input_schema" : "metadata_schema"}`,
-            description: "must be a JSON Schema object encoded as a JSON string",
-          },
+          { field: name, description: "must be a JSON Schema object encoded as a JSON string" },
+        ]);
+      }
+      const problem = schemaError(parsed as Record<string, unknown>);
+      if (problem) {
+        throw invalidArgument([
+          { field: name, description: `is not a usable JSON Schema: ${problem}` },
         ]);
       }
     }
