@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ParkwayClientError } from "../../src/client/index.js";
+import { type ParkwayClientError } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
 import { PermissionBehavior, RuleScope } from "../../src/generated/parkway/v1/permission.js";
