@@ -146,7 +146,9 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
                 { field: "session_id", description: `this stream is attached to ${sessionId}` },
               ]);
             }
-            await manager.apply(sessionId, toSessionInput(msg.event, "event"));
+            await manager.apply(sessionId, toSessionInput(msg.event, "event"), {
+              requestId: msg.requestId,
+            });
             ack(msg.requestId);
           } catch (err) {
             if (!isParkwayError(err)) ctx.log.error({ err }, "input failed");
@@ -171,7 +173,9 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
         throw invalidArgument([{ field: "session_id", description: "is required" }]);
       }
       const input = toSessionInput(request.input, "input");
-      const { settled } = await manager.apply(request.sessionId, input);
+      const { settled } = await manager.apply(request.sessionId, input, {
+        requestId: request.requestId,
+      });
       if (!settled) {
         const view = await manager.get(request.sessionId);
         return {
@@ -181,6 +185,7 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
         };
       }
       const done = await settled;
+      manager.release(await manager.actor(request.sessionId));
       return {
         message: msgToPb(done.message),
         pendingToolCalls: done.pending.map(toolCallToPb),

@@ -6,8 +6,8 @@ import type { StoredEvent } from "./stored-event.js";
 
 /**
  * A session's event log: gives each event the next seq (strictly increasing, gap-free), keeps the
- * events not yet written, and reads stored ranges back. Writing is the owner's: it drains `pending`
- * into its own atomic batches, so events commit together with the state they belong to.
+ * events not yet written, and reads stored ranges back. Writing is the owner's: it takes the pending
+ * events into its own atomic batches, so events commit together with the state they belong to.
  */
 export class EventLog {
   private pendingEvents: StoredEvent[] = [];
@@ -42,20 +42,22 @@ export class EventLog {
     return event;
   }
 
-  /** Moves every pending event into `batch`. */
-  drainInto(batch: StoreBatch): number {
+  /** Takes every event not yet handed to a write. */
+  drainPending(): StoredEvent[] {
     const events = this.pendingEvents;
     this.pendingEvents = [];
-    for (const e of events) {
-      batch.put(EventRecord, eventKey(this.sessionId, e.seq), {
-        id: e.id,
-        seq: e.seq,
-        replyId: e.replyId,
-        createdAt: e.createdAt,
-        body: e.body,
-      });
-    }
-    return events.length;
+    return events;
+  }
+
+  /** Puts one event into a batch. */
+  putInto(batch: StoreBatch, e: StoredEvent): void {
+    batch.put(EventRecord, eventKey(this.sessionId, e.seq), {
+      id: e.id,
+      seq: e.seq,
+      replyId: e.replyId,
+      createdAt: e.createdAt,
+      body: e.body,
+    });
   }
 
   /** Reads stored events with afterSeq < seq ≤ uptoSeq, in order. */

@@ -72,6 +72,8 @@ export const ReplyRecord = defineRecord({
     iteration: z.number().int().nonnegative(),
     state: z.enum(["running", "parked"]),
     startedAt: z.string(),
+    /** The seq of the last event reflected in `message`; later events replay onto it. */
+    snapshotSeq: z.number().int().nonnegative().default(0),
   }),
 });
 export type ReplyData = z.infer<typeof ReplyRecord.schema>;
@@ -104,3 +106,18 @@ export const ExpiryRecord = defineRecord({
   schema: z.object({ sessionId: z.string(), at: z.string() }),
 });
 export const expiryKey = (at: string, sessionId: string) => `${at}/${sessionId}`;
+
+/** A reply that is running: key = session id. Read at start-up to end replies a crash cut short. */
+export const RunningRecord = defineRecord({
+  kind: "running",
+  version: 1,
+  schema: z.object({ replyId: z.string(), since: z.string() }),
+});
+
+/** The outcome of an applied input, for idempotent retries: key = `<session id>/<request id>`. */
+export const RequestRecord = defineRecord({
+  kind: "request",
+  version: 1,
+  schema: z.object({ appliedAt: z.string(), kind: z.string() }),
+});
+export const requestKey = (sessionId: string, requestId: string) => `${sessionId}/${requestId}`;

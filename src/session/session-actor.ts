@@ -4,12 +4,13 @@ import type { PermissionState } from "../agent/gate.js";
 import { interruptCalls, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
 import { finishWithoutRunning } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
-import { failedPrecondition, ParkwayError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
-import { EventLog } from "./event-log.js";
+import { EventHub } from "./event-hub.js";
+import { foldEvents } from "./fold-events.js";
+import { assertIdle, assertParked, assertReply } from "./input-checks.js";
 import {
   ExpiryRecord,
   expiryKey,
@@ -17,6 +18,9 @@ import {
   messageKey,
   type ReplyData,
   ReplyRecord,
+  RequestRecord,
+  requestKey,
+  RunningRecord,
   type SessionData,
   SessionRecord,
   type SessionStatus,
@@ -29,8 +33,8 @@ import {
   type ExternalAnswer,
 } from "./reply-inputs.js";
 import type { RuleBook } from "./rule-book.js";
-import type { StoredEvent, StreamItem } from "./stored-event.js";
-import { Subscriber } from "./subscriber.js";
+import type { StreamItem } from "./stored-event.js";
+import type { Subscriber } from "./subscriber.js";
 import { waitingNotice } from "./waiting-notice.js";
 
 /** What a settled reply looks like to a waiting caller (the unary Reply RPC). */
@@ -57,37 +61,27 @@ interface ActiveReply {
   task?: Promise<void>;
 }
 
-/** Events that become visible only once the state they announce is on disk (synced). */
-const SYNC_EVENTS = new Set<EventBody["type"]>([
-  "require_user_confirm",
-  "require_external_execution",
-  "reply_parked",
-]);
+/** What an input needs to be applied once: its request id, when the client gave one. */
+type Request = string | undefined;
 
 function isPending(b: Msg["content"][number]): b is ToolCallBlock {
   return b.type === "tool_call" && (b.state === "asking" || b.state === "submitted");
 }
 
 /**
- * One session: applies its inputs one at a time, runs and parks its reply, logs every event with its
- * seq and fans it out to every attached stream. Deltas are written behind in batches; a REQUIRE_*
- * or REPLY_PARKED event reaches no client before the state it announces is committed with a synced
- * write, and every answer commits atomically with the events it produces.
+ * One session: applies its inputs one at a time (each exactly once, atomically with the events it
+ * produces), runs and parks its reply, and recovers a reply that a crash cut short. Its events go
+ * through an `EventHub` (the log and the fan-out to attached streams).
  */
 export class SessionActor {
-  private readonly log: EventLog;
-  private readonly subscribers = new Set<Subscriber>();
+  readonly events: EventHub;
+  readonly tools: ReadonlyMap<string, Tool>;
   private chain: Promise<unknown> = Promise.resolve();
-  private writing: Promise<void> = Promise.resolve();
-  private flushScheduled = false;
   private dirty = false;
   private active: ActiveReply | undefined;
   private readonly settleWaiters = new Map<string, ((s: ReplySettled) => void)[]>();
   private disposed = false;
-  private holds = 0;
-  private held: StoredEvent[] = [];
   private rules: readonly Rule[] = [];
-  readonly tools: ReadonlyMap<string, Tool>;
 
   constructor(
     private data: SessionData,
@@ -95,8 +89,25 @@ export class SessionActor {
     private readonly deps: ActorDeps,
     sessionTools: readonly Tool[] = [],
   ) {
-    this.log = new EventLog(deps.store, data.id, data.lastSeq);
     this.tools = new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
+    this.events = new EventHub(
+      deps.store,
+      data.id,
+      data.lastSeq,
+      {
+        everyWrite: (batch, lastSeq) => {
+          if (!this.dirty && lastSeq === this.data.lastSeq) return;
+          this.dirty = false;
+          this.data = { ...this.data, lastSeq, updatedAt: new Date().toISOString() };
+          batch.put(SessionRecord, this.id, this.data);
+        },
+        syncWrite: (batch, lastSeq) => this.checkpoint(batch, lastSeq),
+        synced: () => {
+          for (const c of this.pendingCalls) if (c.expiresAt) this.deps.expiry?.note(c.expiresAt);
+        },
+      },
+      deps.logger,
+    );
   }
 
   get id(): string {
@@ -104,7 +115,7 @@ export class SessionActor {
   }
 
   get snapshot(): SessionData {
-    return { ...this.data, lastSeq: this.log.lastSeq };
+    return { ...this.data, lastSeq: this.events.lastSeq };
   }
 
   /** Calls awaiting an answer (asking or submitted) of the parked reply. */
@@ -114,7 +125,7 @@ export class SessionActor {
 
   /** True when nothing needs this actor in memory: no reply running and no stream attached. */
   get evictable(): boolean {
-    return this.subscribers.size === 0 && this.active?.task === undefined;
+    return this.events.attached === 0 && this.active?.task === undefined;
   }
 
   /** Runs `fn` after every input before it has been applied. */
@@ -124,98 +135,48 @@ export class SessionActor {
     return next;
   }
 
-  /** Restores the active reply read from the store (a parked reply). */
+  /** Restores the active reply read from the store. */
   restore(reply: ReplyData | undefined): void {
     if (reply) this.active = { data: reply, controller: new AbortController() };
   }
 
-  // ---- events ----
-
-  private emit(replyId: string, body: EventBody): StoredEvent {
-    const event = this.log.append(replyId, body);
-    if (SYNC_EVENTS.has(body.type)) {
-      this.held.push(event);
-      this.holds += 1;
-      void this.syncPoint();
-    } else if (this.holds > 0) {
-      this.held.push(event);
-    } else {
-      this.fanOut(event);
-    }
-    this.scheduleFlush();
-    return event;
+  /** True when an input with this request id was applied before (it must not be applied again). */
+  async applied(requestId: Request): Promise<boolean> {
+    if (!requestId) return false;
+    return (await this.deps.store.get(RequestRecord, requestKey(this.id, requestId))) !== undefined;
   }
 
-  private fanOut(event: StoredEvent): void {
-    for (const sub of this.subscribers) sub.push({ kind: "event", event });
-  }
-
-  /** Commits the reply as it is now with a synced write, then releases the held events. */
-  private async syncPoint(): Promise<void> {
-    const reply = this.active ? structuredClone(this.active.data) : undefined;
-    const deadlines = [
-      ...new Set(this.pendingCalls.flatMap((c) => (c.expiresAt ? [c.expiresAt] : []))),
-    ];
-    try {
-      await this.commit({
-        sync: true,
-        ...(reply
-          ? {
-              extra: (b) => {
-                b.put(ReplyRecord, this.id, reply);
-                for (const at of deadlines) {
-                  b.put(ExpiryRecord, expiryKey(at, this.id), { sessionId: this.id, at });
-                }
-              },
-            }
-          : {}),
+  private recordRequest(batch: StoreBatch, requestId: Request, kind: string): void {
+    if (requestId) {
+      batch.put(RequestRecord, requestKey(this.id, requestId), {
+        appliedAt: new Date().toISOString(),
+        kind,
       });
-      for (const at of deadlines) this.deps.expiry?.note(at);
-    } catch (err) {
-      this.deps.logger.error({ err, session: this.id }, "synced write failed");
-      const error = new ParkwayError(
-        "unavailable",
-        "the server could not store the session; reattach",
-      );
-      for (const sub of this.subscribers) sub.close(error);
     }
-    this.holds -= 1;
-    if (this.holds === 0) {
-      const held = this.held;
-      this.held = [];
-      for (const event of held) this.fanOut(event);
-    }
-  }
-
-  private scheduleFlush(): void {
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    setImmediate(() => {
-      this.flushScheduled = false;
-      void this.commit().catch((err: unknown) =>
-        this.deps.logger.error({ err, session: this.id }, "event log write failed"),
-      );
-    });
   }
 
   /**
-   * Writes every pending event, the session record when changed, and `extra` operations in one
-   * atomic batch, after the writes before it. With `sync`, resolves once on disk.
+   * The reply record as it is now (a checkpoint at `lastSeq`), the parked calls' deadlines, and
+   * the running index, into a batch.
    */
-  commit(options: { sync?: boolean; extra?: (batch: StoreBatch) => void } = {}): Promise<void> {
-    const batch = this.deps.store.batch();
-    this.log.drainInto(batch);
-    if (this.dirty || batch.length > 0 || options.extra) {
-      this.dirty = false;
-      this.data = { ...this.data, lastSeq: this.log.lastSeq, updatedAt: new Date().toISOString() };
-      batch.put(SessionRecord, this.data.id, this.data);
+  private checkpoint(batch: StoreBatch, lastSeq: number): void {
+    const active = this.active;
+    if (!active) return;
+    active.data.snapshotSeq = lastSeq;
+    batch.put(ReplyRecord, this.id, structuredClone(active.data));
+    if (active.data.state === "parked") batch.del(RunningRecord, this.id);
+    for (const call of this.pendingCalls) {
+      if (call.expiresAt) {
+        batch.put(ExpiryRecord, expiryKey(call.expiresAt, this.id), {
+          sessionId: this.id,
+          at: call.expiresAt,
+        });
+      }
     }
-    options.extra?.(batch);
-    const write = this.writing.then(() =>
-      batch.length > 0 ? batch.write({ sync: options.sync === true }) : undefined,
-    );
-    this.writing = write.catch(() => undefined);
-    return write;
+  }
+
+  private emit(replyId: string, body: EventBody): void {
+    this.events.emit(replyId, body);
   }
 
   private setStatus(status: SessionStatus, replyId?: string): void {
@@ -229,78 +190,60 @@ export class SessionActor {
   // ---- attach ----
 
   /**
-   * Attaches a stream: it receives every stored event with seq > afterSeq, then the open REQUIRE_*
-   * of a parked reply again (marked replayed), then live events, with no gap and no duplicate.
+   * Attaches a stream: stored events after `afterSeq`, then the pending calls of a parked reply
+   * announced again (marked replayed), then live events.
    */
   attach(
     afterSeq: number,
     signal: AbortSignal,
-    maxQueued?: number,
   ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
-    const subscriber = new Subscriber(maxQueued);
-    const upto = this.log.lastSeq - this.held.length;
-    this.subscribers.add(subscriber);
-    for (const event of this.held) subscriber.push({ kind: "event", event });
-    const items = this.replayThenTail(subscriber, Math.min(afterSeq, upto), upto, signal);
-    return { lastSeq: upto, items, subscriber };
+    return this.events.attach(afterSeq, signal, () => this.reannounce());
   }
 
-  private async *replayThenTail(
-    subscriber: Subscriber,
-    afterSeq: number,
-    upto: number,
-    signal: AbortSignal,
-  ): AsyncGenerator<StreamItem> {
-    try {
-      await this.commit();
-      for await (const event of this.log.read(afterSeq, upto, signal)) {
-        yield { kind: "event", event: { ...event, replayed: true } };
-      }
-      yield* this.reannounce();
-      yield* subscriber.items(signal);
-    } finally {
-      this.subscribers.delete(subscriber);
-    }
-  }
-
-  /** The pending calls of a parked reply, announced again for a stream that just attached. */
-  private *reannounce(): Generator<StreamItem> {
+  private reannounce(): StreamItem[] {
     const active = this.active;
-    if (!active || active.task) return;
-    const calls = this.pendingCalls;
-    const asking = calls.filter((c) => c.state === "asking");
-    const submitted = calls.filter((c) => c.state === "submitted");
+    if (!active || active.task) return [];
+    const out: StreamItem[] = [];
     const base = {
-      id: newId("evt"),
       seq: 0,
       sessionId: this.id,
       replyId: active.data.replyId,
       createdAt: new Date().toISOString(),
       replayed: true,
     };
+    const asking = this.pendingCalls.filter((c) => c.state === "asking");
+    const submitted = this.pendingCalls.filter((c) => c.state === "submitted");
     if (asking.length > 0) {
-      yield {
+      out.push({
         kind: "event",
-        event: { ...base, body: { type: "require_user_confirm", toolCalls: asking } },
-      };
+        event: {
+          ...base,
+          id: newId("evt"),
+          body: { type: "require_user_confirm", toolCalls: asking },
+        },
+      });
     }
     if (submitted.length > 0) {
-      yield {
+      out.push({
         kind: "event",
         event: {
           ...base,
           id: newId("evt"),
           body: { type: "require_external_execution", toolCalls: submitted },
         },
-      };
+      });
     }
+    return out;
   }
 
   // ---- inputs ----
 
   /** Starts a reply for a user message; refused while a reply is running or parked. */
-  async startReply(text: string): Promise<{ replyId: string; settled: Promise<ReplySettled> }> {
-    this.assertIdle();
+  async startReply(
+    text: string,
+    requestId?: Request,
+  ): Promise<{ replyId: string; settled: Promise<ReplySettled> }> {
+    assertIdle(this.id, this.active, this.disposed);
     const now = new Date().toISOString();
     const user: Msg = {
       id: newId("msg"),
@@ -316,6 +259,7 @@ export class SessionActor {
       iteration: 0,
       state: "running",
       startedAt: now,
+      snapshotSeq: this.events.lastSeq,
     };
     const index = this.data.messageCount;
     this.data = { ...this.data, messageCount: index + 1 };
@@ -323,34 +267,92 @@ export class SessionActor {
     const active: ActiveReply = { data, controller: new AbortController() };
     this.active = active;
     const settled = this.whenSettled(replyId);
-    this.emit(replyId, { type: "reply_start", name: this.agent.id, role: "assistant" });
-    await this.commit({
-      extra: (b) =>
-        b.put(MessageRecord, messageKey(this.id, index), user).put(ReplyRecord, this.id, data),
-    });
+    // The event and the state it starts are written in one batch.
+    await this.events.emitWith(
+      replyId,
+      [{ type: "reply_start", name: this.agent.id, role: "assistant" }],
+      {
+        extra: (b) => {
+          b.put(MessageRecord, messageKey(this.id, index), user);
+          b.put(ReplyRecord, this.id, data);
+          b.put(RunningRecord, this.id, { replyId, since: now });
+          this.recordRequest(b, requestId, "user_message");
+        },
+      },
+    );
     this.run(active);
     return { replyId, settled };
   }
 
   /** Interrupts the running or parked reply; a no-op on an idle session. */
-  async interrupt(replyId: string): Promise<void> {
+  async interrupt(replyId: string, requestId?: Request): Promise<void> {
     const active = this.active;
     if (!active) return;
-    this.assertReply(active, replyId);
+    assertReply(active.data.replyId, replyId);
+    if (requestId)
+      await this.events.commit({
+        extra: (b) => this.recordRequest(b, requestId, "user_interrupt"),
+      });
     if (active.task) {
       active.controller.abort(new Error("interrupted by the user"));
       return active.task;
     }
-    this.interruptParked(active);
-    await this.settle(active, { kind: "finished", finishedReason: "interrupted" });
+    await this.settle(
+      active,
+      { kind: "finished", finishedReason: "interrupted" },
+      this.interruptParked(active),
+    );
   }
 
-  private interruptParked(active: ActiveReply, text?: string): void {
-    interruptCalls(
-      { message: active.data.message, emit: (body) => this.emit(active.data.replyId, body) },
-      text,
-    );
+  /** Interrupts every unfinished call; returns the events, to be written with the reply's end. */
+  private interruptParked(active: ActiveReply, text?: string): EventBody[] {
+    const events: EventBody[] = [];
+    interruptCalls({ message: active.data.message, emit: (body) => events.push(body) }, text);
     active.data.message.finishedReason = "interrupted";
+    return events;
+  }
+
+  /** Applies confirmations to the parked reply (refusing bad ones whole), then resumes it. */
+  async confirm(
+    replyId: string,
+    answers: ConfirmAnswer[],
+    principal: string,
+    requestId?: Request,
+  ): Promise<{ settled: Promise<ReplySettled> }> {
+    const active = assertParked(this.id, this.active, this.data.status, replyId, "confirmations");
+    await this.refreshRules();
+    const message = structuredClone(active.data.message);
+    const buffered: EventBody[] = [];
+    const accepted = applyConfirmations(message, answers, this.answerContext(principal, buffered));
+    const { fresh } = await this.deps.rules.prepare(accepted);
+    await this.applyAnswer(active, message, buffered, (b) => {
+      this.deps.rules.write(b, fresh);
+      this.recordRequest(b, requestId, "user_confirm_result");
+    });
+    this.deps.rules.committed(fresh);
+    return { settled: this.resume(active) };
+  }
+
+  /** Applies external results to the parked reply (refusing bad ones whole), then resumes it. */
+  async externalResults(
+    replyId: string,
+    answers: ExternalAnswer[],
+    requestId?: Request,
+  ): Promise<{ settled: Promise<ReplySettled> }> {
+    const active = assertParked(
+      this.id,
+      this.active,
+      this.data.status,
+      replyId,
+      "external results",
+    );
+    const message = structuredClone(active.data.message);
+    const buffered: EventBody[] = [];
+    applyExternalResults(message, answers, this.answerContext("", buffered));
+    await this.applyAnswer(active, message, buffered, (b) =>
+      this.recordRequest(b, requestId, "external_execution_result"),
+    );
+    return { settled: this.resume(active) };
   }
 
   /**
@@ -367,24 +369,29 @@ export class SessionActor {
     if (due.length === 0) return;
     const seconds = Math.round((this.agent.confirmTimeoutMs ?? 0) / 1000);
     if (this.agent.expiryPolicy === "interrupt") {
-      this.interruptParked(
+      const events = this.interruptParked(
         active,
         `The tool call timed out after ${seconds}s without an answer; the reply was interrupted.`,
       );
-      await this.settle(active, {
-        kind: "finished",
-        finishedReason: "interrupted",
-        error: { code: "confirm_timeout", message: `no answer within ${seconds}s` },
-      });
+      await this.settle(
+        active,
+        {
+          kind: "finished",
+          finishedReason: "interrupted",
+          error: { code: "confirm_timeout", message: `no answer within ${seconds}s` },
+        },
+        events,
+      );
       return;
     }
     const message = structuredClone(active.data.message);
     const buffered: EventBody[] = [];
-    for (const id of due.map((c) => c.id)) {
+    for (const { id } of due) {
       const call = message.content.find(
         (b): b is ToolCallBlock => b.type === "tool_call" && b.id === id,
-      )!;
-      const what = call.state === "asking" ? "confirmation" : "the external result";
+      );
+      if (!call) continue;
+      const what = call.state === "asking" ? "confirmation" : "external result";
       message.content.push(
         finishWithoutRunning(
           call,
@@ -396,37 +403,6 @@ export class SessionActor {
     }
     await this.applyAnswer(active, message, buffered);
     void this.resume(active);
-  }
-
-  /** Applies confirmations to the parked reply, then resumes it. */
-  async confirm(
-    replyId: string,
-    answers: ConfirmAnswer[],
-    principal: string,
-  ): Promise<{ settled: Promise<ReplySettled> }> {
-    const active = this.parked(replyId, "confirmations");
-    await this.refreshRules();
-    const message = structuredClone(active.data.message);
-    const buffered: EventBody[] = [];
-    const ctx = this.answerContext(principal, buffered);
-    const accepted = applyConfirmations(message, answers, ctx);
-    const { fresh } = await this.deps.rules.prepare(accepted);
-    await this.applyAnswer(active, message, buffered, (b) => this.deps.rules.write(b, fresh));
-    this.deps.rules.committed(fresh);
-    return { settled: this.resume(active) };
-  }
-
-  /** Applies external results to the parked reply, then resumes it. */
-  async externalResults(
-    replyId: string,
-    answers: ExternalAnswer[],
-  ): Promise<{ settled: Promise<ReplySettled> }> {
-    const active = this.parked(replyId, "external results");
-    const message = structuredClone(active.data.message);
-    const buffered: EventBody[] = [];
-    applyExternalResults(message, answers, this.answerContext("", buffered));
-    await this.applyAnswer(active, message, buffered);
-    return { settled: this.resume(active) };
   }
 
   private answerContext(principal: string, buffered: EventBody[]): AnswerContext {
@@ -443,9 +419,9 @@ export class SessionActor {
   }
 
   /**
-   * Commits an answer: the reply's new state and the events it produced, in one synced atomic
-   * batch, then makes them visible. The answer was validated on a copy, so a refused answer left
-   * nothing behind.
+   * Commits an answer: the reply's new state (a checkpoint), the events the answer produced, and
+   * `extra`, in one synced atomic batch; only then are the events seen. The answer was validated
+   * and applied on a copy, so a refused answer left nothing behind.
    */
   private async applyAnswer(
     active: ActiveReply,
@@ -455,25 +431,17 @@ export class SessionActor {
   ): Promise<void> {
     active.data = { ...active.data, message, state: "running" };
     this.setStatus("running", active.data.replyId);
-    this.holds += 1;
-    for (const body of events) this.held.push(this.log.append(active.data.replyId, body));
-    const data = structuredClone(active.data);
-    try {
-      await this.commit({
-        sync: true,
-        extra: (b) => {
-          b.put(ReplyRecord, this.id, data);
-          extra?.(b);
-        },
-      });
-    } finally {
-      this.holds -= 1;
-      if (this.holds === 0) {
-        const held = this.held;
-        this.held = [];
-        for (const event of held) this.fanOut(event);
-      }
-    }
+    await this.events.emitWith(active.data.replyId, events, {
+      sync: true,
+      extra: (b) => {
+        this.checkpoint(b, this.events.lastSeq);
+        b.put(RunningRecord, this.id, {
+          replyId: active.data.replyId,
+          since: new Date().toISOString(),
+        });
+        extra?.(b);
+      },
+    });
   }
 
   private resume(active: ActiveReply): Promise<ReplySettled> {
@@ -483,66 +451,20 @@ export class SessionActor {
     return settled;
   }
 
-  private assertReply(active: ActiveReply, replyId: string): void {
-    if (replyId && replyId !== active.data.replyId) {
-      throw failedPrecondition(`reply ${replyId} is not the session's current reply`, [
-        {
-          type: "REPLY",
-          subject: replyId,
-          description: `the current reply is ${active.data.replyId}`,
-        },
-      ]);
-    }
-  }
-
-  private parked(replyId: string, what: string): ActiveReply {
-    const active = this.active;
-    if (!active) {
-      throw failedPrecondition(`no reply is parked in session ${this.id}; nothing awaits ${what}`, [
-        { type: "SESSION_STATUS", subject: this.id, description: this.data.status },
-      ]);
-    }
-    this.assertReply(active, replyId);
-    if (active.task) {
-      throw failedPrecondition(
-        `reply ${active.data.replyId} is running; nothing awaits ${what} yet`,
-        [{ type: "SESSION_STATUS", subject: this.id, description: "running" }],
-      );
-    }
-    return active;
-  }
-
-  private assertIdle(): void {
-    if (this.disposed) throw failedPrecondition("the session is being deleted");
-    const active = this.active;
-    if (!active) return;
-    if (active.task) {
-      throw failedPrecondition(
-        `reply ${active.data.replyId} is still running; interrupt it first`,
-        [{ type: "SESSION_STATUS", subject: this.id, description: "running" }],
-      );
-    }
-    const pending = this.pendingCalls;
-    throw failedPrecondition(
-      `reply ${active.data.replyId} is parked waiting for ${pending
-        .map(
-          (c) => `${c.name} ${c.id} (${c.state === "asking" ? "confirmation" : "external result"})`,
-        )
-        .join(", ")}; answer or interrupt it first`,
-      pending.map((c) => ({
-        type: "TOOL_CALL_STATE",
-        subject: c.id,
-        description: `${c.name} is ${c.state === "asking" ? "awaiting confirmation" : "awaiting an external result"}`,
-      })),
-    );
-  }
-
   private whenSettled(replyId: string): Promise<ReplySettled> {
     return new Promise((resolve) => {
       const list = this.settleWaiters.get(replyId) ?? [];
       list.push(resolve);
       this.settleWaiters.set(replyId, list);
     });
+  }
+
+  // ---- permissions ----
+
+  /** Loads the rules in effect for this session (stored and configured). */
+  async refreshRules(): Promise<void> {
+    const stored = await this.deps.rules.forSession(this.id, this.agent.id);
+    this.rules = [...this.agent.rules, ...stored];
   }
 
   /** The permission state a decision in this session sees now. */
@@ -563,14 +485,8 @@ export class SessionActor {
     else delete next.mode;
     this.data = next;
     this.dirty = true;
-    await this.commit({ sync: true });
+    await this.events.commit({ sync: true });
     return this.data.mode ?? this.agent.permissionMode;
-  }
-
-  /** Loads the rules in effect for this session (stored and configured). */
-  async refreshRules(): Promise<void> {
-    const stored = await this.deps.rules.forSession(this.id, this.agent.id);
-    this.rules = [...this.agent.rules, ...stored];
   }
 
   // ---- running ----
@@ -580,7 +496,7 @@ export class SessionActor {
     active.task = (async () => {
       let outcome: ReplyOutcome;
       try {
-        await this.writing; // the history is stored before it is read
+        await this.events.settled(); // the history is stored before it is read
         await this.refreshRules();
         const history = await this.loadHistory(this.data.messageCount);
         const progress = { iteration: active.data.iteration };
@@ -613,7 +529,16 @@ export class SessionActor {
     })();
   }
 
-  private async settle(active: ActiveReply, outcome: ReplyOutcome): Promise<void> {
+  /**
+   * Ends or parks a reply. Ending writes `before` (events that end its calls), REPLY_END, the message
+   * into the history and the removal of the reply in one batch; parking announces REPLY_PARKED with
+   * a synced checkpoint.
+   */
+  private async settle(
+    active: ActiveReply,
+    outcome: ReplyOutcome,
+    before: EventBody[] = [],
+  ): Promise<void> {
     const replyId = active.data.replyId;
     const message = active.data.message;
     if (outcome.kind === "finished") {
@@ -621,14 +546,17 @@ export class SessionActor {
       this.active = undefined;
       this.data = { ...this.data, messageCount: index + 1 };
       this.setStatus("idle");
-      this.emit(replyId, {
+      const end: EventBody = {
         type: "reply_end",
         finishedReason: outcome.finishedReason,
         ...(outcome.error ? { error: outcome.error } : {}),
-      });
-      await this.commit({
+      };
+      await this.events.emitWith(replyId, [...before, end], {
         extra: (b) =>
-          b.put(MessageRecord, messageKey(this.id, index), message).del(ReplyRecord, this.id),
+          b
+            .put(MessageRecord, messageKey(this.id, index), message)
+            .del(ReplyRecord, this.id)
+            .del(RunningRecord, this.id),
       });
     } else {
       const pending = this.pendingCalls;
@@ -640,7 +568,7 @@ export class SessionActor {
         replyId,
       );
       this.emit(replyId, { type: "reply_parked", message: waitingNotice(message, pending) });
-      await this.writing;
+      await this.events.settled();
     }
     const waiters = this.settleWaiters.get(replyId) ?? [];
     this.settleWaiters.delete(replyId);
@@ -650,6 +578,38 @@ export class SessionActor {
       pending: this.pendingCalls,
     };
     for (const resolve of waiters) resolve(settled);
+  }
+
+  /**
+   * Ends a reply that was running when the server stopped: its message is rebuilt from the last
+   * checkpoint and the logged events after it; every unfinished call gets an INTERRUPTED result
+   * (TOOL_RESULT_START unless it was already sent), so a server tool that was running is never run
+   * again; then REPLY_END(interrupted, "server restarted").
+   */
+  async recover(): Promise<void> {
+    const active = this.active;
+    if (!active || active.task || active.data.state !== "running") return;
+    const later: EventBody[] = [];
+    for await (const event of this.events.read(active.data.snapshotSeq, this.events.lastSeq)) {
+      if (event.replyId === active.data.replyId) later.push(event.body);
+    }
+    active.data.message = foldEvents(active.data.message, later);
+    const events = this.interruptParked(
+      active,
+      "The tool call was interrupted because the server restarted.",
+    );
+    await this.settle(
+      active,
+      {
+        kind: "finished",
+        finishedReason: "interrupted",
+        error: {
+          code: "server_restarted",
+          message: "the server restarted while the reply was running",
+        },
+      },
+      events,
+    );
   }
 
   private async loadHistory(count: number): Promise<Msg[]> {
@@ -672,7 +632,7 @@ export class SessionActor {
       active.controller.abort(new Error("session deleted"));
       await active.task.catch(() => undefined);
     }
-    for (const sub of this.subscribers) sub.close(error);
-    await this.writing;
+    this.events.closeAll(error);
+    await this.events.settled();
   }
 }

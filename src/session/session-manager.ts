@@ -13,6 +13,7 @@ import {
   MessageRecord,
   messageKey,
   ReplyRecord,
+  RunningRecord,
   type SessionData,
   SessionRecord,
   type SessionStatus,
@@ -63,7 +64,7 @@ export class SessionManager {
   constructor(
     private readonly store: Store,
     private readonly agents: ReadonlyMap<string, AgentDefinition>,
-    log: Logger,
+    private readonly log: Logger,
     private readonly tenant = "default",
   ) {
     this.rules = new RuleBook(store, tenant);
@@ -81,9 +82,15 @@ export class SessionManager {
     };
   }
 
-  /** Starts firing deadlines (including those that passed while the server was down). */
-  start(): Promise<void> {
-    return this.expiry.start();
+  /**
+   * Recovers the replies a stop cut short, then starts firing deadlines (including those that
+   * passed while the server was down).
+   */
+  async start(): Promise<void> {
+    const recovered = await this.recover();
+    if (recovered > 0)
+      this.log.info({ recovered }, "ended replies that were running at the last stop");
+    await this.expiry.start();
   }
 
   /** Stops firing deadlines. */
@@ -282,24 +289,56 @@ export class SessionManager {
    * Applies one input. For a user message, resolves once the reply has started, with a promise of
    * its settlement (finished or parked).
    */
+  /**
+   * Applies one input, once: an input whose `requestId` was applied before is acknowledged again
+   * without being applied twice. For a user message or an answer, resolves once it is applied, with
+   * a promise of the reply's settlement (finished or parked again).
+   */
   async apply(
     sessionId: string,
     input: SessionInput,
-    principal = "anonymous",
-  ): Promise<{ replyId?: string; settled?: Promise<ReplySettled> }> {
+    options: { principal?: string; requestId?: string } = {},
+  ): Promise<{ replyId?: string; settled?: Promise<ReplySettled>; duplicate?: boolean }> {
     const actor = await this.actor(sessionId);
+    const requestId = options.requestId || undefined;
     return actor.serial(async () => {
+      if (await actor.applied(requestId)) return { duplicate: true };
       switch (input.kind) {
         case "user_message":
-          return actor.startReply(input.text);
+          return actor.startReply(input.text, requestId);
         case "user_interrupt":
-          await actor.interrupt(input.replyId);
+          await actor.interrupt(input.replyId, requestId);
           return {};
         case "confirm":
-          return actor.confirm(input.replyId, input.answers, principal);
+          return actor.confirm(
+            input.replyId,
+            input.answers,
+            options.principal ?? "anonymous",
+            requestId,
+          );
         case "external_results":
-          return actor.externalResults(input.replyId, input.answers);
+          return actor.externalResults(input.replyId, input.answers, requestId);
       }
     });
+  }
+
+  /**
+   * Ends every reply that was running when the server stopped (see `SessionActor.recover`). Reads
+   * only the running index, whose size is the number of replies that were running, never every
+   * parked reply.
+   */
+  async recover(): Promise<number> {
+    const ids: string[] = [];
+    for await (const [sessionId] of this.store.entries(RunningRecord)) ids.push(sessionId);
+    for (const sessionId of ids) {
+      try {
+        const actor = await this.actor(sessionId);
+        await actor.serial(() => actor.recover());
+        this.release(actor);
+      } catch (err) {
+        this.log.error({ err, session: sessionId }, "could not recover the reply");
+      }
+    }
+    return ids.length;
   }
 }

@@ -1,0 +1,202 @@
+import type { EventBody } from "../agent/events.js";
+import { ParkwayError } from "../common/errors.js";
+import type { Logger } from "../common/logger.js";
+import type { Store, StoreBatch } from "../store/store.js";
+import { EventLog } from "./event-log.js";
+import type { StoredEvent, StreamItem } from "./stored-event.js";
+import { Subscriber } from "./subscriber.js";
+
+/** Events whose write is synced, with the state they announce, before any stream sees them. */
+const SYNC_EVENTS = new Set<EventBody["type"]>([
+  "require_user_confirm",
+  "require_external_execution",
+  "reply_parked",
+]);
+
+/** What the hub asks of its session when it writes. */
+export interface HubOwner {
+  /** Operations to add to every write: the session record when it changed. */
+  everyWrite(batch: StoreBatch, lastSeq: number): void;
+  /** Operations to add to a synced write that makes REQUIRE_* or REPLY_PARKED visible. */
+  syncWrite(batch: StoreBatch, lastSeq: number): void;
+  /** Called after such a synced write succeeded. */
+  synced(): void;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * A session's event log and its fan-out to attached streams, with group commit: each event gets the
+ * next seq, and a stream sees it only once the write that stores it has finished, so no client ever
+ * sees an event the log could lose in a crash. While one write is in flight, the events emitted
+ * meanwhile gather into the next write. A write that holds a REQUIRE_* or REPLY_PARKED event is
+ * synced and carries the state it announces.
+ */
+export class EventHub {
+  private readonly log: EventLog;
+  private readonly subscribers = new Set<Subscriber>();
+  private draining: Promise<void> | undefined;
+  private waiters: Waiter[] = [];
+  private extras: ((batch: StoreBatch) => void)[] = [];
+  private wantSync = false;
+  private syncEvent = false;
+  private written: number;
+
+  constructor(
+    private readonly store: Store,
+    readonly sessionId: string,
+    lastSeq: number,
+    private readonly owner: HubOwner,
+    private readonly logger: Logger,
+  ) {
+    this.log = new EventLog(store, sessionId, lastSeq);
+    this.written = lastSeq;
+  }
+
+  /** The seq of the last event emitted (written or not). */
+  get lastSeq(): number {
+    return this.log.lastSeq;
+  }
+
+  get attached(): number {
+    return this.subscribers.size;
+  }
+
+  /** Logs an event; attached streams receive it once it is written. */
+  emit(replyId: string, body: EventBody): StoredEvent {
+    const event = this.log.append(replyId, body);
+    if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
+    this.kick();
+    return event;
+  }
+
+  /**
+   * Logs events that belong with a change of state, and writes them together with it (`extra`) in
+   * one synced or unsynced atomic batch; streams see the events once it is written.
+   */
+  emitWith(
+    replyId: string,
+    bodies: EventBody[],
+    options: { sync?: boolean; extra?: (batch: StoreBatch) => void },
+  ): Promise<void> {
+    for (const body of bodies) {
+      this.log.append(replyId, body);
+      if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
+    }
+    return this.commit(options);
+  }
+
+  /**
+   * Writes every event emitted so far, with `extra`, in one atomic batch after the writes before it
+   * (synced with `sync`), then makes the events visible. Resolves once written.
+   */
+  commit(options: { sync?: boolean; extra?: (batch: StoreBatch) => void } = {}): Promise<void> {
+    if (options.extra) this.extras.push(options.extra);
+    if (options.sync) this.wantSync = true;
+    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+    this.kick();
+    return done;
+  }
+
+  /** Resolves once every write issued so far has finished (failures included). */
+  async settled(): Promise<void> {
+    while (this.draining) await this.draining;
+  }
+
+  private kick(): void {
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+      if (this.log.hasPending || this.waiters.length > 0) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      if (!this.log.hasPending && this.waiters.length === 0) return;
+      const batch = this.store.batch();
+      const events = this.log.drainPending();
+      for (const e of events) this.log.putInto(batch, e);
+      const sync = this.wantSync || this.syncEvent;
+      const announces = this.syncEvent;
+      this.owner.everyWrite(batch, this.log.lastSeq);
+      if (announces) this.owner.syncWrite(batch, this.log.lastSeq);
+      for (const extra of this.extras) extra(batch);
+      const waiters = this.waiters;
+      this.waiters = [];
+      this.extras = [];
+      this.wantSync = false;
+      this.syncEvent = false;
+      try {
+        if (batch.length > 0) await batch.write({ sync });
+      } catch (err) {
+        this.logger.error({ err, session: this.sessionId }, "event log write failed");
+        for (const w of waiters) w.reject(err);
+        this.closeAll(
+          new ParkwayError("unavailable", "the server could not store the session; reattach"),
+        );
+        continue;
+      }
+      if (events.length > 0) this.written = events[events.length - 1]!.seq;
+      if (announces) this.owner.synced();
+      for (const event of events) {
+        for (const sub of this.subscribers) sub.push({ kind: "event", event });
+      }
+      for (const w of waiters) w.resolve();
+    }
+  }
+
+  /**
+   * Attaches a stream: every stored event with seq > afterSeq, then `reannounce()` (the open
+   * REQUIRE_* of a parked reply), then live events; no gap and no duplicate between them.
+   */
+  attach(
+    afterSeq: number,
+    signal: AbortSignal,
+    reannounce: () => StreamItem[],
+    maxQueued?: number,
+  ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
+    const subscriber = new Subscriber(maxQueued);
+    // Events after `upto` are not written yet: they reach this stream as they are, like any other.
+    const upto = this.written;
+    this.subscribers.add(subscriber);
+    const items = this.replayThenTail(
+      subscriber,
+      Math.min(afterSeq, upto),
+      upto,
+      signal,
+      reannounce,
+    );
+    return { lastSeq: upto, items, subscriber };
+  }
+
+  private async *replayThenTail(
+    subscriber: Subscriber,
+    afterSeq: number,
+    upto: number,
+    signal: AbortSignal,
+    reannounce: () => StreamItem[],
+  ): AsyncGenerator<StreamItem> {
+    try {
+      for await (const event of this.log.read(afterSeq, upto, signal)) {
+        yield { kind: "event", event: { ...event, replayed: true } };
+      }
+      yield* reannounce();
+      yield* subscriber.items(signal);
+    } finally {
+      this.subscribers.delete(subscriber);
+    }
+  }
+
+  /** Reads stored events of this session (see `EventLog.read`). */
+  read(afterSeq: number, uptoSeq: number): AsyncGenerator<StoredEvent> {
+    return this.log.read(afterSeq, uptoSeq);
+  }
+
+  /** Ends every attached stream with `error`. */
+  closeAll(error: Error): void {
+    for (const sub of this.subscribers) sub.close(error);
+  }
+}

@@ -1,0 +1,238 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
+import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import {
+  type Script,
+  startScriptedModel,
+  type ScriptedModelServer,
+} from "../../src/model/scripted/index.js";
+import { collect, kind } from "../helpers/parkway-harness.js";
+import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+
+interface Crashable {
+  model: ScriptedModelServer;
+  server: SpawnedServer;
+  client: ParkwayClient;
+  root: string;
+  workdir: string;
+  config: string;
+  restart(how: "SIGKILL" | "SIGTERM"): Promise<void>;
+  close(): Promise<void>;
+}
+
+let c: Crashable | undefined;
+afterEach(async () => {
+  await c?.close();
+  c = undefined;
+});
+
+/** The real server as a child process, on the same data directory across restarts. */
+async function start(script: Script, agent: Record<string, unknown> = {}): Promise<Crashable> {
+  const root = await tempDir("parkway-restart-");
+  const workdir = path.join(root, "work");
+  const model = await startScriptedModel({ script });
+  const config = path.join(root, "parkway.json");
+  await writeFile(
+    config,
+    JSON.stringify({
+      model: { url: model.url, name: "scripted", maxRetries: 0 },
+      agents: [{ id: "test", workingDirectories: [workdir], ...agent }],
+    }),
+  );
+  const dataDir = path.join(root, "data");
+  const launch = () => spawnServer({ dataDir, args: ["--config", config] });
+  const self: Crashable = {
+    model,
+    server: await launch(),
+    client: undefined as unknown as ParkwayClient,
+    root,
+    workdir,
+    config,
+    async restart(how) {
+      self.client.close();
+      if (how === "SIGKILL") {
+        process.kill(-self.server.child.pid!, "SIGKILL");
+        await new Promise((resolve) => self.server.child.once("exit", resolve));
+      } else {
+        await self.server.stop();
+      }
+      self.server = await launch();
+      self.client = createParkwayClient(self.server.address);
+    },
+    async close() {
+      self.client.close();
+      await self.server.stop();
+      await model.close();
+    },
+  };
+  self.client = createParkwayClient(self.server.address);
+  return self;
+}
+
+const replyEnd = (events: ServerEvent[]) => {
+  const e = events.find((x) => x.event?.$case === "replyEnd");
+  return e?.event?.$case === "replyEnd" ? e.event.value : undefined;
+};
+
+describe("restarts", () => {
+  it("keeps a parked reply through SIGKILL and resumes it after the restart", async () => {
+    c = await start({
+      turns: [
+        {
+          toolCalls: [
+            { id: "c1", name: "Bash", input: { command: "touch kept.txt && echo kept" } },
+          ],
+        },
+        { text: "All done." },
+      ],
+    });
+    const session = await c.client.createSession({ agentId: "test" });
+    const chat = await c.client.attach(session.id);
+    const before = await collect(chat.message("go"));
+    expect(before.map(kind).slice(-2)).toEqual(["require_user_confirm", "reply_parked"]);
+    chat.close();
+
+    await c.restart("SIGKILL");
+    const parked = await c.client.getSession(session.id);
+    expect(parked.status).toBe(SessionStatus.SESSION_STATUS_AWAITING_PERMISSION);
+    expect(parked.pendingToolCalls.map((call) => call.id)).toEqual(["c1"]);
+    expect(parked.lastSeq).toBe(before[before.length - 1]!.seq);
+
+    const again = await c.client.attach(session.id, { afterSeq: parked.lastSeq });
+    const reannounced = await again.next();
+    expect(reannounced?.event?.$case).toBe("requireUserConfirm");
+    expect(reannounced?.replayed).toBe(true);
+    await again.send({
+      $case: "userConfirmResult",
+      value: {
+        replyId: "",
+        confirmResults: [
+          {
+            confirmed: true,
+            toolCall: { ...parked.pendingToolCalls[0]!, input: "" },
+            rules: [],
+            reason: "",
+          },
+        ],
+      },
+    });
+    const after = await collect(again.untilSettled());
+    again.close();
+    expect(after[0]!.seq).toBe(parked.lastSeq + 1);
+    expect(after.map(kind)).not.toContain("reply_start");
+    expect(replyEnd(after)?.finishedReason).toBe(1);
+    expect(existsSync(path.join(c.workdir, "kept.txt"))).toBe(true);
+    expect(JSON.stringify(c.model.requests.at(-1)?.messages)).toContain("kept");
+  });
+
+  it("ends a reply that was running with REPLY_END(interrupted) and never runs its tool again", async () => {
+    c = await start(
+      {
+        turns: [
+          {
+            match: { lastUser: "run it" },
+            toolCalls: [
+              {
+                id: "slow",
+                name: "Bash",
+                input: {
+                  command:
+                    "echo run >> runs.txt; sleep 30 & echo $! > sleep.pid; echo started; wait",
+                },
+              },
+            ],
+          },
+          { match: { lastUser: "hello again" }, text: "fresh reply" },
+        ],
+      },
+      { permissionMode: "bypass" },
+    );
+    const session = await c.client.createSession({ agentId: "test" });
+    const chat = await c.client.attach(session.id);
+    await chat.send({ $case: "userMessage", value: { text: "run it", content: [] } });
+    const seen: string[] = [];
+    for (;;) {
+      const e = await chat.next(AbortSignal.timeout(10_000));
+      if (!e) throw new Error(`the stream ended after ${seen.join(", ")}`);
+      seen.push(`${kind(e)} ${JSON.stringify(e.event?.value)}`);
+      if (e.event?.$case === "replyEnd") throw new Error(seen.join("\n"));
+      if (e.event?.$case === "toolResultTextDelta" && e.event.value.delta.includes("started"))
+        break;
+    }
+    const seenUpTo = chat.lastSeq;
+    chat.close();
+    await c.restart("SIGKILL");
+    try {
+      const tail = await collect(
+        (await c.client.attach(session.id, { afterSeq: seenUpTo })).untilSettled(
+          AbortSignal.timeout(10_000),
+        ),
+      );
+      expect(tail.map(kind)).toEqual(["tool_result_text_delta", "tool_result_end", "reply_end"]);
+      expect(tail[0]!.seq).toBe(seenUpTo + 1);
+      const end = replyEnd(tail);
+      expect(end?.finishedReason).toBe(2);
+      expect(end?.error?.code).toBe("server_restarted");
+      const toolEnd = tail.find((e) => e.event?.$case === "toolResultEnd");
+      expect(toolEnd?.event?.$case === "toolResultEnd" && toolEnd.event.value.state).toBe(3);
+      // The session works again, and the tool ran exactly once.
+      const next = await c.client.reply({
+        sessionId: session.id,
+        input: { $case: "userMessage", value: { text: "hello again", content: [] } },
+      });
+      expect(next.message?.finishedReason).toBe(1);
+      expect((await readFile(path.join(c.workdir, "runs.txt"), "utf8")).trim().split("\n")).toEqual(
+        ["run"],
+      );
+    } finally {
+      const pid = Number(
+        (await readFile(path.join(c.workdir, "sleep.pid"), "utf8").catch(() => "0")).trim(),
+      );
+      if (pid > 0) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+  });
+
+  it("applies an expiry whose deadline passed while the server was down", async () => {
+    c = await start(
+      {
+        turns: [
+          { toolCalls: [{ id: "c1", name: "Bash", input: { command: "touch x && echo x" } }] },
+          { text: "It expired." },
+        ],
+      },
+      { confirmTimeout: "1s", expiryPolicy: "deny" },
+    );
+    const session = await c.client.createSession({ agentId: "test" });
+    const chat = await c.client.attach(session.id);
+    const before = await collect(chat.message("go"));
+    chat.close();
+    expect(kind(before[before.length - 1]!)).toBe("reply_parked");
+    c.server.child.kill("SIGSTOP");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    process.kill(-c.server.child.pid!, "SIGKILL");
+    c.server.child.kill("SIGCONT");
+    await new Promise((resolve) => c!.server.child.once("exit", resolve));
+    c.server = await spawnServer({
+      dataDir: path.join(c.root, "data"),
+      args: ["--config", c.config],
+    });
+    c.client = createParkwayClient(c.server.address);
+    const resumed = await c.client.attach(session.id, { afterSeq: before[before.length - 1]!.seq });
+    const events = await collect(resumed.untilSettled(AbortSignal.timeout(10_000)));
+    resumed.close();
+    const end = events.find((e) => e.event?.$case === "toolResultEnd");
+    expect(end?.event?.$case === "toolResultEnd" && end.event.value.state).toBe(4); // DENIED
+    expect(replyEnd(events)?.finishedReason).toBe(1);
+    expect(JSON.stringify(c.model.requests.at(-1)?.messages)).toContain("Timed out");
+  });
+});
