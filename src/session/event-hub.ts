@@ -1,5 +1,7 @@
 import type { EventBody } from "../agent/events.js";
 import { ParkwayError } from "../common/errors.js";
+import type { ToolCallBlock } from "../agent/types.js";
+import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { EventLog } from "./event-log.js";
@@ -12,6 +14,48 @@ const SYNC_EVENTS = new Set<EventBody["type"]>([
   "require_external_execution",
   "reply_parked",
 ]);
+
+/** Adds the ids of the calls a REQUIRE_* event announces. */
+function noteAnnounced(event: StoredEvent, into: Set<string>): void {
+  const body = event.body;
+  if (body.type === "require_user_confirm" || body.type === "require_external_execution") {
+    for (const call of body.toolCalls) into.add(call.id);
+  }
+}
+
+/**
+ * The pending calls of a parked reply announced again (seq 0, marked replayed), leaving out those
+ * the stream sees anyway: announced in the replay or in events not written yet.
+ */
+function reannouncement(
+  sessionId: string,
+  pending: { replyId: string; calls: ToolCallBlock[] } | undefined,
+  announced: Set<string>,
+  replayed: Set<string>,
+): StreamItem[] {
+  if (!pending) return [];
+  const fresh = pending.calls.filter((c) => !announced.has(c.id) && !replayed.has(c.id));
+  const out: StreamItem[] = [];
+  const again = (body: EventBody): StreamItem => ({
+    kind: "event",
+    event: {
+      id: newId("evt"),
+      seq: 0,
+      sessionId,
+      replyId: pending.replyId,
+      createdAt: new Date().toISOString(),
+      replayed: true,
+      body,
+    },
+  });
+  const asking = fresh.filter((c) => c.state === "asking");
+  const submitted = fresh.filter((c) => c.state === "submitted");
+  if (asking.length > 0) out.push(again({ type: "require_user_confirm", toolCalls: asking }));
+  if (submitted.length > 0) {
+    out.push(again({ type: "require_external_execution", toolCalls: submitted }));
+  }
+  return out;
+}
 
 /** What the hub asks of its session when it writes. */
 export interface HubOwner {
@@ -39,6 +83,8 @@ export class EventHub {
   private readonly log: EventLog;
   private readonly subscribers = new Set<Subscriber>();
   private draining: Promise<void> | undefined;
+  /** The events of the write in flight (not yet seen by any stream). */
+  private inFlight: StoredEvent[] = [];
   private waiters: Waiter[] = [];
   private extras: ((batch: StoreBatch) => void)[] = [];
   private wantSync = false;
@@ -118,6 +164,7 @@ export class EventHub {
       if (!this.log.hasPending && this.waiters.length === 0) return;
       const batch = this.store.batch();
       const events = this.log.drainPending();
+      this.inFlight = events;
       for (const e of events) this.log.putInto(batch, e);
       const sync = this.wantSync || this.syncEvent;
       const announces = this.syncEvent;
@@ -140,6 +187,7 @@ export class EventHub {
         continue;
       }
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
+      this.inFlight = [];
       if (announces) this.owner.synced();
       for (const event of events) {
         for (const sub of this.subscribers) sub.push({ kind: "event", event });
@@ -149,25 +197,29 @@ export class EventHub {
   }
 
   /**
-   * Attaches a stream: every stored event with seq > afterSeq, then `reannounce()` (the open
-   * REQUIRE_* of a parked reply), then live events; no gap and no duplicate between them.
+   * Attaches a stream: every stored event with seq > afterSeq, then the open REQUIRE_* of a parked
+   * reply that the stream would not otherwise see (`pending()` minus the calls announced in the
+   * replay or in events not written yet), then live events; no gap and no duplicate between them.
    */
   attach(
     afterSeq: number,
     signal: AbortSignal,
-    reannounce: () => StreamItem[],
+    pending: () => { replyId: string; calls: ToolCallBlock[] } | undefined,
     maxQueued?: number,
   ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
     const subscriber = new Subscriber(maxQueued);
     // Events after `upto` are not written yet: they reach this stream as they are, like any other.
     const upto = this.written;
+    const announced = new Set<string>();
+    for (const event of [...this.inFlight, ...this.log.peekPending()])
+      noteAnnounced(event, announced);
     this.subscribers.add(subscriber);
     const items = this.replayThenTail(
       subscriber,
       Math.min(afterSeq, upto),
       upto,
       signal,
-      reannounce,
+      (replayed) => reannouncement(this.sessionId, pending(), announced, replayed),
     );
     return { lastSeq: upto, items, subscriber };
   }
@@ -177,13 +229,15 @@ export class EventHub {
     afterSeq: number,
     upto: number,
     signal: AbortSignal,
-    reannounce: () => StreamItem[],
+    reannounce: (replayed: Set<string>) => StreamItem[],
   ): AsyncGenerator<StreamItem> {
     try {
+      const replayed = new Set<string>();
       for await (const event of this.log.read(afterSeq, upto, signal)) {
+        noteAnnounced(event, replayed);
         yield { kind: "event", event: { ...event, replayed: true } };
       }
-      yield* reannounce();
+      yield* reannounce(replayed);
       yield* subscriber.items(signal);
     } finally {
       this.subscribers.delete(subscriber);

@@ -42,6 +42,11 @@ export class EventLog {
     return event;
   }
 
+  /** The events not yet handed to a write. */
+  peekPending(): readonly StoredEvent[] {
+    return this.pendingEvents;
+  }
+
   /** Takes every event not yet handed to a write. */
   drainPending(): StoredEvent[] {
     const events = this.pendingEvents;

@@ -197,43 +197,11 @@ export class SessionActor {
     afterSeq: number,
     signal: AbortSignal,
   ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
-    return this.events.attach(afterSeq, signal, () => this.reannounce());
-  }
-
-  private reannounce(): StreamItem[] {
-    const active = this.active;
-    if (!active || active.task) return [];
-    const out: StreamItem[] = [];
-    const base = {
-      seq: 0,
-      sessionId: this.id,
-      replyId: active.data.replyId,
-      createdAt: new Date().toISOString(),
-      replayed: true,
-    };
-    const asking = this.pendingCalls.filter((c) => c.state === "asking");
-    const submitted = this.pendingCalls.filter((c) => c.state === "submitted");
-    if (asking.length > 0) {
-      out.push({
-        kind: "event",
-        event: {
-          ...base,
-          id: newId("evt"),
-          body: { type: "require_user_confirm", toolCalls: asking },
-        },
-      });
-    }
-    if (submitted.length > 0) {
-      out.push({
-        kind: "event",
-        event: {
-          ...base,
-          id: newId("evt"),
-          body: { type: "require_external_execution", toolCalls: submitted },
-        },
-      });
-    }
-    return out;
+    return this.events.attach(afterSeq, signal, () => {
+      const active = this.active;
+      if (!active || active.task) return undefined;
+      return { replyId: active.data.replyId, calls: this.pendingCalls };
+    });
   }
 
   // ---- inputs ----

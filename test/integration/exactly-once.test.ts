@@ -157,4 +157,33 @@ describe("reconnecting", () => {
     expect(seenByFlaky.map(strip)).toEqual(all.map(strip));
     expect(seenByFlaky.map((e) => e.seq)).toEqual(all.map((_, i) => i + 1));
   });
+
+  it("announces each pending call once to a stream that attaches to a parked reply", async () => {
+    h = await startHarness({
+      turns: [{ toolCalls: [{ id: "c1", name: "Bash", input: { command: "touch f && echo f" } }] }],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const first = await h.client.attach(session.id);
+    const parked = await collect(first.message("go"));
+    first.close();
+    const lastSeq = parked[parked.length - 1]!.seq;
+    const announcedIn = async (afterSeq: number) => {
+      const chat = await h!.client.attach(session.id, { afterSeq });
+      const seen: ServerEvent[] = [];
+      for (;;) {
+        const e = await chat.next(AbortSignal.timeout(5000));
+        seen.push(e!);
+        if (e!.seq === 0 || e!.seq === lastSeq) break;
+      }
+      // A stray second announcement would arrive right after.
+      const extra = await chat.next(AbortSignal.timeout(200)).catch(() => undefined);
+      if (extra) seen.push(extra);
+      chat.close();
+      return seen.filter((e) => e.event?.$case === "requireUserConfirm");
+    };
+    const fromStart = await announcedIn(0);
+    expect(fromStart.map((e) => e.seq)).toEqual([lastSeq - 1]);
+    const fromEnd = await announcedIn(lastSeq);
+    expect(fromEnd.map((e) => [e.seq, e.replayed])).toEqual([[0, true]]);
+  });
 });

@@ -38,7 +38,9 @@ def test_client_event_round_trips() -> None:
     assert decoded == event
     assert decoded.WhichOneof("event") == "user_message"
     assert decoded.user_message.content[0].text.text == "hello"
-    assert decoded.SerializeToString(deterministic=True) == event.SerializeToString(deterministic=True)
+    assert decoded.SerializeToString(deterministic=True) == event.SerializeToString(
+        deterministic=True
+    )
 
 
 def test_server_event_round_trips() -> None:

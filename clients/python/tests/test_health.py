@@ -38,4 +38,5 @@ def test_reflection_resolves_every_type(parkway_channel: grpc.Channel) -> None:
         "Explain",
     }
     created_at = pool.FindMessageTypeByName("parkway.v1.ServerEvent").fields_by_name["created_at"]
+    assert created_at.message_type is not None
     assert created_at.message_type.full_name == "google.protobuf.Timestamp"

@@ -2,7 +2,7 @@ import { type IncomingMessage, type ServerResponse, createServer } from "node:ht
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Logger, silentLogger } from "../../common/logger.js";
-import { type ChatRequest, chatRequestSchema } from "./chat-request.js";
+import { type ChatRequest, chatRequestSchema, messageText } from "./chat-request.js";
 import { readJsonBody, sendError, sendJson, writeAndFlush } from "./http-io.js";
 import { renderTurn } from "./render-turn.js";
 import {
@@ -44,6 +44,19 @@ const SSE_HEADERS = {
   "cache-control": "no-cache",
   connection: "keep-alive",
 };
+
+/**
+ * The turn with `{{last_user}}` in its text and tool call inputs replaced by the text of the
+ * request's last user message (JSON-escaped inside inputs), so one turn can answer many messages.
+ */
+function withLastUser(turn: Turn, request: ChatRequest): Turn {
+  const serialized = JSON.stringify(turn);
+  if (!serialized.includes("{{last_user}}")) return turn;
+  const last = [...request.messages].reverse().find((m) => m.role === "user");
+  const text = last ? messageText(last) : "";
+  const escaped = JSON.stringify(text).slice(1, -1);
+  return JSON.parse(serialized.replaceAll("{{last_user}}", escaped)) as Turn;
+}
 
 /**
  * Starts an OpenAI-compatible server that answers `POST /v1/chat/completions` (streamed as SSE or as
@@ -109,7 +122,7 @@ export async function startScriptedModel(
       res.flushHeaders();
       return;
     }
-    const rendered = renderTurn(turn, {
+    const rendered = renderTurn(withLastUser(turn, request), {
       id: `chatcmpl-scripted-${++responseCounter}`,
       created: Math.floor(Date.now() / 1000),
       model: script.model ?? request.model ?? "scripted",

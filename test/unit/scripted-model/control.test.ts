@@ -40,3 +40,30 @@ describe("the scripted model's control endpoints", () => {
     expect(JSON.stringify(await res.json())).toContain("txt");
   });
 });
+
+describe("{{last_user}} in a turn", () => {
+  it("is replaced by the last user message, escaped inside tool inputs", async () => {
+    server = await startScriptedModel({
+      script: {
+        turns: [
+          {
+            repeat: true,
+            match: { lastUser: "" },
+            toolCalls: [{ name: "Bash", input: { command: 'echo "{{last_user}}"' } }],
+          },
+        ],
+      },
+    });
+    const res = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: 'say "hi"' }] }),
+    });
+    const body = (await res.json()) as {
+      choices: { message: { tool_calls: { function: { arguments: string } }[] } }[];
+    };
+    const args = JSON.parse(body.choices[0]!.message.tool_calls[0]!.function.arguments) as {
+      command: string;
+    };
+    expect(args.command).toBe('echo "say "hi""');
+  });
+});

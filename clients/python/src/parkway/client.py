@@ -1,0 +1,305 @@
+"""The asyncio Parkway client (``grpc.aio``)."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal, TypeVar, cast
+
+import grpc
+from google.protobuf import struct_pb2
+
+from parkway import inputs
+from parkway.errors import from_rpc_error
+from parkway.session import AsyncSession, ReconnectPolicy
+from parkway.v1 import (
+    agent_service_pb2,
+    agent_service_pb2_grpc,
+    content_pb2,
+    events_pb2,
+    permission_pb2,
+    permission_pb2_grpc,
+)
+
+__all__ = ["DEFAULT_REPLY_TIMEOUT", "DEFAULT_TIMEOUT", "AsyncClient", "SessionStatusName"]
+
+#: Seconds a call or an input acknowledgement may take when the client sets no timeout.
+DEFAULT_TIMEOUT = 30.0
+#: Seconds the unary ``Reply`` may take by default (it runs the model until the reply settles).
+DEFAULT_REPLY_TIMEOUT = 600.0
+
+#: Channel options set unless `options` overrides them: reconnect to a restarted server within
+#: about a second instead of gRPC's default backoff that grows to two minutes.
+_CHANNEL_DEFAULTS: dict[str, Any] = {
+    "grpc.initial_reconnect_backoff_ms": 100,
+    "grpc.min_reconnect_backoff_ms": 100,
+    "grpc.max_reconnect_backoff_ms": 1000,
+}
+
+SessionStatusName = Literal["idle", "running", "awaiting_permission", "awaiting_external_result"]
+
+Res = TypeVar("Res")
+
+
+def _status(value: SessionStatusName | int | None) -> agent_service_pb2.SessionStatus:
+    if value is None:
+        return agent_service_pb2.SESSION_STATUS_UNSPECIFIED
+    if isinstance(value, int):
+        return cast("agent_service_pb2.SessionStatus", value)
+    name = f"SESSION_STATUS_{value.upper()}"
+    return cast("agent_service_pb2.SessionStatus", agent_service_pb2.SessionStatus.Value(name))
+
+
+class AsyncClient:
+    """A Parkway client for asyncio: sessions, replies, agents, and the generated stubs.
+
+    Every unary call has a deadline (``timeout`` seconds, per call or the client's default) and
+    raises :class:`parkway.ParkwayError` (a subclass per status code, with the google.rpc details
+    decoded from ``grpc-status-details-bin``) when it fails. Use it from one event loop; close it
+    with :meth:`close` or ``async with``.
+
+    Args:
+        target: ``"HOST:PORT"`` of the server.
+        token: a bearer token sent as ``authorization: Bearer <token>`` on every call.
+        credentials: ``grpc.ChannelCredentials`` for TLS / mTLS; insecure (loopback) when None.
+        timeout: default deadline in seconds of unary calls and of input acknowledgements;
+            None means :data:`DEFAULT_TIMEOUT`. ``reply`` defaults to :data:`DEFAULT_REPLY_TIMEOUT`.
+        options: extra gRPC channel options (reconnect backoff is capped at 1 s unless these set
+            ``grpc.max_reconnect_backoff_ms`` and friends).
+        reconnect: how attached sessions re-attach after a broken stream (default
+            :class:`ReconnectPolicy`; ``ReconnectPolicy(enabled=False)`` to turn it off).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        token: str | None = None,
+        credentials: grpc.ChannelCredentials | None = None,
+        timeout: float | None = None,
+        *,
+        options: Sequence[tuple[str, Any]] | None = None,
+        reconnect: ReconnectPolicy | None = None,
+    ) -> None:
+        self.target = target
+        self.timeout = DEFAULT_TIMEOUT if timeout is None else timeout
+        self._token = token
+        self._reconnect = reconnect or ReconnectPolicy()
+        self._sessions: weakref.WeakSet[AsyncSession] = weakref.WeakSet()
+        channel_options = [*_CHANNEL_DEFAULTS.items(), *(options or ())]
+        self.channel: grpc.aio.Channel = (
+            grpc.aio.secure_channel(target, credentials, channel_options)
+            if credentials is not None
+            else grpc.aio.insecure_channel(target, channel_options)
+        )
+        #: The generated AgentService stub on this client's channel (no default metadata/deadline).
+        self.agent_service: Any = agent_service_pb2_grpc.AgentServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        #: The generated PermissionService stub on this client's channel.
+        self.permission_service: Any = permission_pb2_grpc.PermissionServiceStub(self.channel)  # type: ignore[no-untyped-call]
+
+    def metadata(self) -> tuple[tuple[str, str], ...]:
+        """Call metadata: the bearer token, if any."""
+        return (("authorization", f"Bearer {self._token}"),) if self._token else ()
+
+    async def unary(
+        self,
+        method: Callable[..., Awaitable[Res]],
+        request: Any,
+        *,
+        timeout: float | None = None,
+    ) -> Res:
+        """Runs a unary method of one of the stubs with this client's metadata and deadline;
+        raises :class:`parkway.ParkwayError` on failure. E.g.
+        ``await client.unary(client.permission_service.ListRules, ListRulesRequest(session_id=id))``.
+        """
+        try:
+            return await method(
+                request,
+                timeout=self.timeout if timeout is None else timeout,
+                metadata=self.metadata(),
+            )
+        except grpc.aio.AioRpcError as err:
+            raise from_rpc_error(err) from None
+
+    async def create_session(
+        self,
+        agent_id: str,
+        *,
+        external_tools: Iterable[agent_service_pb2.ExternalTool | Mapping[str, Any]] = (),
+        permission_mode: inputs.PermissionModeName | int | None = None,
+        working_directories: Iterable[str] = (),
+        metadata: Mapping[str, Any] | None = None,
+        timeout: float | None = None,
+    ) -> agent_service_pb2.Session:
+        """Creates a session of an agent.
+
+        Args:
+            external_tools: tools this client executes, as ``ExternalTool`` messages or mappings
+                ``{"name", "description", "input_schema", "metadata_schema"}`` (schemas as dicts).
+            permission_mode: ``"default"``, ``"accept_edits"``, ``"explore"``, ``"bypass"``,
+                ``"dont_ask"`` (or a ``PermissionMode``); None uses the agent's.
+            working_directories: each inside one of the agent's; empty uses the agent's.
+            metadata: free-form data stored with the session.
+        """
+        request = agent_service_pb2.CreateSessionRequest(
+            agent_id=agent_id,
+            external_tools=[inputs.external_tool(t) for t in external_tools],
+            permission_mode=inputs.permission_mode(permission_mode),
+            working_directories=list(working_directories),
+        )
+        if metadata is not None:
+            data = struct_pb2.Struct()
+            data.update(metadata)
+            request.metadata.CopyFrom(data)
+        response: agent_service_pb2.CreateSessionResponse = await self.unary(
+            self.agent_service.CreateSession, request, timeout=timeout
+        )
+        return response.session
+
+    async def get_session(
+        self, session_id: str, *, timeout: float | None = None
+    ) -> agent_service_pb2.Session:
+        """A session's status, pending tool calls and last seq. ``NotFound`` when unknown."""
+        response: agent_service_pb2.GetSessionResponse = await self.unary(
+            self.agent_service.GetSession,
+            agent_service_pb2.GetSessionRequest(session_id=session_id),
+            timeout=timeout,
+        )
+        return response.session
+
+    async def list_sessions(
+        self,
+        *,
+        status: SessionStatusName | int | None = None,
+        agent_id: str = "",
+        page_size: int = 0,
+        page_token: str = "",
+        timeout: float | None = None,
+    ) -> agent_service_pb2.ListSessionsResponse:
+        """One page of sessions, newest first (``.sessions``, ``.next_page_token``: empty on the
+        last page), optionally only those with ``status`` or of ``agent_id``."""
+        response: agent_service_pb2.ListSessionsResponse = await self.unary(
+            self.agent_service.ListSessions,
+            agent_service_pb2.ListSessionsRequest(
+                status=_status(status),
+                agent_id=agent_id,
+                page_size=page_size,
+                page_token=page_token,
+            ),
+            timeout=timeout,
+        )
+        return response
+
+    async def delete_session(self, session_id: str, *, timeout: float | None = None) -> None:
+        """Deletes a session, its events and its session-scoped rules; interrupts a running reply."""
+        await self.unary(
+            self.agent_service.DeleteSession,
+            agent_service_pb2.DeleteSessionRequest(session_id=session_id),
+            timeout=timeout,
+        )
+
+    async def list_agents(self, *, timeout: float | None = None) -> list[agent_service_pb2.Agent]:
+        """The configured agents."""
+        response: agent_service_pb2.ListAgentsResponse = await self.unary(
+            self.agent_service.ListAgents, agent_service_pb2.ListAgentsRequest(), timeout=timeout
+        )
+        return list(response.agents)
+
+    async def list_rules(
+        self,
+        session_id: str = "",
+        *,
+        agent_id: str = "",
+        scope: inputs.ScopeName | int | None = None,
+        timeout: float | None = None,
+    ) -> list[permission_pb2.PermissionRule]:
+        """The permission rules in effect for a session (its own, its agent's and its tenant's), or
+        of one scope."""
+        request = permission_pb2.ListRulesRequest(session_id=session_id, agent_id=agent_id)
+        if scope is not None:
+            request.scope = inputs.rule_scope(scope)
+        response: permission_pb2.ListRulesResponse = await self.unary(
+            self.permission_service.ListRules, request, timeout=timeout
+        )
+        return list(response.rules)
+
+    async def reply(
+        self,
+        session_id: str,
+        message: str | None = None,
+        *,
+        confirm: Iterable[events_pb2.ConfirmResult] | None = None,
+        results: Iterable[content_pb2.ToolResultBlock] | None = None,
+        interrupt: bool = False,
+        reply_id: str = "",
+        request_id: str = "",
+        timeout: float | None = None,
+    ) -> agent_service_pb2.ReplyResponse:
+        """The unary ``Reply``: exactly one input (a user ``message``, ``confirm`` results,
+        external ``results``, or ``interrupt``), then waits until the reply finishes or parks.
+
+        Returns the response: ``.message`` is the final message (``finished_reason`` set) or the
+        waiting notice of a parked reply (unset), ``.pending_tool_calls`` what awaits an answer,
+        ``.status`` the session's status. Refusals raise like the stream's inputs do. The deadline
+        defaults to :data:`DEFAULT_REPLY_TIMEOUT`.
+        """
+        given = [message is not None, confirm is not None, results is not None, interrupt]
+        if sum(given) != 1:
+            raise ValueError("reply() takes exactly one of message, confirm, results, interrupt")
+        request = agent_service_pb2.ReplyRequest(session_id=session_id, request_id=request_id)
+        if message is not None:
+            request.user_message.CopyFrom(events_pb2.UserMessage(text=message))
+        elif confirm is not None:
+            request.user_confirm_result.CopyFrom(
+                events_pb2.UserConfirmResult(reply_id=reply_id, confirm_results=list(confirm))
+            )
+        elif results is not None:
+            request.external_execution_result.CopyFrom(
+                events_pb2.ExternalExecutionResult(
+                    reply_id=reply_id, execution_results=list(results)
+                )
+            )
+        else:
+            request.user_interrupt.CopyFrom(events_pb2.UserInterrupt(reply_id=reply_id))
+        response: agent_service_pb2.ReplyResponse = await self.unary(
+            self.agent_service.Reply,
+            request,
+            timeout=DEFAULT_REPLY_TIMEOUT if timeout is None else timeout,
+        )
+        return response
+
+    async def attach(
+        self,
+        session_id: str,
+        after_seq: int = 0,
+        *,
+        reconnect: ReconnectPolicy | None = None,
+        timeout: float | None = None,
+    ) -> AsyncSession:
+        """Opens a ``Chat`` stream attached to a session and waits until the server accepted it.
+
+        The server replays every stored event with seq > ``after_seq`` (``replayed=True``), then
+        re-announces what a parked reply awaits, then streams live events. Raises ``NotFound`` for an
+        unknown session and ``InvalidArgument`` when ``after_seq`` is beyond the session's last seq.
+        """
+        session = AsyncSession(
+            self,
+            session_id,
+            after_seq=after_seq,
+            reconnect=reconnect or self._reconnect,
+            timeout=self.timeout if timeout is None else timeout,
+        )
+        await session._start()
+        self._sessions.add(session)
+        return session
+
+    async def close(self) -> None:
+        """Closes every session attached through this client, then the channel."""
+        for session in list(self._sessions):
+            await session.close()
+        await self.channel.close()
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()

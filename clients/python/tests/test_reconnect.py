@@ -1,0 +1,255 @@
+"""A session survives server restarts by itself: it re-attaches with after_seq = the last seq it
+saw, the consumer sees every event exactly once, and a pending confirmation can still be answered.
+
+These tests crash and restart their own server (on the same data directory and address), so they
+do not share the session-wide stack.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import parkway
+from parkway.v1 import agent_service_pb2, content_pb2
+from parkway_harness import Stack
+
+IDLE = agent_service_pb2.SESSION_STATUS_IDLE
+STREAMED = "A reply long enough to be cut in the middle of its streaming, twice over."
+
+SCRIPT = {
+    "turns": [
+        {
+            "match": {"lastUser": "make a file"},
+            "toolCalls": [
+                {"id": "c1", "name": "Bash", "input": {"command": "touch made.txt && echo made"}}
+            ],
+        },
+        {"match": {"toolName": "Bash"}, "text": "Created it."},
+        {"match": {"lastUser": "hello"}, "repeat": True, "text": "Hi there."},
+        {"match": {"lastUser": "stream"}, "text": STREAMED, "chunkSize": 4, "delayMs": 40},
+    ]
+}
+
+
+@pytest.fixture(scope="module")
+def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack, Path]]:
+    root = tmp_path_factory.mktemp("reconnect")
+    workdir = root / "work"
+    stack = Stack(root, [{"id": "rc", "workingDirectories": [str(workdir)]}], SCRIPT)
+    try:
+        yield stack, workdir
+    finally:
+        stack.close()
+
+
+class Proxy:
+    """A TCP proxy to the server whose connections can be cut (a network failure: the server and
+    its running reply carry on)."""
+
+    def __init__(self, upstream: str) -> None:
+        self.upstream_host, port = upstream.rsplit(":", 1)
+        self.upstream_port = int(port)
+        self.writers: set[asyncio.StreamWriter] = set()
+        self.server: asyncio.Server | None = None
+        #: While set, bytes from the server are dropped (the client hears nothing back).
+        self.mute_downstream = False
+
+    async def start(self) -> str:
+        self.server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        port = self.server.sockets[0].getsockname()[1]
+        return f"127.0.0.1:{port}"
+
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
+        self.writers |= {writer, up_writer}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, down: bool) -> None:
+            try:
+                while data := await src.read(65536):
+                    if down and self.mute_downstream:
+                        continue
+                    dst.write(data)
+                    await dst.drain()
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.close()
+
+        try:
+            await asyncio.gather(pipe(reader, up_writer, False), pipe(up_reader, writer, True))
+        except asyncio.CancelledError:  # the loop is closing
+            pass
+
+    def cut(self) -> None:
+        """Closes every open connection (both sides) at once."""
+        for writer in self.writers:
+            writer.transport.abort()
+        self.writers.clear()
+
+    async def close(self) -> None:
+        self.cut()
+        if self.server is not None:
+            self.server.close()
+            await self.server.wait_closed()
+
+
+def assert_exactly_once(events: list[parkway.Event], last_seq: int) -> None:
+    """Logged events (seq > 0) arrive once each, in order, with no gap from 1 to last_seq."""
+    seqs = [e.seq for e in events if e.seq]
+    assert seqs == list(range(1, last_seq + 1)), seqs
+
+
+async def test_sigkill_while_parked_reconnects_and_resumes(own_stack: tuple[Stack, Path]) -> None:
+    stack, workdir = own_stack
+    stack.model.reset(SCRIPT)
+    async with parkway.AsyncClient(
+        stack.address, timeout=20, reconnect=parkway.ReconnectPolicy(give_up_after=60)
+    ) as client:
+        session = await client.create_session("rc")
+        chat = await client.attach(session.id)
+        seen = [e async for e in chat.send("make a file", timeout=20)]
+        assert [e.kind for e in seen][-2:] == ["require_user_confirm", "reply_parked"]
+        assert set(chat.pending) == {"c1"}
+
+        # Crash: SIGKILL, no shutdown code runs; then the server comes back on the same address.
+        await asyncio.to_thread(stack.server.restart, crash=True, same_address=True)
+
+        # Answer the pending confirmation through the same session object: the input waits until
+        # the session has re-attached, then goes out on the new stream.
+        await chat.confirm("c1")
+        rest = [e async for e in chat.until_settled(20)]
+        assert chat.reconnects >= 1
+
+        # The re-announced REQUIRE_USER_CONFIRM (seq 0) was already delivered: it is not repeated.
+        everything = seen + rest
+        assert [e.kind for e in everything].count("require_user_confirm") == 1
+        assert [(e.tool_call_id, e.result_state) for e in rest if e.kind == "tool_result_end"] == [
+            ("c1", "SUCCESS")
+        ]
+        assert rest[-1].kind == "reply_end"
+        assert rest[-1].finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED
+        assert_exactly_once(everything, chat.last_seq)
+        assert (workdir / "made.txt").exists()
+
+        final = await client.get_session(session.id)
+        assert final.status == parkway.v1.agent_service_pb2.SESSION_STATUS_IDLE
+        assert final.last_seq == chat.last_seq
+
+        # A fresh attach from seq 0 replays the whole history, marked replayed, once.
+        fresh = await client.attach(session.id)
+        replay: list[parkway.Event] = []
+        while len(replay) < final.last_seq:
+            event = await fresh.next_event(timeout=10)
+            assert event is not None
+            replay.append(event)
+        assert all(e.replayed for e in replay)
+        assert [e.seq for e in replay] == [e.seq for e in everything if e.seq]
+        await fresh.close()
+
+
+async def test_graceful_restart_while_idle_then_give_up(own_stack: tuple[Stack, Path]) -> None:
+    stack, _ = own_stack
+    stack.model.reset(SCRIPT)
+    policy = parkway.ReconnectPolicy(give_up_after=1.0, max_delay=0.2)
+    async with parkway.AsyncClient(stack.address, timeout=20, reconnect=policy) as client:
+        session = await client.create_session("rc")
+        chat = await client.attach(session.id)
+        first = [e async for e in chat.send("hello", timeout=20)]
+        assert first[-1].kind == "reply_end"
+
+        # SIGTERM: the server ends the stream with UNAVAILABLE; within the policy's second the
+        # server is not back yet, so the session gives up and says why.
+        await asyncio.to_thread(stack.server.stop)
+        with pytest.raises(parkway.Unavailable):
+            await chat.next_event(timeout=15)
+        with pytest.raises(parkway.Unavailable):
+            await chat.send_message("hello")
+
+        await asyncio.to_thread(stack.server.start, stack.address)
+        await asyncio.wait_for(client.channel.channel_ready(), 10)
+        again = await client.attach(session.id, chat.last_seq)
+        second = [e async for e in again.send("hello", timeout=20)]
+        assert second[0].kind == "reply_start" and not second[0].replayed
+        assert second[-1].kind == "reply_end"
+        assert_exactly_once(first + second, again.last_seq)
+
+
+async def test_cut_connection_mid_reply_replays_missed_events(
+    own_stack: tuple[Stack, Path],
+) -> None:
+    """The stream breaks twice while the reply streams on the server; each time the session
+    re-attaches from its last seq, the missed events arrive replayed, and none is seen twice."""
+    stack, _ = own_stack
+    stack.model.reset(SCRIPT)
+    proxy = Proxy(stack.address)
+    address = await proxy.start()
+    try:
+        async with parkway.AsyncClient(address, timeout=20) as client:
+            session = await client.create_session("rc")
+            chat = await client.attach(session.id)
+            events: list[parkway.Event] = []
+            cuts = 0
+            async for event in chat.send("stream", timeout=30):
+                events.append(event)
+                deltas = sum(e.kind == "text_block_delta" for e in events)
+                if deltas in (2, 8) and cuts < (1 if deltas == 2 else 2):
+                    cuts += 1
+                    proxy.cut()
+                    await asyncio.sleep(0.3)  # the server streams on meanwhile
+            assert cuts == 2 and chat.reconnects == 2
+            assert events[-1].kind == "reply_end"
+            assert events[-1].finished_reason == content_pb2.FINISHED_REASON_COMPLETED
+            assert any(e.replayed for e in events), "missed events come back replayed"
+            assert "".join(e.text for e in events if e.kind == "text_block_delta") == STREAMED
+            assert_exactly_once(events, chat.last_seq)
+    finally:
+        await proxy.close()
+
+
+async def test_input_whose_ack_was_lost_is_resent_and_applied_once(
+    own_stack: tuple[Stack, Path],
+) -> None:
+    """The server applies a confirmation but its acknowledgement never arrives; the stream then
+    breaks. The session re-attaches and sends the confirmation again with the same request id: the
+    server acknowledges it without applying it twice, so confirm() returns normally."""
+    stack, workdir = own_stack
+    stack.model.reset(SCRIPT)
+    (workdir / "made.txt").unlink(missing_ok=True)
+    proxy = Proxy(stack.address)
+    address = await proxy.start()
+    try:
+        async with parkway.AsyncClient(address, timeout=20) as client:
+            session = await client.create_session("rc")
+            chat = await client.attach(session.id)
+            seen = [e async for e in chat.send("make a file", timeout=20)]
+            assert seen[-1].kind == "reply_parked"
+
+            proxy.mute_downstream = True
+            confirming = asyncio.create_task(chat.confirm("c1"))
+            async with parkway.AsyncClient(stack.address) as direct:  # not through the proxy
+                deadline = asyncio.get_running_loop().time() + 10
+                while (await direct.get_session(session.id)).status != IDLE:
+                    assert asyncio.get_running_loop().time() < deadline, "confirm not applied"
+                    await asyncio.sleep(0.05)
+            assert not confirming.done(), "its acknowledgement cannot have arrived"
+            proxy.mute_downstream = False
+            proxy.cut()
+
+            await asyncio.wait_for(confirming, 20)  # resent, acknowledged as already applied
+            rest = [e async for e in chat.until_settled(20)]
+            assert chat.reconnects == 1
+            assert all(e.replayed for e in rest), "everything after the confirm was missed live"
+            everything = seen + rest
+            ends = [
+                (e.tool_call_id, e.result_state) for e in everything if e.kind == "tool_result_end"
+            ]
+            assert ends == [("c1", "SUCCESS")]
+            assert everything[-1].kind == "reply_end"
+            assert_exactly_once(everything, chat.last_seq)
+            assert (workdir / "made.txt").exists()
+    finally:
+        await proxy.close()

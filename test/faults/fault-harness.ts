@@ -1,0 +1,271 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+import {
+  createParkwayClient,
+  type ParkwayClient,
+  ParkwayClientError,
+} from "../../src/client/index.js";
+import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
+import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
+import { startScriptedModel } from "../../src/model/scripted/index.js";
+import { REPO_ROOT, tempDir } from "../helpers/spawn-server.js";
+
+/** How hard to push. */
+export interface FaultOptions {
+  /** SIGKILLs to deliver (at least). */
+  kills: number;
+  /** Park and answer operations to complete (at least). */
+  minOps: number;
+  /** Sessions driven at the same time. */
+  sessions: number;
+  /** Random delay between a restart and the next kill, in ms. */
+  killEveryMs: [number, number];
+  /** Stop even if the targets are not met. */
+  timeLimitMs: number;
+}
+
+/** What happened, and every invariant that did not hold. */
+export interface FaultReport {
+  kills: number;
+  parks: number;
+  answers: number;
+  retriedAfterCrash: number;
+  effects: number;
+  violations: string[];
+}
+
+interface Server {
+  child: ChildProcess;
+  address: string;
+}
+
+async function launch(config: string, dataDir: string): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ["bin/parkway.js", "serve", "--config", config, "--data", dataDir, "--listen", "127.0.0.1:0"],
+    { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const output: string[] = [];
+  createInterface({ input: child.stderr }).on("line", (l) => output.push(l));
+  const address = await new Promise<string>((resolve, reject) => {
+    child.once("exit", (code) =>
+      reject(new Error(`server exited (${code}): ${output.join("\n")}`)),
+    );
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      output.push(line);
+      try {
+        const entry = JSON.parse(line) as { msg?: string; address?: string };
+        if (entry.msg === "listening" && entry.address) resolve(entry.address);
+      } catch {
+        // not a log line
+      }
+    });
+  });
+  return { child, address };
+}
+
+const transient = (err: unknown) =>
+  !(err instanceof ParkwayClientError) ||
+  ["UNAVAILABLE", "CANCELLED", "UNKNOWN", "INTERNAL", "DEADLINE_EXCEEDED"].includes(err.codeName);
+
+/**
+ * Drives parks and answers through the real client against the real server as a child process,
+ * SIGKILLs it at random moments, restarts it on the same data directory, and checks the promises
+ * of durability: every acknowledged park is still there and resumable, no answer is applied twice,
+ * no server tool runs twice (side effects are counted in a file), and every session's event log
+ * is gap-free and without duplicates.
+ */
+export async function runFaults(options: FaultOptions): Promise<FaultReport> {
+  const root = await tempDir("parkway-faults-");
+  const workdir = path.join(root, "work");
+  const dataDir = path.join(root, "data");
+  const effects = path.join(workdir, "effects.txt");
+  const model = await startScriptedModel({
+    script: {
+      turns: [
+        {
+          match: { lastUser: "^go " },
+          repeat: true,
+          toolCalls: [{ name: "Bash", input: { command: 'echo "{{last_user}}" >> effects.txt' } }],
+        },
+        { match: { toolName: "Bash" }, repeat: true, text: "ok" },
+      ],
+    },
+  });
+  const config = path.join(root, "parkway.json");
+  await writeFile(
+    config,
+    JSON.stringify({
+      model: { url: model.url, name: "scripted", maxRetries: 0 },
+      agents: [{ id: "test", workingDirectories: [workdir] }],
+    }),
+  );
+
+  const report: FaultReport = {
+    kills: 0,
+    parks: 0,
+    answers: 0,
+    retriedAfterCrash: 0,
+    effects: 0,
+    violations: [],
+  };
+  const started = Date.now();
+  let server = await launch(config, dataDir);
+  let client: ParkwayClient = createParkwayClient(server.address, { timeoutMs: 10_000 });
+  let ready: Promise<void> = Promise.resolve();
+  let stopping = false;
+  const completed = new Set<string>();
+
+  const done = () =>
+    (report.kills >= options.kills && report.parks + report.answers >= options.minOps) ||
+    Date.now() - started > options.timeLimitMs;
+
+  async function drive(index: number): Promise<void> {
+    const sessionId = (await client.createSession({ agentId: "test" })).id;
+    let n = 0;
+    let parkedCall: string | undefined;
+    let confirmSent = false;
+    const tag = () => `go s${index}-${n}`;
+    while (!stopping) {
+      try {
+        await ready;
+        if (!parkedCall) {
+          const res = await client.reply({
+            sessionId,
+            requestId: `m-${index}-${n}`,
+            input: { $case: "userMessage", value: { text: tag(), content: [] } },
+          });
+          const call = res.pendingToolCalls[0];
+          if (!call) throw new Error(`no park for ${tag()}: ${JSON.stringify(res.status)}`);
+          parkedCall = call.id;
+          confirmSent = false;
+          report.parks++;
+        } else {
+          confirmSent = true;
+          const res = await client.reply({
+            sessionId,
+            requestId: `c-${index}-${n}`,
+            input: {
+              $case: "userConfirmResult",
+              value: {
+                replyId: "",
+                confirmResults: [
+                  {
+                    confirmed: true,
+                    toolCall: {
+                      id: parkedCall,
+                      name: "",
+                      input: "",
+                      state: 0,
+                      suggestedRules: [],
+                      askUser: undefined,
+                      decision: undefined,
+                      expiresAt: undefined,
+                    },
+                    rules: [],
+                    reason: "",
+                  },
+                ],
+              },
+            },
+          });
+          report.answers++;
+          if (res.message?.finishedReason === FinishedReason.FINISHED_REASON_COMPLETED) {
+            completed.add(tag());
+          }
+          parkedCall = undefined;
+          n++;
+        }
+      } catch (err) {
+        if (!transient(err)) {
+          report.violations.push(`session ${index}: unexpected error ${String(err)}`);
+          return;
+        }
+        // The server went away: reconcile with what it stored.
+        await sleep(50);
+        await ready;
+        let state;
+        try {
+          state = await client.getSession(sessionId);
+        } catch {
+          continue;
+        }
+        report.retriedAfterCrash++;
+        const pending = state.pendingToolCalls[0];
+        if (state.status === SessionStatus.SESSION_STATUS_AWAITING_PERMISSION && pending) {
+          if (parkedCall && !confirmSent && pending.id !== parkedCall) {
+            report.violations.push(
+              `session ${index}: parked ${parkedCall} but ${pending.id} is pending`,
+            );
+          }
+          parkedCall = pending.id;
+        } else if (state.status === SessionStatus.SESSION_STATUS_IDLE) {
+          if (parkedCall && !confirmSent) {
+            report.violations.push(
+              `session ${index}: acknowledged park of ${parkedCall} is gone (status idle)`,
+            );
+          }
+          // The message or the answer in flight applied or not; either way the reply is over.
+          if (parkedCall || state.lastSeq > 0) n++;
+          parkedCall = undefined;
+        }
+      }
+    }
+  }
+
+  async function killer(): Promise<void> {
+    while (!done()) {
+      const [lo, hi] = options.killEveryMs;
+      await sleep(lo + Math.random() * (hi - lo));
+      if (done()) break;
+      let release!: () => void;
+      ready = new Promise((r) => (release = r));
+      server.child.kill("SIGKILL");
+      await new Promise((r) => server.child.once("exit", r));
+      report.kills++;
+      client.close();
+      server = await launch(config, dataDir);
+      client = createParkwayClient(server.address, { timeoutMs: 10_000 });
+      release();
+    }
+    stopping = true;
+  }
+
+  await Promise.all([killer(), ...Array.from({ length: options.sessions }, (_, i) => drive(i))]);
+
+  // Invariants over what was stored.
+  const lines = (await readFile(effects, "utf8").catch(() => "")).split("\n").filter(Boolean);
+  report.effects = lines.length;
+  const counts = new Map<string, number>();
+  for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
+  for (const [line, count] of counts) {
+    if (count > 1) report.violations.push(`tool ran ${count} times for ${line}`);
+  }
+  for (const tagged of completed) {
+    if (counts.get(tagged) !== 1) report.violations.push(`completed ${tagged} has no side effect`);
+  }
+  const sessions = await client.listSessions({ pageSize: 1000 });
+  for (const s of sessions.sessions) {
+    const chat = await client.attach(s.id);
+    let expected = 1;
+    while (expected <= s.lastSeq) {
+      const event = await chat.next(AbortSignal.timeout(10_000));
+      if (!event) break;
+      if (event.seq === 0) continue;
+      if (event.seq !== expected) {
+        report.violations.push(`session ${s.id}: seq ${event.seq} where ${expected} was due`);
+        break;
+      }
+      expected++;
+    }
+    chat.close();
+  }
+  client.close();
+  server.child.kill("SIGTERM");
+  await new Promise((r) => server.child.once("exit", r));
+  await model.close();
+  return report;
+}

@@ -1,0 +1,16 @@
+import { expect, it } from "vitest";
+import { runFaults } from "./fault-harness.js";
+
+it("keeps every promise of durability through 20 SIGKILLs over 1,000 parks and answers", async () => {
+  const report = await runFaults({
+    kills: 20,
+    minOps: 1000,
+    sessions: 6,
+    killEveryMs: [1000, 3000],
+    timeLimitMs: 100_000,
+  });
+  console.log(`fault harness: ${JSON.stringify(report)}`);
+  expect(report.violations).toEqual([]);
+  expect(report.kills).toBeGreaterThanOrEqual(20);
+  expect(report.parks + report.answers).toBeGreaterThanOrEqual(1000);
+}, 120_000);
