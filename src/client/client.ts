@@ -24,7 +24,7 @@ import {
   PermissionServiceClient,
 } from "../generated/parkway/v1/permission.js";
 import { fromServiceError } from "./errors.js";
-import { ParkwaySession } from "./session.js";
+import { ParkwaySession, type SessionOptions } from "./session.js";
 
 /** How to reach the server. */
 export interface ClientOptions {
@@ -227,10 +227,13 @@ export class ParkwayClient {
   }
 
   /** Opens a Chat stream attached to a session, replaying events after `afterSeq`. */
-  async attach(sessionId: string, options: { afterSeq?: number } = {}): Promise<ParkwaySession> {
+  async attach(
+    sessionId: string,
+    options: Omit<SessionOptions, "metadata"> = {},
+  ): Promise<ParkwaySession> {
     const session = new ParkwaySession(this.agentService, sessionId, {
       ...options,
-      metadata: this.metadata(),
+      metadata: () => this.metadata(),
     });
     await session.attached;
     return session;

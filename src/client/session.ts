@@ -1,9 +1,19 @@
 import { randomUUID } from "node:crypto";
-import type { CallOptions, ClientDuplexStream, Metadata } from "@grpc/grpc-js";
+import { type ClientDuplexStream, type Metadata, status as Status } from "@grpc/grpc-js";
 import type { AgentServiceClient } from "../generated/parkway/v1/agent_service.js";
+import type { ToolCallBlock } from "../generated/parkway/v1/content.js";
 import type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
 import { AsyncQueue } from "./async-queue.js";
-import { fromRpcStatus, fromServiceError } from "./errors.js";
+import { fromRpcStatus, fromServiceError, type ParkwayClientError } from "./errors.js";
+import {
+  type Answer,
+  askUserResult,
+  type ConfirmOptions,
+  confirmation,
+  denial,
+  type ExternalResult,
+  executionResult,
+} from "./inputs.js";
 
 /** The input part of a ClientEvent. */
 export type SessionInput = NonNullable<ClientEvent["event"]>;
@@ -13,66 +23,162 @@ export function settlesReply(event: ServerEvent): boolean {
   return event.event?.$case === "replyEnd" || event.event?.$case === "replyParked";
 }
 
+/** How a session behaves when its stream breaks. */
+export interface SessionOptions {
+  afterSeq?: number;
+  metadata?: () => Metadata;
+  /** Re-attach after UNAVAILABLE for up to this long (ms); 0 disables it. Default 30 s. */
+  reconnectForMs?: number;
+  /** How long an input waits for its acknowledgement (ms); default 30 s. */
+  ackTimeoutMs?: number;
+}
+
+interface PendingInput {
+  event: SessionInput;
+  resolve: () => void;
+  reject: (e: unknown) => void;
+  timer: NodeJS.Timeout;
+}
+
 /**
- * One Chat stream attached to a session. Events arrive in seq order and are read with `next()` or
- * `for await`; inputs resolve when the server acknowledges them and reject with a
- * `ParkwayClientError` (status + field violations) when refused.
+ * One Chat stream attached to a session. Events arrive in seq order, each exactly once, and are read
+ * with `next()` or `for await`. When the stream breaks with UNAVAILABLE (a server restart), the
+ * session re-attaches from the last seq it saw and resends the inputs whose acknowledgement was lost
+ * with their request ids, so nothing is missed and nothing applies twice. Inputs resolve when the
+ * server applied them and reject with a `ParkwayClientError` (status + field violations) when it
+ * refused them.
  */
 export class ParkwaySession {
   private readonly queue = new AsyncQueue<ServerEvent>();
-  private readonly acks = new Map<string, { resolve: () => void; reject: (e: unknown) => void }>();
-  private readonly call: ClientDuplexStream<ClientEvent, ServerEvent>;
+  private readonly pending = new Map<string, PendingInput>();
+  private call!: ClientDuplexStream<ClientEvent, ServerEvent>;
+  private closed = false;
+  private reconnecting = false;
   /** The seq of the last event received. */
   lastSeq: number;
-  /** Resolves once the server accepted the attach. */
+  /** Resolves once the server accepted the (first) attach. */
   readonly attached: Promise<void>;
 
   constructor(
-    client: AgentServiceClient,
+    private readonly client: AgentServiceClient,
     readonly id: string,
-    options: { afterSeq?: number; metadata?: Metadata; callOptions?: Partial<CallOptions> } = {},
+    private readonly options: SessionOptions = {},
   ) {
     this.lastSeq = options.afterSeq ?? 0;
-    this.call = options.metadata
-      ? client.chat(options.metadata, options.callOptions ?? {})
-      : client.chat(options.callOptions ?? {});
-    this.call.on("data", (event: ServerEvent) => this.receive(event));
-    this.call.on("error", (err) => this.fail(fromServiceError(err)));
-    this.call.on("end", () => this.fail(undefined));
-    this.attached = this.send({
-      $case: "attach",
-      value: { sessionId: id, afterSeq: this.lastSeq },
+    this.attached = this.open();
+  }
+
+  private open(): Promise<void> {
+    const metadata = this.options.metadata?.();
+    const call = metadata ? this.client.chat(metadata) : this.client.chat();
+    this.call = call;
+    call.on("data", (event: ServerEvent) => this.receive(event));
+    const attachId = randomUUID();
+    call.on("error", (err) => {
+      if (call !== this.call) return;
+      const error = fromServiceError(err);
+      if (this.reconnecting) this.settleInput(attachId, error);
+      else void this.broken(error);
     });
+    call.on("end", () => {
+      if (call === this.call) void this.broken(undefined);
+    });
+    const attach = this.input({
+      $case: "attach",
+      value: { sessionId: this.id, afterSeq: this.lastSeq },
+    });
+    // Inputs whose acknowledgement was lost with the last stream go again, with their request ids.
+    for (const [requestId, p] of this.pending) {
+      if (p.event.$case !== "attach") this.write(requestId, p.event);
+    }
+    return attach;
+  }
+
+  private async broken(error: ParkwayClientError | undefined): Promise<void> {
+    if (this.closed || this.reconnecting) return;
+    const reconnectFor = this.options.reconnectForMs ?? 30_000;
+    if (error?.code === Status.UNAVAILABLE && reconnectFor > 0) {
+      this.reconnecting = true;
+      try {
+        await this.reconnect(reconnectFor);
+        return;
+      } catch (err) {
+        error = err as ParkwayClientError;
+      } finally {
+        this.reconnecting = false;
+      }
+    }
+    this.fail(error);
+  }
+
+  /** Re-attaches with backoff until it succeeds, a refusal other than UNAVAILABLE, or the time is up. */
+  private async reconnect(reconnectFor: number): Promise<void> {
+    const until = Date.now() + reconnectFor;
+    for (let delay = 100; Date.now() < until && !this.closed; delay = Math.min(delay * 2, 2000)) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      try {
+        await this.open();
+        return;
+      } catch (err) {
+        if (Number((err as ParkwayClientError).code) !== Number(Status.UNAVAILABLE)) throw err;
+      }
+    }
+    throw new Error(`could not reattach within ${reconnectFor} ms`);
+  }
+
+  /** Resolves or rejects the input waiting for `requestId`. */
+  private settleInput(requestId: string, error?: Error): void {
+    const waiter = this.pending.get(requestId);
+    if (!waiter) return;
+    this.pending.delete(requestId);
+    clearTimeout(waiter.timer);
+    if (error) waiter.reject(error);
+    else waiter.resolve();
   }
 
   private receive(event: ServerEvent): void {
     if (event.event?.$case === "inputAck") {
       const ack = event.event.value;
-      const waiter = this.acks.get(ack.requestId);
-      this.acks.delete(ack.requestId);
-      if (!waiter) return;
-      if (!ack.status || ack.status.code === 0) waiter.resolve();
-      else waiter.reject(fromRpcStatus(ack.status));
+      const ok = !ack.status || ack.status.code === 0;
+      this.settleInput(ack.requestId, ok ? undefined : fromRpcStatus(ack.status!));
       return;
     }
-    if (event.seq > this.lastSeq) this.lastSeq = event.seq;
+    if (event.seq !== 0) {
+      if (event.seq <= this.lastSeq) return; // already delivered before a reconnect
+      this.lastSeq = event.seq;
+    }
     this.queue.push(event);
   }
 
   private fail(error: Error | undefined): void {
-    for (const waiter of this.acks.values()) {
+    for (const waiter of this.pending.values()) {
+      clearTimeout(waiter.timer);
       waiter.reject(error ?? new Error("the stream ended before the server answered"));
     }
-    this.acks.clear();
+    this.pending.clear();
     this.queue.close(error);
   }
 
-  /** Sends one input; resolves when the server applied it, rejects when it refused it. */
-  send(event: SessionInput, requestId: string = randomUUID()): Promise<void> {
+  private write(requestId: string, event: SessionInput): void {
+    this.call.write({ sessionId: this.id, requestId, event });
+  }
+
+  private input(event: SessionInput, requestId: string = randomUUID()): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.acks.set(requestId, { resolve, reject });
-      this.call.write({ sessionId: this.id, requestId, event });
+      const timeout = this.options.ackTimeoutMs ?? 30_000;
+      const timer = setTimeout(() => {
+        this.pending.delete(requestId);
+        reject(new Error(`no acknowledgement within ${timeout} ms`));
+      }, timeout);
+      timer.unref();
+      this.pending.set(requestId, { event, resolve, reject, timer });
+      this.write(requestId, event);
     });
+  }
+
+  /** Sends one input; resolves when the server applied it, rejects when it refused it. */
+  send(event: SessionInput, requestId?: string): Promise<void> {
+    return this.input(event, requestId);
   }
 
   /** The next event; undefined when the stream ended; rejects with the stream's error. */
@@ -107,6 +213,38 @@ export class ParkwaySession {
     yield* this.untilSettled(signal);
   }
 
+  /** Allows a call awaiting confirmation, optionally accepting rules or editing its input. */
+  confirm(call: ToolCallBlock, options?: ConfirmOptions): Promise<void> {
+    return this.send({
+      $case: "userConfirmResult",
+      value: { replyId: "", confirmResults: [confirmation(call, options)] },
+    });
+  }
+
+  /** Denies a call awaiting confirmation; the model sees the reason. */
+  deny(call: ToolCallBlock, reason = ""): Promise<void> {
+    return this.send({
+      $case: "userConfirmResult",
+      value: { replyId: "", confirmResults: [denial(call, reason)] },
+    });
+  }
+
+  /** Sends the result of an external call. */
+  submitResult(call: ToolCallBlock, result: ExternalResult): Promise<void> {
+    return this.send({
+      $case: "externalExecutionResult",
+      value: { replyId: "", executionResults: [executionResult(call, result)] },
+    });
+  }
+
+  /** Answers an AskUser call: a label, labels, or `{ other }` text per question. */
+  answer(call: ToolCallBlock, answers: Record<string, Answer>): Promise<void> {
+    return this.send({
+      $case: "externalExecutionResult",
+      value: { replyId: "", executionResults: [askUserResult(call, answers)] },
+    });
+  }
+
   /** Interrupts the running or parked reply (a no-op on an idle session). */
   interrupt(replyId = ""): Promise<void> {
     return this.send({ $case: "userInterrupt", value: { replyId } });
@@ -114,7 +252,9 @@ export class ParkwaySession {
 
   /** Ends the stream. */
   close(): void {
+    this.closed = true;
     this.call.end();
     this.call.cancel();
+    this.fail(undefined);
   }
 }
