@@ -83,10 +83,10 @@ export class ParkwaySession {
     call.on("end", () => {
       if (call === this.call) void this.broken(undefined);
     });
-    const attach = this.input({
-      $case: "attach",
-      value: { sessionId: this.id, afterSeq: this.lastSeq },
-    });
+    const attach = this.input(
+      { $case: "attach", value: { sessionId: this.id, afterSeq: this.lastSeq } },
+      attachId,
+    );
     // Inputs whose acknowledgement was lost with the last stream go again, with their request ids.
     for (const [requestId, p] of this.pending) {
       if (p.event.$case !== "attach") this.write(requestId, p.event);

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -31,7 +32,20 @@ afterEach(async () => {
 });
 
 /** The real server as a child process, on the same data directory across restarts. */
-async function start(script: Script, agent: Record<string, unknown> = {}): Promise<Crashable> {
+/** A port that is free now, for a server that must come back on the same address. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const port = (probe.address() as { port: number }).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+async function start(
+  script: Script,
+  agent: Record<string, unknown> = {},
+  listen?: string,
+): Promise<Crashable> {
   const root = await tempDir("parkway-restart-");
   const workdir = path.join(root, "work");
   const model = await startScriptedModel({ script });
@@ -44,7 +58,8 @@ async function start(script: Script, agent: Record<string, unknown> = {}): Promi
     }),
   );
   const dataDir = path.join(root, "data");
-  const launch = () => spawnServer({ dataDir, args: ["--config", config] });
+  const launch = () =>
+    spawnServer({ dataDir, args: ["--config", config, ...(listen ? ["--listen", listen] : [])] });
   const self: Crashable = {
     model,
     server: await launch(),
@@ -234,5 +249,44 @@ describe("restarts", () => {
     expect(end?.event?.$case === "toolResultEnd" && end.event.value.state).toBe(4); // DENIED
     expect(replyEnd(events)?.finishedReason).toBe(1);
     expect(JSON.stringify(c.model.requests.at(-1)?.messages)).toContain("Timed out");
+  });
+
+  it("lets a TypeScript session reconnect by itself and resume after SIGKILL", async () => {
+    c = await start(
+      {
+        turns: [
+          {
+            toolCalls: [
+              { id: "r1", name: "Bash", input: { command: "touch again.txt && echo again" } },
+            ],
+          },
+          { text: "Back again." },
+        ],
+      },
+      {},
+      `127.0.0.1:${await freePort()}`,
+    );
+    const client = c.client;
+    const session = await client.createSession({ agentId: "test" });
+    const chat = await client.attach(session.id);
+    const parked = await collect(chat.message("go"));
+    const ask = parked.find((e) => e.event?.$case === "requireUserConfirm");
+    const call =
+      ask?.event?.$case === "requireUserConfirm" ? ask.event.value.toolCalls[0] : undefined;
+    expect(call?.id).toBe("r1");
+    // Crash and come back on the same address; the session object is kept.
+    process.kill(-c.server.child.pid!, "SIGKILL");
+    await new Promise((resolve) => c!.server.child.once("exit", resolve));
+    c.server = await spawnServer({
+      dataDir: path.join(c.root, "data"),
+      args: ["--config", c.config, "--listen", c.server.address],
+    });
+    await chat.confirm(call!);
+    const rest = await collect(chat.untilSettled(AbortSignal.timeout(20_000)));
+    chat.close();
+    expect(rest.map(kind).at(-1)).toBe("reply_end");
+    const seqs = [...parked, ...rest].map((e) => e.seq).filter((seq) => seq > 0);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect(existsSync(path.join(c.workdir, "again.txt"))).toBe(true);
   });
 });
