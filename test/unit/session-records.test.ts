@@ -1,0 +1,31 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ReplyRecord, SessionRecord } from "../../src/session/records.js";
+import { decodeRecord, RecordError } from "../../src/store/index.js";
+
+const fixtures = JSON.parse(
+  readFileSync(new URL("../fixtures/store/session-records.json", import.meta.url), "utf8"),
+) as Record<string, string>;
+
+describe("stored session records", () => {
+  it("reads a version 1 session record", () => {
+    const session = decodeRecord(SessionRecord, "ses_fixture", fixtures.session_v1!);
+    expect(session.status).toBe("awaiting_permission");
+    expect(session.lastSeq).toBe(9);
+  });
+
+  it("reads a reply record written before checkpoints carried a seq, as a checkpoint at seq 0", () => {
+    const reply = decodeRecord(ReplyRecord, "ses_fixture", fixtures.reply_v1_without_snapshot!);
+    expect(reply.snapshotSeq).toBe(0);
+    expect(reply.message.content[0]).toMatchObject({ id: "c1", state: "asking" });
+  });
+
+  it.each([
+    ["session_future", SessionRecord, /version 2, newer than this server understands/],
+    ["session_corrupt", SessionRecord, /stored session record "ses_fixture" is invalid/],
+    ["reply_truncated", ReplyRecord, /is corrupt \(not JSON\)/],
+  ] as const)("refuses %s with a clear error", (name, type, message) => {
+    expect(() => decodeRecord(type, "ses_fixture", fixtures[name]!)).toThrow(RecordError);
+    expect(() => decodeRecord(type, "ses_fixture", fixtures[name]!)).toThrow(message);
+  });
+});
