@@ -9,7 +9,7 @@ import { serve } from "./serve.js";
 const USAGE = `usage:
   parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
   parkway mock-model --script FILE [--listen HOST:PORT]
-  parkway chat [--server ADDR]`;
+  parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE]`;
 
 /** Runs the command line; resolves with the exit code. Expected failures print one line. */
 async function main(argv: string[]): Promise<number> {
@@ -50,9 +50,25 @@ async function main(argv: string[]): Promise<number> {
         ...(values.listen ? { listen: values.listen } : {}),
       });
     }
-    case "chat":
-      process.stderr.write(`parkway: '${command}' is not available in this version\n`);
-      return 2;
+    case "chat": {
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: {
+          server: { type: "string", default: "127.0.0.1:50051" },
+          session: { type: "string" },
+          agent: { type: "string" },
+          external: { type: "string" },
+        },
+      });
+      const { chat } = await import("./chat/index.js");
+      return chat({
+        server: values.server,
+        ...(values.session ? { session: values.session } : {}),
+        ...(values.agent ? { agent: values.agent } : {}),
+        ...(values.external ? { external: values.external } : {}),
+      });
+    }
     case undefined:
     case "help":
     case "--help":

@@ -95,6 +95,13 @@ export const configSchema = z.strictObject({
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   /** Default model. */
   model: modelConfigSchema.default({ maxRetries: 2, timeout: 600_000 }),
+  /**
+   * How much of each session's event log to keep: the events of the last `keepFinishedReplies`
+   * finished replies (older replies are compacted to their final message); unset keeps everything.
+   */
+  retention: z
+    .strictObject({ keepFinishedReplies: z.number().int().min(0).optional() })
+    .default({}),
   /** The agents; none configured = one agent "assistant" with every built-in tool. */
   agents: z
     .array(agentConfigSchema)

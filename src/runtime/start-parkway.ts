@@ -74,7 +74,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     ...(options.tools ? { customTools: options.tools } : {}),
   });
   const store = options.store ?? createLevelStore(config.data);
-  const manager = new SessionManager(store, agents, log);
+  const manager = new SessionManager(store, agents, log, "default", config.retention);
   const server = createServer({
     store,
     log,

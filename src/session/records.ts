@@ -53,6 +53,10 @@ export const SessionRecord = defineRecord({
     messageCount: z.number().int().nonnegative(),
     /** The running or parked reply. */
     replyId: z.string().optional(),
+    /** Events with seq ≤ this were compacted away (their replies live on as history messages). */
+    compactedThrough: z.number().int().nonnegative().optional(),
+    /** The REPLY_START seq of the most recent replies, oldest first (for compaction). */
+    replyStarts: z.array(z.number().int().positive()).optional(),
   }),
 });
 export type SessionData = z.infer<typeof SessionRecord.schema>;

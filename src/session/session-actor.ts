@@ -12,6 +12,8 @@ import { EventHub } from "./event-hub.js";
 import { foldEvents } from "./fold-events.js";
 import { assertIdle, assertParked, assertReply } from "./input-checks.js";
 import {
+  EventRecord,
+  eventKey,
   ExpiryRecord,
   expiryKey,
   MessageRecord,
@@ -52,6 +54,8 @@ export interface ActorDeps {
   homeDir: string;
   /** Told about every parked call's deadline. */
   expiry?: { note(at: string): void };
+  /** Keep the events of this many finished replies per session; undefined keeps all. */
+  keepFinishedReplies?: number;
 }
 
 /** A reply being run or parked, with what only lives in memory. */
@@ -230,7 +234,18 @@ export class SessionActor {
       snapshotSeq: this.events.lastSeq,
     };
     const index = this.data.messageCount;
-    this.data = { ...this.data, messageCount: index + 1 };
+    const keep = this.deps.keepFinishedReplies;
+    this.data = {
+      ...this.data,
+      messageCount: index + 1,
+      ...(keep === undefined
+        ? {}
+        : {
+            replyStarts: [...(this.data.replyStarts ?? []), this.events.lastSeq + 1].slice(
+              -(keep + 1),
+            ),
+          }),
+    };
     this.setStatus("running", replyId);
     const active: ActiveReply = { data, controller: new AbortController() };
     this.active = active;
@@ -526,6 +541,7 @@ export class SessionActor {
             .del(ReplyRecord, this.id)
             .del(RunningRecord, this.id),
       });
+      await this.compact();
     } else {
       const pending = this.pendingCalls;
       active.data.state = "parked";
@@ -578,6 +594,31 @@ export class SessionActor {
       },
       events,
     );
+  }
+
+  /**
+   * Deletes the events of the replies older than the last `keepFinishedReplies` finished ones; they
+   * live on as history messages. Later attaches to a compacted range are told so.
+   */
+  private async compact(): Promise<void> {
+    const keep = this.deps.keepFinishedReplies;
+    const starts = this.data.replyStarts ?? [];
+    if (keep === undefined || starts.length <= keep) return;
+    const boundary = (starts[starts.length - keep] ?? this.events.lastSeq + 1) - 1;
+    const from = this.data.compactedThrough ?? 0;
+    if (boundary <= from) return;
+    this.data = { ...this.data, compactedThrough: boundary, replyStarts: starts.slice(-keep) };
+    this.dirty = true;
+    await this.events.commit({
+      extra: (b) => {
+        for (let seq = from + 1; seq <= boundary; seq++) b.del(EventRecord, eventKey(this.id, seq));
+      },
+    });
+  }
+
+  /** The first seq that can still be replayed. */
+  get firstAvailableSeq(): number {
+    return (this.data.compactedThrough ?? 0) + 1;
   }
 
   private async loadHistory(count: number): Promise<Msg[]> {

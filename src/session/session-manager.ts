@@ -66,6 +66,7 @@ export class SessionManager {
     private readonly agents: ReadonlyMap<string, AgentDefinition>,
     private readonly log: Logger,
     private readonly tenant = "default",
+    options: { keepFinishedReplies?: number } = {},
   ) {
     this.rules = new RuleBook(store, tenant);
     this.expiry = new ExpiryScheduler(store, log, async (sessionId, now) => {
@@ -79,6 +80,9 @@ export class SessionManager {
       rules: this.rules,
       homeDir: this.homeDir,
       expiry: this.expiry,
+      ...(options.keepFinishedReplies === undefined
+        ? {}
+        : { keepFinishedReplies: options.keepFinishedReplies }),
     };
   }
 
@@ -273,6 +277,23 @@ export class SessionManager {
   }> {
     const actor = await this.actor(sessionId);
     const lastSeq = actor.snapshot.lastSeq;
+    if (afterSeq + 1 < actor.firstAvailableSeq) {
+      throw new ParkwayError(
+        "failed_precondition",
+        `events up to seq ${actor.firstAvailableSeq - 1} of session ${sessionId} were compacted (their replies are kept as final messages); attach with after_seq ≥ ${actor.firstAvailableSeq - 1}`,
+        {
+          reason: "EVENTS_COMPACTED",
+          metadata: { first_available_seq: String(actor.firstAvailableSeq) },
+          preconditionViolations: [
+            {
+              type: "EVENT_RETENTION",
+              subject: sessionId,
+              description: `the first event still stored is seq ${actor.firstAvailableSeq}`,
+            },
+          ],
+        },
+      );
+    }
     if (afterSeq > lastSeq) {
       throw invalidArgument([
         {

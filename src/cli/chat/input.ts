@@ -15,10 +15,7 @@ export type KeyHandler = (key: Key, text: string | undefined) => void;
  * (Ctrl-C on an empty line); `eof` (input closed, or Ctrl-D on an empty line).
  */
 export type LineResult =
-  | { kind: "line"; text: string }
-  | { kind: "cancel" }
-  | { kind: "interrupt" }
-  | { kind: "eof" };
+  { kind: "line"; text: string } | { kind: "cancel" } | { kind: "interrupt" } | { kind: "eof" };
 
 export interface ReadLineOptions {
   /** Aborting it ends the read with `cancel`. */

@@ -40,8 +40,14 @@ const PREVIEW_LINES = 12;
  * interrupts. From a pipe: the choices are numbered and one line answers ("2", "1,3", a label or a
  * shortcut letter). The title and the answer stay in the transcript.
  */
-export function select(screen: Screen, input: Input, request: SelectRequest): Promise<SelectResult> {
-  return input.keys ? selectWithKeys(screen, input, request) : selectWithLines(screen, input, request);
+export function select(
+  screen: Screen,
+  input: Input,
+  request: SelectRequest,
+): Promise<SelectResult> {
+  return input.keys
+    ? selectWithKeys(screen, input, request)
+    : selectWithLines(screen, input, request);
 }
 
 function answerLine(screen: Screen, request: SelectRequest, indices: number[]): string {
@@ -172,7 +178,9 @@ async function selectWithLines(
   });
   screen.line(...lines);
   const n = request.choices.length;
-  const prompt = request.multi ? `  choose one or more of 1-${n} (e.g. 1,3): ` : `  choose 1-${n}: `;
+  const prompt = request.multi
+    ? `  choose one or more of 1-${n} (e.g. 1,3): `
+    : `  choose 1-${n}: `;
   for (;;) {
     const result = await input.readLine(prompt, {
       ...(request.signal ? { signal: request.signal } : {}),

@@ -1,0 +1,119 @@
+import { createParkwayClient, type ParkwayClient, ParkwayClientError } from "../../client/index.js";
+import { ChatApp } from "./app.js";
+import { HandlerModuleError, type Handlers, loadHandlers } from "./external.js";
+import type { Input } from "./input.js";
+import { LineInput } from "./line-input.js";
+import { Screen } from "./screen.js";
+import { MARK } from "./style.js";
+import { TtyInput } from "./tty-input.js";
+import type { Session } from "./wire.js";
+
+/** `parkway chat` options. */
+export interface ChatOptions {
+  /** `HOST:PORT` of the server. */
+  server: string;
+  /** Attach to this session instead of creating one. */
+  session?: string;
+  /** The agent of a new session; default the server's first agent. */
+  agent?: string;
+  /** A module whose handlers answer external tool calls. */
+  external?: string;
+}
+
+const UNAVAILABLE = 14;
+const NOT_FOUND = 5;
+
+/** A start-up failure the user can act on; the message is one line. */
+class ChatStartError extends Error {
+  override readonly name = "ChatStartError";
+}
+
+/** Creates a session for the agent, declaring handlers the agent does not have as external tools. */
+async function createSession(
+  client: ParkwayClient,
+  options: ChatOptions,
+  handlers: Handlers | undefined,
+): Promise<Session> {
+  const agents = await client.listAgents();
+  const agent = options.agent ? agents.find((a) => a.id === options.agent) : agents[0];
+  if (!agent) {
+    const known = agents.map((a) => a.id).join(", ") || "none";
+    throw new ChatStartError(`no agent ${options.agent ?? ""} on the server; agents: ${known}`);
+  }
+  const tools = new Set(agent.tools.map((t) => t.name));
+  const externalTools = [...(handlers?.byName ?? [])]
+    .filter(([name]) => !tools.has(name))
+    .map(([name, handler]) => ({
+      name,
+      description: handler.description ?? `Executed by the client (${handlers?.file ?? ""}).`,
+      inputSchema: JSON.stringify(handler.inputSchema ?? { type: "object" }),
+      metadataSchema: "",
+    }));
+  return client.createSession({ agentId: agent.id, externalTools });
+}
+
+/** Explains a failure to reach or use the server in one line. */
+function startFailure(err: unknown, options: ChatOptions): string {
+  if (err instanceof ChatStartError || err instanceof HandlerModuleError) return err.message;
+  if (err instanceof ParkwayClientError) {
+    if (err.code === UNAVAILABLE) {
+      return `cannot reach a Parkway server at ${options.server}: start one with \`npm start\` (or pass --server HOST:PORT)`;
+    }
+    if (err.code === NOT_FOUND && options.session) return `no session ${options.session}`;
+    return `${err.codeName}: ${err.message}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * `parkway chat`: an interactive terminal frontend. Attaches to `--session` or creates a session
+ * for `--agent`, then runs until the user quits or the input ends. Resolves with the exit code:
+ * 0 after a normal end, 1 when the server cannot be used, 2 for a bad handler module.
+ */
+export async function chat(options: ChatOptions): Promise<number> {
+  let handlers: Handlers | undefined;
+  try {
+    if (options.external) handlers = await loadHandlers(options.external);
+  } catch (err) {
+    process.stderr.write(`parkway: ${startFailure(err, options)}\n`);
+    return 2;
+  }
+  const client = createParkwayClient(options.server, { timeoutMs: 15_000 });
+  let info: Session;
+  try {
+    info = options.session
+      ? await client.getSession(options.session)
+      : await createSession(client, options, handlers);
+  } catch (err) {
+    client.close();
+    process.stderr.write(`parkway: ${startFailure(err, options)}\n`);
+    return 1;
+  }
+  const screen = new Screen(process.stdout);
+  const input: Input =
+    process.stdin.isTTY && process.stdout.isTTY
+      ? new TtyInput(process.stdin, process.stdout, screen)
+      : new LineInput(process.stdin, screen);
+  const app = new ChatApp(client, screen, input, handlers);
+  const onSigint = () => app.ctrlC();
+  process.on("SIGINT", onSigint);
+  try {
+    await app.open(info);
+    app.banner(info);
+    const c = screen.c;
+    screen.line(
+      c.dim(
+        `server ${options.server}${handlers ? ` · external tools from ${handlers.file}` : ""} · type a message, /help for commands, ctrl-c to interrupt, twice to quit`,
+      ),
+    );
+    return await app.run();
+  } catch (err) {
+    screen.line(screen.c.red(`${MARK.fail} ${startFailure(err, options)}`));
+    return 1;
+  } finally {
+    process.off("SIGINT", onSigint);
+    input.close();
+    screen.restore();
+    client.close();
+  }
+}
