@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ParkwayClientError } from "../../src/client/index.js";
+import { type ParkwayClientError } from "../../src/client/index.js";
 import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
