@@ -21,8 +21,8 @@ export interface FaultOptions {
   minOps: number;
   /** Sessions driven at the same time. */
   sessions: number;
-  /** Random delay between a restart and the next kill, in ms. */
-  killEveryMs: [number, number];
+  /** Operations between a restart and the next kill: a random number in this range. */
+  opsPerLife: [number, number];
   /** Stop even if the targets are not met. */
   timeLimitMs: number;
 }
@@ -218,8 +218,13 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
 
   async function killer(): Promise<void> {
     while (!done()) {
-      const [lo, hi] = options.killEveryMs;
-      await sleep(lo + Math.random() * (hi - lo));
+      // Let a random number of operations complete, then kill at a random moment of the next ones.
+      const [lo, hi] = options.opsPerLife;
+      const target = report.parks + report.answers + lo + Math.floor(Math.random() * (hi - lo));
+      while (report.parks + report.answers < target && Date.now() - started < options.timeLimitMs) {
+        await sleep(5);
+      }
+      await sleep(Math.random() * 40);
       if (done()) break;
       let release!: () => void;
       ready = new Promise((r) => (release = r));

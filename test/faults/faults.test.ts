@@ -6,7 +6,7 @@ it("keeps every promise of durability through 20 SIGKILLs over 1,000 parks and a
     kills: 20,
     minOps: 1000,
     sessions: 6,
-    killEveryMs: [1000, 3000],
+    opsPerLife: [30, 90],
     timeLimitMs: 100_000,
   });
   console.log(`fault harness: ${JSON.stringify(report)}`);
