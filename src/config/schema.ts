@@ -102,6 +102,27 @@ export const configSchema = z.strictObject({
   retention: z
     .strictObject({ keepFinishedReplies: z.number().int().min(0).optional() })
     .default({}),
+  /**
+   * Tenants and their bearer tokens (SHA-256 hex digests of the tokens, never the tokens). With
+   * none, the server is single-tenant and listens on loopback only unless `allowRemote` is set.
+   */
+  tenants: z
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/),
+        tokens: z
+          .array(
+            z.strictObject({
+              name: z.string().min(1),
+              sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "a SHA-256 hex digest of the token"),
+            }),
+          )
+          .min(1),
+      }),
+    )
+    .default([]),
+  /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */
+  allowRemote: z.boolean().default(false),
   /** The agents; none configured = one agent "assistant" with every built-in tool. */
   agents: z
     .array(agentConfigSchema)

@@ -17,7 +17,8 @@ import type { Store } from "../store/store.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
-import { buildAgents } from "./build-agents.js";
+import { createAuthenticator } from "../server/auth.js";
+import { AgentConfigError, buildAgents } from "./build-agents.js";
 
 /** What an embedding application may add to the configuration. */
 export interface StartOptions {
@@ -74,12 +75,23 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     ...(options.tools ? { customTools: options.tools } : {}),
   });
   const store = options.store ?? createLevelStore(config.data);
-  const manager = new SessionManager(store, agents, log, "default", config.retention);
+  const manager = new SessionManager(store, agents, log, config.retention);
+  const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
+  const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);
+  if (!loopback && config.tenants.length === 0 && !config.allowRemote) {
+    await demo?.close();
+    throw new AgentConfigError(
+      `invalid config: listen: ${config.listen} is not a loopback address; configure tenants with tokens, or set allowRemote`,
+    );
+  }
   const server = createServer({
     store,
     log,
+    authenticate: createAuthenticator(config.tenants),
     agentService: createAgentService(manager),
-    permissionService: createPermissionService(new PermissionAdmin(manager)),
+    permissionService: createPermissionService(
+      (tenant: string) => new PermissionAdmin(manager, tenant),
+    ),
   });
   let port: number;
   try {
@@ -90,7 +102,6 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     await demo?.close();
     throw err;
   }
-  const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
   return {
     address: `${host}:${port}`,
     port,

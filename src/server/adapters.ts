@@ -9,7 +9,8 @@ import {
 } from "@grpc/grpc-js";
 import { ParkwayError } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
-import { type CallContext, ServerShutdownError } from "./call-context.js";
+import type { Authenticate } from "./auth.js";
+import { type CallContext, type Principal, ServerShutdownError } from "./call-context.js";
 import { isUnexpected, toStatusObject } from "./errors.js";
 import { readMessages } from "./read-messages.js";
 
@@ -29,6 +30,8 @@ export interface AdapterEnv {
   readonly shutdown: AbortSignal;
   /** Counts calls in flight so shutdown can wait for them. */
   readonly inFlight: Set<Promise<unknown>>;
+  /** Who a call acts for; throws UNAUTHENTICATED before the handler runs. */
+  readonly authenticate: Authenticate;
 }
 
 function createContext(
@@ -42,11 +45,20 @@ function createContext(
   else env.shutdown.addEventListener("abort", onShutdown, { once: true });
   call.on("cancelled", () => controller.abort(new Error("cancelled by client")));
   const peer = call.getPeer();
+  const log = env.log.child({ method, peer });
+  let principal: Principal;
+  try {
+    principal = env.authenticate(call.metadata);
+  } catch (err) {
+    env.shutdown.removeEventListener("abort", onShutdown);
+    throw err;
+  }
   const ctx: CallContext = {
     signal: controller.signal,
     metadata: call.metadata,
     peer,
-    log: env.log.child({ method, peer }),
+    log: principal.tenant === "default" ? log : log.child({ tenant: principal.tenant }),
+    principal,
   };
   return { ctx, dispose: () => env.shutdown.removeEventListener("abort", onShutdown) };
 }
@@ -71,7 +83,14 @@ export function adaptUnary<Req, Res>(
   env: AdapterEnv,
 ): handleUnaryCall<Req, Res> {
   return (call: ServerUnaryCall<Req, Res>, callback) => {
-    const { ctx, dispose } = createContext(call, method, env);
+    let context;
+    try {
+      context = createContext(call, method, env);
+    } catch (err) {
+      callback(toStatusObject(err));
+      return;
+    }
+    const { ctx, dispose } = context;
     const work = (async () => {
       try {
         const response = await handler(call.request, ctx);
@@ -101,7 +120,14 @@ export function adaptBidi<Req, Res>(
   env: AdapterEnv,
 ): handleBidiStreamingCall<Req, Res> {
   return (call: ServerDuplexStream<Req, Res>) => {
-    const { ctx, dispose } = createContext(call, method, env);
+    let context;
+    try {
+      context = createContext(call, method, env);
+    } catch (err) {
+      call.emit("error", toStatusObject(err));
+      return;
+    }
+    const { ctx, dispose } = context;
     const work = (async () => {
       const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
       try {

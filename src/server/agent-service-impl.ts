@@ -127,7 +127,13 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
         );
       }
       const sessionId = hello.event.value.sessionId || hello.sessionId;
-      const attached = await manager.attach(sessionId, hello.event.value.afterSeq, ctx.signal);
+      const tenant = ctx.principal.tenant;
+      const attached = await manager.attach(
+        tenant,
+        sessionId,
+        hello.event.value.afterSeq,
+        ctx.signal,
+      );
       const { actor, subscriber } = attached;
       const ack = (requestId: string, error?: unknown) =>
         subscriber.push({
@@ -146,7 +152,8 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
                 { field: "session_id", description: `this stream is attached to ${sessionId}` },
               ]);
             }
-            await manager.apply(sessionId, toSessionInput(msg.event, "event"), {
+            await manager.apply(tenant, sessionId, toSessionInput(msg.event, "event"), {
+              principal: ctx.principal.name,
               requestId: msg.requestId,
             });
             ack(msg.requestId);
@@ -168,16 +175,18 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
       }
     },
 
-    async reply(request) {
+    async reply(request, ctx) {
+      const tenant = ctx.principal.tenant;
       if (!request.sessionId) {
         throw invalidArgument([{ field: "session_id", description: "is required" }]);
       }
       const input = toSessionInput(request.input, "input");
-      const { settled } = await manager.apply(request.sessionId, input, {
+      const { settled } = await manager.apply(tenant, request.sessionId, input, {
+        principal: ctx.principal.name,
         requestId: request.requestId,
       });
       if (!settled) {
-        const view = await manager.get(request.sessionId);
+        const view = await manager.get(tenant, request.sessionId);
         return {
           message: undefined,
           pendingToolCalls: view.pendingToolCalls.map(toolCallToPb),
@@ -185,7 +194,7 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
         };
       }
       const done = await settled;
-      manager.release(await manager.actor(request.sessionId));
+      manager.release(await manager.actor(request.sessionId, tenant));
       return {
         message: msgToPb(done.message),
         pendingToolCalls: done.pending.map(toolCallToPb),
@@ -193,12 +202,12 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
       };
     },
 
-    async createSession(request) {
+    async createSession(request, ctx) {
       const mode = permissionMode.fromPb(request.permissionMode);
       if (request.permissionMode !== PermissionMode.PERMISSION_MODE_UNSPECIFIED && !mode) {
         throw invalidArgument([{ field: "permission_mode", description: "unknown mode" }]);
       }
-      const view = await manager.create({
+      const view = await manager.create(ctx.principal.tenant, {
         agentId: request.agentId,
         externalTools: parseExternalTools(request.externalTools),
         ...(mode ? { mode } : {}),
@@ -208,11 +217,11 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
       return { session: sessionToPb(view) };
     },
 
-    async getSession(request) {
-      return { session: sessionToPb(await manager.get(request.sessionId)) };
+    async getSession(request, ctx) {
+      return { session: sessionToPb(await manager.get(ctx.principal.tenant, request.sessionId)) };
     },
 
-    async listSessions(request) {
+    async listSessions(request, ctx) {
       const status = sessionStatus.fromPb(request.status);
       if (request.status !== SessionStatus.SESSION_STATUS_UNSPECIFIED && !status) {
         throw invalidArgument([{ field: "status", description: "unknown status" }]);
@@ -220,7 +229,7 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
       if (request.pageSize > 1000) {
         throw invalidArgument([{ field: "page_size", description: "must be at most 1000" }]);
       }
-      const page = await manager.list({
+      const page = await manager.list(ctx.principal.tenant, {
         ...(status ? { status } : {}),
         ...(request.agentId ? { agentId: request.agentId } : {}),
         pageSize: request.pageSize || 100,
@@ -229,8 +238,8 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
       return { sessions: page.sessions.map(sessionToPb), nextPageToken: page.nextPageToken ?? "" };
     },
 
-    async deleteSession(request) {
-      await manager.delete(request.sessionId);
+    async deleteSession(request, ctx) {
+      await manager.delete(ctx.principal.tenant, request.sessionId);
       return {};
     },
 

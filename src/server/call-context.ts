@@ -11,6 +11,15 @@ export interface CallContext {
   readonly peer: string;
   /** A logger bound to the method and peer. */
   readonly log: Logger;
+  /** Who is calling: the tenant the call acts for, and the name of its token. */
+  readonly principal: Principal;
+}
+
+/** An authenticated caller. */
+export interface Principal {
+  tenant: string;
+  /** The token's name (or "anonymous" on a single-tenant server). */
+  name: string;
 }
 
 /** Why a call was aborted by the server rather than the client. */

@@ -5,6 +5,7 @@ import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
 import { PermissionServiceService } from "../generated/parkway/v1/permission.js";
 import type { Store } from "../store/store.js";
 import { type AdapterEnv, adaptBidi, adaptUnary } from "./adapters.js";
+import { type Authenticate, createAuthenticator } from "./auth.js";
 import { type AgentServiceHandlers, unimplementedAgentService } from "./agent-service.js";
 import { ServerShutdownError } from "./call-context.js";
 import {
@@ -22,6 +23,8 @@ export interface ServerDeps {
   permissionService?: PermissionServiceHandlers;
   /** Largest message accepted, in bytes. */
   maxMessageBytes?: number;
+  /** Maps call metadata to a principal; default: every call acts for the tenant "default". */
+  authenticate?: Authenticate;
 }
 
 /** A running Parkway gRPC server. */
@@ -44,7 +47,12 @@ const SERVICE_NAMES = ["", "parkway.v1.AgentService", "parkway.v1.PermissionServ
 export function createServer(deps: ServerDeps): ParkwayServer {
   const log = deps.log;
   const shutdownController = new AbortController();
-  const env: AdapterEnv = { log, shutdown: shutdownController.signal, inFlight: new Set() };
+  const env: AdapterEnv = {
+    log,
+    shutdown: shutdownController.signal,
+    inFlight: new Set(),
+    authenticate: deps.authenticate ?? createAuthenticator([]),
+  };
   const server = new Server({
     "grpc.max_receive_message_length": deps.maxMessageBytes ?? 4 * 1024 * 1024,
   });

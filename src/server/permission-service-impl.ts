@@ -34,9 +34,12 @@ function decodeRule(rule: PermissionRule, i: number): RuleToAdd {
 }
 
 /** PermissionService over the session layer's permission administration. */
-export function createPermissionService(admin: PermissionAdmin): PermissionServiceHandlers {
+export function createPermissionService(
+  adminFor: (tenant: string) => PermissionAdmin,
+): PermissionServiceHandlers {
   return {
-    async listRules(request) {
+    async listRules(request, ctx) {
+      const admin = adminFor(ctx.principal.tenant);
       const scope = Number(request.scope) === 0 ? undefined : ruleScope.fromPb(request.scope);
       if (Number(request.scope) !== 0 && !scope) {
         throw invalidArgument([{ field: "scope", description: "unknown scope" }]);
@@ -49,19 +52,22 @@ export function createPermissionService(admin: PermissionAdmin): PermissionServi
       return { rules: rules.map(ruleToPb) };
     },
 
-    async addRules(request) {
+    async addRules(request, ctx) {
+      const admin = adminFor(ctx.principal.tenant);
       if (request.rules.length === 0) {
         throw invalidArgument([{ field: "rules", description: "add at least one rule" }]);
       }
-      const { stored, added } = await admin.add(request.rules.map(decodeRule), "api");
+      const { stored, added } = await admin.add(request.rules.map(decodeRule), ctx.principal.name);
       return { rules: stored.map(ruleToPb), added };
     },
 
-    async removeRule(request) {
+    async removeRule(request, ctx) {
+      const admin = adminFor(ctx.principal.tenant);
       return { rule: ruleToPb(await admin.remove(request.ruleId)) };
     },
 
-    async setMode(request) {
+    async setMode(request, ctx) {
+      const admin = adminFor(ctx.principal.tenant);
       const mode = permissionMode.fromPb(request.mode);
       if (Number(request.mode) !== 0 && !mode) {
         throw invalidArgument([{ field: "mode", description: "unknown mode" }]);
@@ -71,7 +77,8 @@ export function createPermissionService(admin: PermissionAdmin): PermissionServi
       return { mode: permissionMode.toPb(await admin.setMode(request.sessionId, mode)) };
     },
 
-    async explain(request) {
+    async explain(request, ctx) {
+      const admin = adminFor(ctx.principal.tenant);
       if (!request.toolName)
         throw invalidArgument([{ field: "tool_name", description: "is required" }]);
       const decision = await admin.explain(

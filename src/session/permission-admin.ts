@@ -18,7 +18,14 @@ export interface RuleToAdd {
  * a session's mode, and explaining a decision without running anything.
  */
 export class PermissionAdmin {
-  constructor(private readonly sessions: SessionManager) {}
+  constructor(
+    private readonly sessions: SessionManager,
+    private readonly tenant: string,
+  ) {}
+
+  private get book() {
+    return this.sessions.rules(this.tenant);
+  }
 
   /**
    * The rules in effect for a session (configured, tenant, agent and session scope), or the stored
@@ -29,9 +36,11 @@ export class PermissionAdmin {
     agentId?: string;
     scope?: "session" | "agent" | "tenant";
   }): Promise<Rule[]> {
-    const book = this.sessions.rules;
+    const book = this.book;
     if (filter.sessionId) {
-      const state = await (await this.sessions.actor(filter.sessionId)).permissionState();
+      const state = await (
+        await this.sessions.actor(filter.sessionId, this.tenant)
+      ).permissionState();
       return state.rules.filter((r) => !filter.scope || (r.scope ?? "session") === filter.scope);
     }
     switch (filter.scope) {
@@ -70,7 +79,7 @@ export class PermissionAdmin {
             { field: `rules[${i}].session_id`, description: "is required with scope SESSION" },
           ]);
         }
-        await this.sessions.get(r.sessionId);
+        await this.sessions.get(this.tenant, r.sessionId);
         key = { scope: "session", sessionId: r.sessionId };
       } else if (r.scope === "agent") {
         if (!r.agentId) {
@@ -93,16 +102,16 @@ export class PermissionAdmin {
         },
       });
     }
-    return this.sessions.rules.add(prepared);
+    return this.book.add(prepared);
   }
 
   remove(ruleId: string): Promise<StoredRule> {
     if (!ruleId) throw invalidArgument([{ field: "rule_id", description: "is required" }]);
-    return this.sessions.rules.remove(ruleId);
+    return this.book.remove(ruleId);
   }
 
   async setMode(sessionId: string, mode: PermissionState["mode"] | undefined) {
-    const actor = await this.sessions.actor(sessionId);
+    const actor = await this.sessions.actor(sessionId, this.tenant);
     const result = await actor.serial(() => actor.setMode(mode));
     this.sessions.release(actor);
     return result;
@@ -117,15 +126,15 @@ export class PermissionAdmin {
     let state: PermissionState;
     let tools;
     if (target.sessionId) {
-      const actor = await this.sessions.actor(target.sessionId);
+      const actor = await this.sessions.actor(target.sessionId, this.tenant);
       state = await actor.permissionState();
       tools = actor.tools;
       this.sessions.release(actor);
     } else if (target.agentId) {
       const agent = this.sessions.agent(target.agentId);
       const stored = [
-        ...(await this.sessions.rules.list({ scope: "tenant" })),
-        ...(await this.sessions.rules.list({ scope: "agent", agentId: agent.id })),
+        ...(await this.book.list({ scope: "tenant" })),
+        ...(await this.book.list({ scope: "agent", agentId: agent.id })),
       ];
       state = {
         mode: agent.permissionMode,

@@ -125,3 +125,11 @@ export const RequestRecord = defineRecord({
   schema: z.object({ appliedAt: z.string(), kind: z.string() }),
 });
 export const requestKey = (sessionId: string, requestId: string) => `${sessionId}/${requestId}`;
+
+/** A tenant's session, for listing: key = `<tenant>/<session id>` (ids sort by creation time). */
+export const TenantSessionRecord = defineRecord({
+  kind: "tenant-session",
+  version: 1,
+  schema: z.object({ sessionId: z.string() }),
+});
+export const tenantSessionKey = (tenant: string, sessionId: string) => `${tenant}/${sessionId}`;

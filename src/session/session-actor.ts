@@ -118,6 +118,11 @@ export class SessionActor {
     return this.data.id;
   }
 
+  /** The tenant the session belongs to. */
+  get tenant(): string {
+    return this.data.tenant;
+  }
+
   get snapshot(): SessionData {
     return { ...this.data, lastSeq: this.events.lastSeq };
   }

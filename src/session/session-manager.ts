@@ -14,6 +14,8 @@ import {
   messageKey,
   ReplyRecord,
   RunningRecord,
+  TenantSessionRecord,
+  tenantSessionKey,
   type SessionData,
   SessionRecord,
   type SessionStatus,
@@ -55,20 +57,18 @@ export type SessionInput =
 export class SessionManager {
   private readonly actors = new Map<string, SessionActor>();
   private readonly loading = new Map<string, Promise<SessionActor>>();
-  readonly rules: RuleBook;
+  private readonly ruleBooks = new Map<string, RuleBook>();
   /** The home directory `~` stands for in permission checks. */
   readonly homeDir = homedir();
   private readonly expiry: ExpiryScheduler;
-  private readonly deps: ActorDeps;
+  private readonly deps: Omit<ActorDeps, "rules">;
 
   constructor(
     private readonly store: Store,
     private readonly agents: ReadonlyMap<string, AgentDefinition>,
     private readonly log: Logger,
-    private readonly tenant = "default",
     options: { keepFinishedReplies?: number } = {},
   ) {
-    this.rules = new RuleBook(store, tenant);
     this.expiry = new ExpiryScheduler(store, log, async (sessionId, now) => {
       const actor = await this.actor(sessionId);
       await actor.serial(() => actor.expire(now));
@@ -77,7 +77,6 @@ export class SessionManager {
     this.deps = {
       store,
       logger: log,
-      rules: this.rules,
       homeDir: this.homeDir,
       expiry: this.expiry,
       ...(options.keepFinishedReplies === undefined
@@ -102,6 +101,16 @@ export class SessionManager {
     return this.expiry.stop();
   }
 
+  /** The permission rules of a tenant. */
+  rules(tenant: string): RuleBook {
+    let book = this.ruleBooks.get(tenant);
+    if (!book) {
+      book = new RuleBook(this.store, tenant);
+      this.ruleBooks.set(tenant, book);
+    }
+    return book;
+  }
+
   /** The configured agent, or NOT_FOUND. */
   agent(agentId: string): AgentDefinition {
     const agent = this.agents.get(agentId);
@@ -113,7 +122,7 @@ export class SessionManager {
     return [...this.agents.values()];
   }
 
-  async create(input: CreateSessionInput): Promise<SessionView> {
+  async create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
     const agent = this.agents.get(input.agentId);
     if (!input.agentId) {
       throw invalidArgument([{ field: "agent_id", description: "is required" }]);
@@ -146,7 +155,7 @@ export class SessionManager {
     const now = new Date().toISOString();
     const data: SessionData = {
       id: newId("ses"),
-      tenant: this.tenant,
+      tenant,
       agentId: agent.id,
       status: "idle",
       ...(input.mode ? { mode: input.mode } : {}),
@@ -158,20 +167,36 @@ export class SessionManager {
       lastSeq: 0,
       messageCount: 0,
     };
-    await this.store.batch().put(SessionRecord, data.id, data).write({ sync: true });
+    await this.store
+      .batch()
+      .put(SessionRecord, data.id, data)
+      .put(TenantSessionRecord, tenantSessionKey(tenant, data.id), { sessionId: data.id })
+      .write({ sync: true });
     return { ...data, pendingToolCalls: [] };
   }
 
-  /** The session's actor, loaded from the store when not in memory; NOT_FOUND otherwise. */
-  async actor(sessionId: string): Promise<SessionActor> {
+  /**
+   * The session's actor, loaded from the store when not in memory. NOT_FOUND when there is no such
+   * session, or it belongs to another tenant (undefined `tenant`: any, for the server's own work).
+   */
+  async actor(sessionId: string, tenant?: string): Promise<SessionActor> {
     if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
+    const actor = await this.load(sessionId);
+    if (tenant !== undefined && actor.tenant !== tenant) {
+      this.release(actor);
+      throw notFound("session", sessionId);
+    }
+    return actor;
+  }
+
+  private async load(sessionId: string): Promise<SessionActor> {
     const cached = this.actors.get(sessionId);
     if (cached) return cached;
     let loading = this.loading.get(sessionId);
     if (!loading) {
       loading = (async () => {
         const data = await this.store.get(SessionRecord, sessionId);
-        if (!data || data.tenant !== this.tenant) throw notFound("session", sessionId);
+        if (!data) throw notFound("session", sessionId);
         const agent = this.agents.get(data.agentId);
         if (!agent) {
           throw new ParkwayError(
@@ -189,7 +214,12 @@ export class SessionManager {
               : {}),
           }),
         );
-        const actor = new SessionActor(data, agent, this.deps, sessionTools);
+        const actor = new SessionActor(
+          data,
+          agent,
+          { ...this.deps, rules: this.rules(data.tenant) },
+          sessionTools,
+        );
         actor.restore(await this.store.get(ReplyRecord, sessionId));
         this.actors.set(sessionId, actor);
         return actor;
@@ -204,11 +234,13 @@ export class SessionManager {
     if (actor.evictable && this.actors.get(actor.id) === actor) this.actors.delete(actor.id);
   }
 
-  async get(sessionId: string): Promise<SessionView> {
+  async get(tenant: string, sessionId: string): Promise<SessionView> {
+    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
     const actor = this.actors.get(sessionId);
-    if (actor) return { ...actor.snapshot, pendingToolCalls: actor.pendingCalls };
+    if (actor?.tenant === tenant)
+      return { ...actor.snapshot, pendingToolCalls: actor.pendingCalls };
     const data = await this.store.get(SessionRecord, sessionId);
-    if (!data || data.tenant !== this.tenant) throw notFound("session", sessionId);
+    if (!data || data.tenant !== tenant) throw notFound("session", sessionId);
     const reply = await this.store.get(ReplyRecord, sessionId);
     const pending = (reply?.message.content ?? []).filter(
       (b): b is ToolCallBlock =>
@@ -218,19 +250,23 @@ export class SessionManager {
   }
 
   /** Sessions newest first, optionally filtered; `pageToken` is the last id of the previous page. */
-  async list(filter: {
-    status?: SessionStatus;
-    agentId?: string;
-    pageSize: number;
-    pageToken?: string;
-  }): Promise<{ sessions: SessionView[]; nextPageToken?: string }> {
+  async list(
+    tenant: string,
+    filter: {
+      status?: SessionStatus;
+      agentId?: string;
+      pageSize: number;
+      pageToken?: string;
+    },
+  ): Promise<{ sessions: SessionView[]; nextPageToken?: string }> {
     const sessions: SessionView[] = [];
     let last: string | undefined;
-    for await (const [id] of this.store.entries(SessionRecord, {
+    for await (const [, { sessionId: id }] of this.store.entries(TenantSessionRecord, {
       reverse: true,
-      ...(filter.pageToken ? { lt: filter.pageToken } : {}),
+      gte: tenantSessionKey(tenant, ""),
+      lt: filter.pageToken ? tenantSessionKey(tenant, filter.pageToken) : `${tenant}/\uffff`,
     })) {
-      const view = await this.get(id).catch(() => undefined);
+      const view = await this.get(tenant, id).catch(() => undefined);
       if (!view) continue;
       if (filter.status && view.status !== filter.status) continue;
       if (filter.agentId && view.agentId !== filter.agentId) continue;
@@ -242,8 +278,8 @@ export class SessionManager {
   }
 
   /** Deletes a session with its history, events and reply; interrupts a running reply. */
-  async delete(sessionId: string): Promise<void> {
-    const actor = await this.actor(sessionId);
+  async delete(tenant: string, sessionId: string): Promise<void> {
+    const actor = await this.actor(sessionId, tenant);
     await actor.dispose(notFound("session", sessionId));
     this.actors.delete(sessionId);
     const batch = this.store.batch();
@@ -259,13 +295,17 @@ export class SessionManager {
     })) {
       batch.del(MessageRecord, key);
     }
-    await this.rules.deleteSessionRules(batch, sessionId);
-    batch.del(ReplyRecord, sessionId).del(SessionRecord, sessionId);
+    await this.rules(tenant).deleteSessionRules(batch, sessionId);
+    batch
+      .del(ReplyRecord, sessionId)
+      .del(SessionRecord, sessionId)
+      .del(TenantSessionRecord, tenantSessionKey(tenant, sessionId));
     await batch.write({ sync: true });
   }
 
   /** Attaches a stream to a session (see `SessionActor.attach`). */
   async attach(
+    tenant: string,
     sessionId: string,
     afterSeq: number,
     signal: AbortSignal,
@@ -275,7 +315,7 @@ export class SessionManager {
     items: AsyncGenerator<StreamItem>;
     subscriber: Subscriber;
   }> {
-    const actor = await this.actor(sessionId);
+    const actor = await this.actor(sessionId, tenant);
     const lastSeq = actor.snapshot.lastSeq;
     if (afterSeq + 1 < actor.firstAvailableSeq) {
       throw new ParkwayError(
@@ -316,11 +356,12 @@ export class SessionManager {
    * a promise of the reply's settlement (finished or parked again).
    */
   async apply(
+    tenant: string,
     sessionId: string,
     input: SessionInput,
     options: { principal?: string; requestId?: string } = {},
   ): Promise<{ replyId?: string; settled?: Promise<ReplySettled>; duplicate?: boolean }> {
-    const actor = await this.actor(sessionId);
+    const actor = await this.actor(sessionId, tenant);
     const requestId = options.requestId || undefined;
     return actor.serial(async () => {
       if (await actor.applied(requestId)) return { duplicate: true };

@@ -11,7 +11,13 @@ import { Renderer } from "./renderer.js";
 import type { Screen } from "./screen.js";
 import { Spinner } from "./spinner.js";
 import { MARK } from "./style.js";
-import { type ServerEvent, type Session, SessionStatus, statusName, type ToolCallBlock } from "./wire.js";
+import {
+  type ServerEvent,
+  type Session,
+  SessionStatus,
+  statusName,
+  type ToolCallBlock,
+} from "./wire.js";
 
 /** A call the parked reply waits for, and which answer it needs. */
 interface Pending {
@@ -105,7 +111,9 @@ export class ChatApp implements ChatControl {
         this.screen.line(this.screen.c.yellow(`${MARK.warn} lost the connection; reconnecting…`)),
       back: () =>
         this.screen.line(
-          this.screen.c.green(`${MARK.ok} reconnected; resuming after event ${this.session.lastSeq}`),
+          this.screen.c.green(
+            `${MARK.ok} reconnected; resuming after event ${this.session.lastSeq}`,
+          ),
         ),
     });
   }
@@ -213,7 +221,9 @@ export class ChatApp implements ChatControl {
     const c = this.screen.c;
     const waiting = this.pending.size > 0 ? `${this.pending.size} call(s) still wait there; ` : "";
     this.screen.line(
-      c.dim(`session ${this.info.id}: ${waiting}resume with parkway chat --session ${this.info.id}`),
+      c.dim(
+        `session ${this.info.id}: ${waiting}resume with parkway chat --session ${this.info.id}`,
+      ),
     );
     return 0;
   }

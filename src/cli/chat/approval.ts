@@ -93,9 +93,10 @@ export async function confirmCall(
       if (reason.kind !== "line") return signal.aborted ? "cancel" : unanswered(reason);
       result = await submit(screen, () => session.deny(call, reason.text.trim()));
     } else {
-      const text = await editInput(ctx, edited ?? compact(call.input));
-      if (text === undefined) continue;
-      if (typeof text !== "string") return text;
+      const read = await editInput(ctx, edited ?? compact(call.input));
+      if (read === undefined) continue;
+      if (typeof read !== "object") return read;
+      const text = read.text;
       edited = text;
       result = await submit(screen, () => session.confirm(call, { editedInput: text }));
     }
@@ -115,7 +116,7 @@ function compact(json: string): string {
 async function editInput(
   ctx: PromptContext,
   initial: string,
-): Promise<string | undefined | Exclude<Outcome, "answered">> {
+): Promise<{ text: string } | Outcome | undefined> {
   const { screen, input, signal } = ctx;
   const c = screen.c;
   let text = initial;
@@ -129,7 +130,7 @@ async function editInput(
     if (line.kind === "cancel" && !signal.aborted) return undefined;
     if (line.kind !== "line") return signal.aborted ? "cancel" : unanswered(line);
     text = line.text.trim();
-    if (parseInput(text)) return text;
+    if (parseInput(text)) return { text };
     screen.line(c.red(`  ${MARK.fail} not a JSON object; edit it again (esc to go back)`));
   }
 }

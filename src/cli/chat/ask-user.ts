@@ -5,19 +5,21 @@ import { select } from "./select.js";
 import { MARK } from "./style.js";
 import type { AskUserQuestion, ToolCallBlock } from "./wire.js";
 
+const str = (value: unknown): string => (typeof value === "string" ? value : "");
+
 /** The questions of an AskUser call: the typed `askUser` input, else parsed from its JSON input. */
 export function questionsOf(call: ToolCallBlock): AskUserQuestion[] {
   if (call.askUser && call.askUser.questions.length > 0) return call.askUser.questions;
   const raw = parseInput(call.input)?.questions;
   if (!Array.isArray(raw)) return [];
   return raw.map((q: Record<string, unknown>) => ({
-    question: String(q.question ?? ""),
-    header: String(q.header ?? ""),
+    question: str(q.question),
+    header: str(q.header),
     context: typeof q.context === "string" ? q.context : undefined,
     multiSelect: q.multi_select === true,
     options: (Array.isArray(q.options) ? q.options : []).map((o: Record<string, unknown>) => ({
-      label: String(o.label ?? ""),
-      description: String(o.description ?? ""),
+      label: str(o.label),
+      description: str(o.description),
       preview: typeof o.preview === "string" ? o.preview : undefined,
     })),
   }));
@@ -41,7 +43,7 @@ export async function askUser(ctx: PromptContext, call: ToolCallBlock): Promise<
       const q = questions[i]!;
       const chips = questions.map((other, j) => {
         const text = other.header || `Q${j + 1}`;
-        if (j === i) return c.inverse(c.bold(` ${text} `));
+        if (j === i) return c.isColorSupported ? c.inverse(c.bold(` ${text} `)) : `[${text}]`;
         return j < i ? c.green(`${MARK.ok} ${text}`) : c.dim(text);
       });
       const title = [

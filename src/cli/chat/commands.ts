@@ -31,7 +31,8 @@ export interface ChatControl {
 export const HELP = [
   "/rules              the rules in effect for this session, numbered",
   "/rules revoke N     removes rule N",
-  "/mode [MODE]        shows or sets the permission mode: " + Object.keys(PERMISSION_MODES).join(", "),
+  "/mode [MODE]        shows or sets the permission mode: " +
+    Object.keys(PERMISSION_MODES).join(", "),
   "/interrupt          stops the running or parked reply",
   "/sessions           your sessions with their status and pending calls",
   "/attach ID          switches to another session",
@@ -83,13 +84,22 @@ async function mode(ctl: ChatControl, args: string[]): Promise<void> {
   const name = args[0]?.toLowerCase().replace("-", "_");
   if (!name) {
     const session = await client.getSession(ctl.sessionId);
-    screen.line(`permission mode: ${c.bold(modeName(session.permissionMode))}`);
+    if (session.permissionMode) {
+      screen.line(`permission mode: ${c.bold(modeName(session.permissionMode))}`);
+      return;
+    }
+    const agent = (await client.listAgents()).find((a) => a.id === session.agentId);
+    screen.line(
+      `permission mode: ${c.bold(modeName(agent?.permissionMode ?? 0))} ${c.dim(`(agent ${session.agentId}'s)`)}`,
+    );
     return;
   }
   const value = PERMISSION_MODES[name];
   if (value === undefined) {
     screen.line(
-      c.red(`${MARK.fail} unknown mode ${name}; modes: ${Object.keys(PERMISSION_MODES).join(", ")}`),
+      c.red(
+        `${MARK.fail} unknown mode ${name}; modes: ${Object.keys(PERMISSION_MODES).join(", ")}`,
+      ),
     );
     return;
   }

@@ -89,7 +89,9 @@ export async function executeExternal(
   const c = screen.c;
   const handler = handlers?.byName.get(call.name);
   if (handler && handlers) {
-    screen.line(`${c.cyan(MARK.external)} ${c.bold(call.name)} ${c.dim(`runs in ${handlers.file}`)}`);
+    screen.line(
+      `${c.cyan(MARK.external)} ${c.bold(call.name)} ${c.dim(`runs in ${handlers.file}`)}`,
+    );
     const result = await runHandler(handler, call);
     const sent = await submit(screen, () => session.submitResult(call, result));
     return sent === "retry" ? "later" : sent;

@@ -52,8 +52,8 @@ export function inputLines(inputJson: string, full = false): string[] {
   const input = parseInput(inputJson);
   if (!input) return [inputJson];
   return Object.entries(input).flatMap(([key, value]) => {
-    if (typeof value === "string" && value.includes("\n")) {
-      const lines = value.split("\n");
+    if (typeof value === "string" && value.replace(/\n+$/, "").includes("\n")) {
+      const lines = value.replace(/\n+$/, "").split("\n");
       const shown = full ? lines : lines.slice(0, 4);
       const rest = lines.length - shown.length;
       return [

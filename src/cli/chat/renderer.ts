@@ -1,8 +1,14 @@
 import { callSummary, firstLine, inputLines, oneLine } from "./format.js";
 import type { Screen } from "./screen.js";
 import type { Spinner } from "./spinner.js";
+import { StreamWrap } from "./stream-wrap.js";
 import { MARK, truncate } from "./style.js";
-import { FinishedReason, type ServerEvent, ToolResultState } from "./wire.js";
+import {
+  FinishedReason,
+  type ServerEvent,
+  ToolResultState,
+  type ToolResultStateValue,
+} from "./wire.js";
 
 /** What the transcript knows about one tool call, for the one-line view and its expansion. */
 interface ToolRecord {
@@ -10,7 +16,7 @@ interface ToolRecord {
   name: string;
   input: string;
   output: string;
-  state?: number;
+  state?: ToolResultStateValue;
   answers?: string;
 }
 
@@ -25,11 +31,24 @@ const PIPED_WIDTH = 200;
 export class Renderer {
   private readonly tools = new Map<string, ToolRecord>();
   private last: ToolRecord | undefined;
+  private readonly text: StreamWrap;
+  private readonly thinking: StreamWrap;
 
   constructor(
     private readonly screen: Screen,
     private readonly spinner: Spinner,
-  ) {}
+  ) {
+    const width = () => this.screen.width - 1;
+    this.text = new StreamWrap(width, (t) => this.screen.write(t));
+    const c = this.screen.c;
+    this.thinking = new StreamWrap(width, (t) => this.screen.write(c.dim(c.italic(t))));
+  }
+
+  /** Writes the words held back by the wrappers. */
+  private flush(): void {
+    this.text.flush();
+    this.thinking.flush();
+  }
 
   private get width(): number {
     return Math.min(this.screen.width, PIPED_WIDTH);
@@ -49,6 +68,7 @@ export class Renderer {
     const body = event.event;
     if (!body) return;
     const c = this.screen.c;
+    if (body.$case !== "textBlockDelta" && body.$case !== "thinkingBlockDelta") this.flush();
     switch (body.$case) {
       case "replyStart":
         this.tools.clear();
@@ -59,9 +79,10 @@ export class Renderer {
         break;
       case "textBlockStart":
         this.screen.endLine();
+        this.text.start();
         break;
       case "textBlockDelta":
-        this.screen.write(body.value.delta);
+        this.text.push(body.value.delta);
         break;
       case "textBlockEnd":
       case "thinkingBlockEnd":
@@ -71,9 +92,10 @@ export class Renderer {
       case "thinkingBlockStart":
         this.screen.endLine();
         this.screen.write(c.dim(`${MARK.thinking} `));
+        this.thinking.start(2);
         break;
       case "thinkingBlockDelta":
-        this.screen.write(c.dim(c.italic(body.value.delta)));
+        this.thinking.push(body.value.delta);
         break;
       case "toolCallStart":
         this.record(body.value.toolCallId, body.value.toolCallName);
@@ -145,6 +167,7 @@ export class Renderer {
 
   /** Stops the spinner (the reply settled, or a prompt takes the screen). */
   quiet(): void {
+    this.flush();
     this.spinner.stop();
   }
 
@@ -156,7 +179,7 @@ export class Renderer {
     );
   }
 
-  private resultMark(state: number | undefined): string {
+  private resultMark(state: ToolResultStateValue | undefined): string {
     const c = this.screen.c;
     if (state === ToolResultState.SUCCESS) return c.green(MARK.ok);
     if (state === ToolResultState.DENIED) return c.yellow(`${MARK.denied} denied`);
@@ -167,11 +190,16 @@ export class Renderer {
   private resultLine(rec: ToolRecord): string {
     const c = this.screen.c;
     const { line, more } = firstLine(rec.output);
-    const text = rec.answers ?? oneLine(line);
+    const detail = rec.answers ?? oneLine(line);
+    const sep = rec.state === ToolResultState.SUCCESS ? " " : ": ";
     const extra =
-      more > 0 ? c.dim(` (+${more} line${more === 1 ? "" : "s"}, ctrl-o to expand)`) : "";
-    const head = `  ${c.dim(MARK.result)} ${this.resultMark(rec.state)} `;
-    return `${truncate(`${head}${text}`, this.width - 30)}${extra}`;
+      more > 0
+        ? c.dim(
+            ` (+${more} line${more === 1 ? "" : "s"}, ${this.screen.tty ? "ctrl-o" : "/expand"})`,
+          )
+        : "";
+    const head = `  ${c.dim(MARK.result)} ${this.resultMark(rec.state)}`;
+    return `${truncate(`${head}${detail ? `${sep}${detail}` : ""}`, this.width - 30)}${extra}`;
   }
 
   /** Prints the last tool call and its result in full. */

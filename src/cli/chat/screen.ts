@@ -1,4 +1,4 @@
-import { type Colors, colorsFor, truncate } from "./style.js";
+import { type Colors, colorsFor, wrap } from "./style.js";
 
 /** A line editor that owns the bottom line while it reads: cleared before output, redrawn after. */
 export interface Editor {
@@ -116,8 +116,8 @@ export class Screen {
     }
     const rows = Math.max(3, (this.out.rows ?? 24) - 1);
     const lines = this.live()
-      .slice(0, rows)
-      .map((l) => truncate(l, this.width - 1));
+      .flatMap((l) => wrap(l, this.width - 1))
+      .slice(0, rows);
     if (lines.length === 0) {
       this.cursor(true);
       return;

@@ -63,3 +63,50 @@ export function truncate(text: string, width: number): string {
   }
   return out;
 }
+
+// eslint-disable-next-line no-control-regex
+const TOKENS = /(\u001b\[[0-9;?]*[ -/]*[@-~]| +)/;
+
+/**
+ * `text` broken into lines of at most `width` visible columns at spaces (a word longer than a line
+ * is cut), continuation lines indented like the first; escape sequences are kept.
+ */
+export function wrap(text: string, width: number): string[] {
+  if (!Number.isFinite(width) || visibleLength(text) <= width) return [text];
+  const indent = " ".repeat(Math.min(/^ */.exec(stripAnsi(text))?.[0].length ?? 0, width >> 1));
+  const lines: string[] = [];
+  let line = "";
+  let col = 0;
+  const newLine = () => {
+    lines.push(line.trimEnd());
+    line = indent;
+    col = indent.length;
+  };
+  for (const token of text.split(TOKENS)) {
+    if (token === "") continue;
+    if (token.startsWith("\u001b[")) {
+      line += token;
+      continue;
+    }
+    let chars = Array.from(token);
+    if (token.startsWith(" ")) {
+      if (col + chars.length >= width) newLine();
+      else {
+        line += token;
+        col += chars.length;
+      }
+      continue;
+    }
+    if (col + chars.length > width && col > indent.length) newLine();
+    while (col + chars.length > width) {
+      const room = Math.max(1, width - col);
+      line += chars.slice(0, room).join("");
+      chars = chars.slice(room);
+      newLine();
+    }
+    line += chars.join("");
+    col += chars.length;
+  }
+  lines.push(line);
+  return lines;
+}

@@ -15,42 +15,63 @@ export type PermissionMode = Parameters<ParkwayClient["setMode"]>[1];
 export type AskUserInput = NonNullable<ToolCallBlock["askUser"]>;
 export type AskUserQuestion = AskUserInput["questions"][number];
 
+type Body<K extends EventBody["$case"]> = Extract<EventBody, { $case: K }>["value"];
+type SessionStatusValue = Session["status"];
+type FinishedReasonValue = Body<"replyEnd">["finishedReason"];
+export type ToolResultStateValue = Body<"toolResultEnd">["state"];
+type BehaviorValue = PermissionRule["behavior"];
+type ScopeValue = PermissionRule["scope"];
+type SourceValue = PermissionRule["source"];
+
 /** SessionStatus. */
 export const SessionStatus = {
-  IDLE: 1,
-  RUNNING: 2,
-  AWAITING_PERMISSION: 3,
-  AWAITING_EXTERNAL_RESULT: 4,
-} as const;
+  IDLE: 1 as SessionStatusValue,
+  RUNNING: 2 as SessionStatusValue,
+  AWAITING_PERMISSION: 3 as SessionStatusValue,
+  AWAITING_EXTERNAL_RESULT: 4 as SessionStatusValue,
+};
 
 /** FinishedReason. */
 export const FinishedReason = {
-  COMPLETED: 1,
-  INTERRUPTED: 2,
-  EXCEED_MAX_ITERS: 3,
-  ERROR: 4,
-} as const;
+  COMPLETED: 1 as FinishedReasonValue,
+  INTERRUPTED: 2 as FinishedReasonValue,
+  EXCEED_MAX_ITERS: 3 as FinishedReasonValue,
+  ERROR: 4 as FinishedReasonValue,
+};
 
 /** ToolResultState. */
 export const ToolResultState = {
-  SUCCESS: 1,
-  ERROR: 2,
-  INTERRUPTED: 3,
-  DENIED: 4,
-  RUNNING: 5,
-} as const;
+  SUCCESS: 1 as ToolResultStateValue,
+  ERROR: 2 as ToolResultStateValue,
+  INTERRUPTED: 3 as ToolResultStateValue,
+  DENIED: 4 as ToolResultStateValue,
+  RUNNING: 5 as ToolResultStateValue,
+};
 
 /** PermissionBehavior. */
-export const PermissionBehavior = { ALLOW: 1, DENY: 2, ASK: 3 } as const;
+export const PermissionBehavior = {
+  ALLOW: 1 as BehaviorValue,
+  DENY: 2 as BehaviorValue,
+  ASK: 3 as BehaviorValue,
+};
 
 /** RuleScope. */
-export const RuleScope = { SESSION: 1, AGENT: 2, TENANT: 3 } as const;
+export const RuleScope = {
+  SESSION: 1 as ScopeValue,
+  AGENT: 2 as ScopeValue,
+  TENANT: 3 as ScopeValue,
+};
 
 /** RuleSource. */
-export const RuleSource = { SUGGESTED: 1, CONFIRMATION: 2, API: 3, CONFIG: 4 } as const;
+export const RuleSource = {
+  SUGGESTED: 1 as SourceValue,
+  CONFIRMATION: 2 as SourceValue,
+  API: 3 as SourceValue,
+  CONFIG: 4 as SourceValue,
+};
 
 /** PermissionMode by the names `/mode` accepts, as in the server's configuration. */
-export const PERMISSION_MODES: Record<string, number> = {
+export const PERMISSION_MODES: Record<string, PermissionMode> = {
   default: 1,
   accept_edits: 2,
   explore: 3,
@@ -59,25 +80,25 @@ export const PERMISSION_MODES: Record<string, number> = {
 };
 
 /** The name of a PermissionMode value ("agent's" for UNSPECIFIED). */
-export function modeName(mode: number): string {
+export function modeName(mode: PermissionMode): string {
   return Object.entries(PERMISSION_MODES).find(([, v]) => v === mode)?.[0] ?? "agent's";
 }
 
 /** The lower-case name of a SessionStatus value, e.g. "awaiting permission". */
-export function statusName(status: number): string {
+export function statusName(status: SessionStatusValue): string {
   const entry = Object.entries(SessionStatus).find(([, v]) => v === status);
   return entry ? entry[0].toLowerCase().replaceAll("_", " ") : "unknown";
 }
 
 /** The lower-case name of a RuleScope value; UNSPECIFIED counts as session. */
-export function scopeName(scope: number): "session" | "agent" | "tenant" {
+export function scopeName(scope: ScopeValue): "session" | "agent" | "tenant" {
   if (scope === RuleScope.AGENT) return "agent";
   if (scope === RuleScope.TENANT) return "tenant";
   return "session";
 }
 
 /** The lower-case name of a PermissionBehavior value. */
-export function behaviorName(behavior: number): string {
+export function behaviorName(behavior: BehaviorValue): string {
   if (behavior === PermissionBehavior.ALLOW) return "allow";
   if (behavior === PermissionBehavior.DENY) return "deny";
   if (behavior === PermissionBehavior.ASK) return "ask";
@@ -85,7 +106,7 @@ export function behaviorName(behavior: number): string {
 }
 
 /** The lower-case name of a RuleSource value. */
-export function sourceName(source: number): string {
+export function sourceName(source: SourceValue): string {
   const entry = Object.entries(RuleSource).find(([, v]) => v === source);
   return entry ? entry[0].toLowerCase() : "unknown";
 }

@@ -1,0 +1,425 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
+import { parseConfig } from "../../src/config/index.js";
+import { silentLogger } from "../../src/common/logger.js";
+import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
+import {
+  PermissionBehavior,
+  PermissionMode,
+  RuleScope,
+  RuleSource,
+} from "../../src/generated/parkway/v1/permission.js";
+import {
+  type Script,
+  startScriptedModel,
+  type ScriptedModelServer,
+} from "../../src/model/scripted/index.js";
+import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
+
+/**
+ * `parkway chat` end to end: the real command in a tmux pseudo-terminal, typed at like a person,
+ * against a real server with a scripted model; every step is checked on the screen and in the
+ * server's state (sessions, rules, files in the working directory, what the model received).
+ */
+
+const REPO = fileURLToPath(new URL("../..", import.meta.url));
+const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
+if (!HAS_TMUX) {
+  console.warn("test/e2e/chat.test.ts: skipped, tmux is not installed (apt-get install tmux)");
+}
+
+/** A tmux server of its own with one pane running a command; the screen is read with capture-pane. */
+class Tmux {
+  private readonly socket = `parkway-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+  private tmux(...args: string[]): string {
+    const res = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], {
+      encoding: "utf8",
+    });
+    if (res.status !== 0) throw new Error(`tmux ${args[0]} failed: ${res.stderr}`);
+    return res.stdout;
+  }
+
+  /** Runs `command` (a shell line) in a 110×45 pane; "[exited N]" is printed when it ends. */
+  start(command: string): void {
+    this.tmux(
+      "new-session",
+      "-d",
+      "-s",
+      "chat",
+      "-x",
+      "110",
+      "-y",
+      "45",
+      "-c",
+      REPO,
+      `${command}; echo "[exited $?]"; sleep 3600`,
+    );
+  }
+
+  /** Types text literally. */
+  type(text: string): void {
+    this.tmux("send-keys", "-t", "chat", "-l", text);
+  }
+
+  /** Presses keys by tmux name: Enter, Escape, C-c, C-u, Down… */
+  press(...keys: string[]): void {
+    this.tmux("send-keys", "-t", "chat", ...keys);
+  }
+
+  /** The whole transcript: scrollback and the visible screen, with escape sequences if `escapes`. */
+  screen(escapes = false): string {
+    return this.tmux(
+      "capture-pane",
+      "-p",
+      "-J",
+      ...(escapes ? ["-e"] : []),
+      "-S",
+      "-",
+      "-t",
+      "chat",
+    );
+  }
+
+  /** How often `text` occurs in the transcript. */
+  count(text: string): number {
+    return this.screen().split(text).length - 1;
+  }
+
+  /** Waits until `text` occurs at least `times` times; fails with the screen after `timeoutMs`. */
+  async waitFor(text: string, times = 1, timeoutMs = 20_000): Promise<string> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      if (screen.split(text).length - 1 >= times) return screen;
+      if (Date.now() > until) {
+        throw new Error(`timed out waiting for ${JSON.stringify(text)} ×${times}:\n${screen}`);
+      }
+      await sleep(100);
+    }
+  }
+
+  kill(): void {
+    spawnSync("tmux", ["-L", this.socket, "kill-server"]);
+  }
+}
+
+const ASK_USER = {
+  questions: [
+    {
+      question: "Which colour should the report use?",
+      header: "Colour",
+      options: [
+        { label: "Red", description: "warm and loud" },
+        { label: "Blue", description: "calm", preview: "~~ a calm blue report ~~" },
+      ],
+    },
+  ],
+};
+
+/** One conversation per keyword; follow-up turns are picked by the tool result they answer. */
+const SCRIPT: Script = {
+  defaults: { chunkSize: 12 },
+  turns: [
+    {
+      match: { lastUser: "approve please" },
+      text: "Running a command.",
+      toolCalls: [{ name: "Bash", input: { command: "touch approved.txt && echo approved-ok" } }],
+    },
+    { match: { toolName: "Bash", lastToolResult: "approved-ok" }, text: "STEP approved done." },
+    {
+      match: { lastUser: "always please" },
+      toolCalls: [{ name: "Write", input: { file_path: "always.txt", content: "kept\n" } }],
+    },
+    { match: { toolName: "Write", lastToolResult: "always\\.txt" }, text: "STEP always done." },
+    {
+      match: { lastUser: "write again" },
+      toolCalls: [{ name: "Write", input: { file_path: "again.txt", content: "again\n" } }],
+    },
+    { match: { toolName: "Write", lastToolResult: "again\\.txt" }, text: "STEP again done." },
+    {
+      match: { lastUser: "two at once" },
+      text: "Two calls at once.",
+      toolCalls: [
+        { name: "Deploy", input: { target: "production" } },
+        { name: "Notify", input: { text: "original" } },
+      ],
+    },
+    { match: { toolName: "Notify" }, text: "STEP both done." },
+    { match: { lastUser: "ask me" }, toolCalls: [{ name: "AskUser", input: ASK_USER }] },
+    { match: { toolName: "AskUser" }, text: "STEP asked done." },
+    { match: { lastUser: "look it up" }, toolCalls: [{ name: "Lookup", input: { q: "parkway" } }] },
+    { match: { toolName: "Lookup" }, text: "STEP lookup done." },
+    {
+      match: { lastUser: "talk slowly" },
+      text: `STEP slow begins ${"and goes on ".repeat(40)}until the end.`,
+      chunkSize: 4,
+      delayMs: 100,
+    },
+    {
+      match: { lastUser: "survive a restart" },
+      toolCalls: [{ name: "Bash", input: { command: "touch restarted.txt && echo restarted-ok" } }],
+    },
+    { match: { toolName: "Bash", lastToolResult: "restarted-ok" }, text: "STEP restart done." },
+  ],
+};
+
+describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
+  let root: string;
+  let workdir: string;
+  let dataDir: string;
+  let model: ScriptedModelServer;
+  let parkway: RunningParkway;
+  let client: ParkwayClient;
+  let listen: string;
+  const tmux = new Tmux();
+
+  const config = () =>
+    parseConfig({
+      listen,
+      data: dataDir,
+      logLevel: "silent",
+      model: { url: model.url, name: "scripted", maxRetries: 0 },
+      agents: [
+        {
+          id: "test",
+          workingDirectories: [workdir],
+          externalTools: [
+            {
+              name: "Lookup",
+              description: "Looks a word up in the client's index.",
+              inputSchema: { type: "object", properties: { q: { type: "string" } } },
+            },
+            {
+              name: "Deploy",
+              description: "Deploys the build.",
+              inputSchema: { type: "object", properties: { target: { type: "string" } } },
+            },
+            {
+              name: "Notify",
+              description: "Tells the team.",
+              inputSchema: {
+                type: "object",
+                properties: { text: { type: "string" } },
+                required: ["text"],
+              },
+            },
+          ],
+          permissions: { allow: ["Lookup"] },
+        },
+      ],
+    });
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "parkway-chat-e2e-"));
+    workdir = path.join(root, "work");
+    dataDir = path.join(root, "data");
+    model = await startScriptedModel({ script: SCRIPT });
+    listen = "127.0.0.1:0";
+    parkway = await startParkway({ config: config(), log: silentLogger });
+    listen = parkway.address;
+    client = createParkwayClient(parkway.address);
+    await writeFile(
+      path.join(root, "handlers.mjs"),
+      [
+        "export default {",
+        "  Lookup: async (input) => ({ output: `found ${input.q}`, metadata: { hits: 1 } }),",
+        "  Deploy: async (input) => `deployed to ${input.target}`,",
+        "  Notify: async (input) => `sent: ${input.text}`,",
+        "};",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  afterAll(async () => {
+    tmux.kill();
+    client?.close();
+    await parkway?.close();
+    await model?.close();
+  });
+
+  /** The one session the chat created. */
+  async function chatSession() {
+    const { sessions } = await client.listSessions({ agentId: "test" });
+    expect(sessions).toHaveLength(1);
+    return sessions[0]!;
+  }
+
+  /** The text of the tool messages in the model's last request. */
+  function lastToolMessages(): string {
+    const request = model.requests.at(-1)!;
+    return JSON.stringify(request.messages.filter((m) => m.role === "tool"));
+  }
+
+  it("approves, approves always, denies with a reason, edits, answers, runs handlers, interrupts and survives a restart", async () => {
+    tmux.start(
+      `node bin/parkway.js chat --server ${parkway.address} --agent test --external ${path.join(root, "handlers.mjs")}`,
+    );
+    await tmux.waitFor("parkway chat · agent test", 1, 60_000);
+    const session = await chatSession();
+
+    // Approve.
+    tmux.type("approve please");
+    tmux.press("Enter");
+    let screen = await tmux.waitFor("1-4 pick");
+    expect(screen).toContain("Bash needs your approval");
+    expect(screen).toContain("command: touch approved.txt && echo approved-ok");
+    expect(screen).toMatch(/why: .*default mode asks \(check\s+mode\.default\)/);
+    expect(screen).toContain("2. Yes, and always allow Bash(touch approved.txt:*)");
+    expect((await client.getSession(session.id)).status).toBe(
+      SessionStatus.SESSION_STATUS_AWAITING_PERMISSION,
+    );
+    tmux.press("y");
+    screen = await tmux.waitFor("STEP approved done.");
+    expect(screen).toContain("⎿ ✓ approved-ok");
+    expect(existsSync(path.join(workdir, "approved.txt"))).toBe(true);
+
+    // Approve always, for every session of the agent.
+    tmux.type("always please");
+    tmux.press("Enter");
+    await tmux.waitFor("Write needs your approval");
+    tmux.press("a");
+    screen = await tmux.waitFor("Where should Write(");
+    expect(screen).toContain("2. every session of agent test");
+    tmux.press("2");
+    await tmux.waitFor("STEP always done.");
+    expect(await readFile(path.join(workdir, "always.txt"), "utf8")).toBe("kept\n");
+    const accepted = async () =>
+      (await client.listRules({ sessionId: session.id })).filter(
+        (r) => r.source !== RuleSource.RULE_SOURCE_CONFIG,
+      );
+    expect(await accepted()).toEqual([
+      expect.objectContaining({
+        toolName: "Write",
+        behavior: PermissionBehavior.PERMISSION_BEHAVIOR_ALLOW,
+        scope: RuleScope.RULE_SCOPE_AGENT,
+        source: RuleSource.RULE_SOURCE_CONFIRMATION,
+        agentId: "test",
+      }),
+    ]);
+
+    // The rule holds: the next write does not ask.
+    tmux.type("write again");
+    tmux.press("Enter");
+    await tmux.waitFor("STEP again done.");
+    expect(tmux.count("Write needs your approval")).toBe(1);
+    expect(existsSync(path.join(workdir, "again.txt"))).toBe(true);
+
+    // /rules lists it, /rules revoke removes it.
+    tmux.type("/rules");
+    tmux.press("Enter");
+    screen = await tmux.waitFor("/rules revoke N removes one");
+    expect(screen).toMatch(/1\. allow Lookup\s+agent · config/);
+    expect(screen).toMatch(/2\. allow Write\(.*\/\*\*\)\s+agent · confirmation by anonymous/);
+    tmux.type("/rules revoke 2");
+    tmux.press("Enter");
+    await tmux.waitFor("revoked Write(");
+    expect(await accepted()).toEqual([]);
+
+    // Two calls shown together; deny the first with a reason, edit the second (then its handler runs).
+    tmux.type("two at once");
+    tmux.press("Enter");
+    screen = await tmux.waitFor("1-4 pick");
+    expect(screen).toContain("The agent waits for 2 answers:");
+    expect(screen).toContain('1. Deploy {"target":"production"} · approval');
+    expect(screen).toContain('2. Notify {"text":"original"} · approval');
+    expect(screen).toContain("Deploy needs your approval (1 of 2)");
+    tmux.press("n");
+    await tmux.waitFor("reason for the agent (optional):");
+    tmux.type("not on a Friday");
+    tmux.press("Enter");
+    await tmux.waitFor("Notify needs your approval (2 of 2)");
+    tmux.press("e");
+    await tmux.waitFor('input JSON: {"text":"original"}');
+    tmux.press("C-u");
+    tmux.type('{"text":"edited by a person"}');
+    tmux.press("Enter");
+    screen = await tmux.waitFor("STEP both done.");
+    expect(screen).toContain("⎿ ⊘ denied: The user denied this tool call: not on a Friday");
+    expect(screen).toContain("⎿ ✓ sent: edited by a person");
+    expect(lastToolMessages()).toContain("The user denied this tool call: not on a Friday");
+    expect(lastToolMessages()).toContain("sent: edited by a person");
+    expect(lastToolMessages()).not.toContain("deployed");
+
+    // AskUser: a chip, descriptions, a preview, and an answer in the user's own words.
+    tmux.type("ask me");
+    tmux.press("Enter");
+    screen = await tmux.waitFor("1-3 pick");
+    expect(screen).toContain("Which colour should the report use?");
+    expect(screen).toContain("1. Red — warm and loud");
+    expect(screen).toContain("3. Other — type your own answer");
+    tmux.press("Down");
+    await tmux.waitFor("~~ a calm blue report ~~");
+    tmux.press("3");
+    await tmux.waitFor("your answer:");
+    tmux.type("purple");
+    tmux.press("Enter");
+    screen = await tmux.waitFor("STEP asked done.");
+    expect(screen).toContain('⎿ ✓ Which colour should the report use? "purple"');
+    expect(lastToolMessages()).toContain("other: purple");
+
+    // An external tool answered by the --external handler module.
+    tmux.type("look it up");
+    tmux.press("Enter");
+    screen = await tmux.waitFor("STEP lookup done.");
+    expect(screen).toContain("Lookup runs in");
+    expect(screen).toContain("⎿ ✓ found parkway");
+    expect(lastToolMessages()).toContain("found parkway");
+
+    // Ctrl-C interrupts the streaming reply.
+    tmux.type("talk slowly");
+    tmux.press("Enter");
+    await tmux.waitFor("STEP slow begins");
+    tmux.press("C-c");
+    screen = await tmux.waitFor("⏹ interrupted\n");
+    expect(screen).not.toContain("until the end.");
+    await expect
+      .poll(async () => (await client.getSession(session.id)).status)
+      .toBe(SessionStatus.SESSION_STATUS_IDLE);
+    await sleep(3100); // past the double-press window: the next ctrl-c is a first one again
+
+    // A server restart while a prompt waits: the chat reconnects and the prompt still answers.
+    tmux.type("survive a restart");
+    tmux.press("Enter");
+    await tmux.waitFor("touch restarted.txt && echo restarted-ok", 2);
+    await parkway.close();
+    await tmux.waitFor("lost the connection; reconnecting…");
+    parkway = await startParkway({ config: config(), log: silentLogger });
+    client.close();
+    client = createParkwayClient(parkway.address);
+    await tmux.waitFor("reconnected; resuming after event");
+    tmux.press("y");
+    screen = await tmux.waitFor("STEP restart done.");
+    expect(screen).toContain("⎿ ✓ restarted-ok");
+    expect(existsSync(path.join(workdir, "restarted.txt"))).toBe(true);
+
+    // Slash commands: the mode, the sessions with their pending calls.
+    tmux.type("/mode accept_edits");
+    tmux.press("Enter");
+    await tmux.waitFor("permission mode: accept_edits");
+    expect((await client.getSession(session.id)).permissionMode).toBe(
+      PermissionMode.PERMISSION_MODE_ACCEPT_EDITS,
+    );
+    tmux.type("/sessions");
+    tmux.press("Enter");
+    screen = await tmux.waitFor("/attach ID switches to one");
+    expect(screen).toContain(`❯ ${session.id}  test  idle  0 pending`);
+
+    // Ctrl-C twice quits; the session stays on the server.
+    tmux.press("C-c");
+    await tmux.waitFor("press ctrl-c again to quit");
+    tmux.press("C-c");
+    screen = await tmux.waitFor("[exited 0]");
+    expect(screen).toContain(`resume with parkway chat --session ${session.id}`);
+    await writeFile("/tmp/chat-screen.txt", screen); // TEMP
+    expect((await client.getSession(session.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
+  }, 180_000);
+});
