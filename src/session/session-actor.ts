@@ -638,6 +638,16 @@ export class SessionActor {
     return out;
   }
 
+  /** Interrupts a running reply (it ends as interrupted) and waits for its writes. */
+  async stop(): Promise<void> {
+    const active = this.active;
+    if (active?.task) {
+      active.controller.abort(new Error("the server is shutting down"));
+      await active.task.catch(() => undefined);
+    }
+    await this.events.settled();
+  }
+
   /** Stops the reply, ends every stream with `error`, and waits for pending writes. */
   async dispose(error: Error): Promise<void> {
     this.disposed = true;

@@ -96,9 +96,13 @@ export class SessionManager {
     await this.expiry.start();
   }
 
-  /** Stops firing deadlines. */
-  stop(): Promise<void> {
-    return this.expiry.stop();
+  /**
+   * Stops firing deadlines and brings every running reply to a safe point: it ends as interrupted
+   * (parked replies stay parked), and its writes finish.
+   */
+  async stop(): Promise<void> {
+    await this.expiry.stop();
+    await Promise.all([...this.actors.values()].map((actor) => actor.stop()));
   }
 
   /** The permission rules of a tenant. */

@@ -290,3 +290,42 @@ describe("restarts", () => {
     expect(existsSync(path.join(c.workdir, "again.txt"))).toBe(true);
   });
 });
+
+describe("SIGTERM", () => {
+  it("ends a running reply as interrupted, ends streams with UNAVAILABLE, and loses nothing", async () => {
+    c = await start(
+      { turns: [{ text: "a slow answer that is still streaming", chunkSize: 1, delayMs: 100 }] },
+      {},
+    );
+    const session = await c.client.createSession({ agentId: "test" });
+    const chat = await c.client.attach(session.id, { reconnectForMs: 0 });
+    await chat.send({ $case: "userMessage", value: { text: "talk", content: [] } });
+    const seen: ServerEvent[] = [];
+    while (!seen.some((e) => e.event?.$case === "textBlockDelta")) seen.push((await chat.next())!);
+    const stopping = c.server.stop();
+    const rest: ServerEvent[] = [];
+    const ended = await (async () => {
+      try {
+        for (;;) {
+          const e = await chat.next();
+          if (!e) return "end";
+          rest.push(e);
+        }
+      } catch (err) {
+        return (err as { codeName?: string }).codeName;
+      }
+    })();
+    await stopping;
+    expect(ended).toBe("UNAVAILABLE");
+    expect(replyEnd(rest)?.finishedReason).toBe(2);
+    // After a restart the log holds exactly what the stream saw, and the session is idle.
+    c.server = await spawnServer({
+      dataDir: path.join(c.root, "data"),
+      args: ["--config", c.config],
+    });
+    c.client = createParkwayClient(c.server.address);
+    const stored = await c.client.getSession(session.id);
+    expect(stored.status).toBe(SessionStatus.SESSION_STATUS_IDLE);
+    expect(stored.lastSeq).toBe([...seen, ...rest].at(-1)!.seq);
+  });
+});

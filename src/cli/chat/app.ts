@@ -99,8 +99,13 @@ export class ChatApp implements ChatControl {
     old?.close();
     this.pending.clear();
     this.overviewShown.clear();
+    // The calls pending at GetSession time; the attach announces them again (seq 0) as well.
+    for (const call of info.pendingToolCalls) {
+      const kind = call.state === ToolCallState.SUBMITTED ? "external" : "confirm";
+      this.pending.set(call.id, { call, kind });
+    }
     this.running = info.status === SessionStatus.RUNNING;
-    this.parked = false;
+    this.parked = this.pending.size > 0;
     this.later = false;
     this.settled++;
     this.step?.abort();

@@ -48,6 +48,12 @@ export const ToolResultState = {
   RUNNING: 5 as ToolResultStateValue,
 };
 
+/** ToolCallState (the states a pending call can be in). */
+export const ToolCallState = {
+  ASKING: 2 as ToolCallBlock["state"],
+  SUBMITTED: 4 as ToolCallBlock["state"],
+};
+
 /** PermissionBehavior. */
 export const PermissionBehavior = {
   ALLOW: 1 as BehaviorValue,
