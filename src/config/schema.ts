@@ -121,6 +121,31 @@ export const configSchema = z.strictObject({
       }),
     )
     .default([]),
+  /** Limits; past one, calls answer RESOURCE_EXHAUSTED naming it. */
+  limits: z
+    .strictObject({
+      /** Largest gRPC message accepted, in bytes. */
+      messageBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(4 * 1024 * 1024),
+      /** Sessions one tenant may have. */
+      sessionsPerTenant: z.number().int().positive().default(100_000),
+      /** Replies running at once, across the server (parked replies do not count). */
+      runningReplies: z.number().int().positive().default(256),
+      /** Streams attached to one session at once. */
+      streamsPerSession: z.number().int().positive().default(64),
+      /** Inputs one stream may send per second (a burst of as many is allowed). */
+      inputsPerSecond: z.number().positive().default(50),
+    })
+    .default({
+      messageBytes: 4 * 1024 * 1024,
+      sessionsPerTenant: 100_000,
+      runningReplies: 256,
+      streamsPerSession: 64,
+      inputsPerSecond: 50,
+    }),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */
   allowRemote: z.boolean().default(false),
   /** The agents; none configured = one agent "assistant" with every built-in tool. */

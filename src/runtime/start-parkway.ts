@@ -75,7 +75,10 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     ...(options.tools ? { customTools: options.tools } : {}),
   });
   const store = options.store ?? createLevelStore(config.data);
-  const manager = new SessionManager(store, agents, log, config.retention);
+  const manager = new SessionManager(store, agents, log, {
+    ...config.retention,
+    limits: config.limits,
+  });
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
   const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);
   if (!loopback && config.tenants.length === 0 && !config.allowRemote) {
@@ -88,7 +91,8 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     store,
     log,
     authenticate: createAuthenticator(config.tenants),
-    agentService: createAgentService(manager),
+    maxMessageBytes: config.limits.messageBytes,
+    agentService: createAgentService(manager, { inputsPerSecond: config.limits.inputsPerSecond }),
     permissionService: createPermissionService(
       (tenant: string) => new PermissionAdmin(manager, tenant),
     ),

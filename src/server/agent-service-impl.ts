@@ -1,4 +1,5 @@
 import { invalidArgument, isParkwayError, ParkwayError } from "../common/errors.js";
+import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
 import type { SessionManager, SessionView } from "../session/session-manager.js";
 import type { StreamItem } from "../session/stored-event.js";
@@ -108,7 +109,10 @@ function parseExternalTools(
 }
 
 /** AgentService over the session manager. */
-export function createAgentService(manager: SessionManager): AgentServiceHandlers {
+export function createAgentService(
+  manager: SessionManager,
+  options: { inputsPerSecond?: number } = {},
+): AgentServiceHandlers {
   return {
     async *chat(requests, ctx) {
       const iterator = requests[Symbol.asyncIterator]();
@@ -141,12 +145,17 @@ export function createAgentService(manager: SessionManager): AgentServiceHandler
           ack: { requestId, ...(error === undefined ? {} : { error }) },
         });
 
+      const rate = options.inputsPerSecond;
+      const limiter = rate === undefined ? undefined : new RateLimiter(rate);
       const pump = (async () => {
         for (;;) {
           const next = await iterator.next();
           if (next.done) return;
           const msg = next.value;
           try {
+            if (limiter && !limiter.take()) {
+              throw limitReached("inputsPerSecond", rate!, "this stream sends inputs too fast");
+            }
             if (msg.sessionId && msg.sessionId !== sessionId) {
               throw invalidArgument([
                 { field: "session_id", description: `this stream is attached to ${sessionId}` },

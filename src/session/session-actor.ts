@@ -118,6 +118,11 @@ export class SessionActor {
     return this.data.id;
   }
 
+  /** True while a reply is running (not parked). */
+  get running(): boolean {
+    return this.active?.task !== undefined;
+  }
+
   /** The tenant the session belongs to. */
   get tenant(): string {
     return this.data.tenant;

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import { invalidArgument, notFound, ParkwayError } from "../common/errors.js";
+import { limitReached } from "../common/limits.js";
 import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
 import type { Store } from "../store/store.js";
@@ -42,6 +43,13 @@ export interface CreateSessionInput {
   metadata?: Record<string, unknown>;
 }
 
+/** Limits the sessions enforce; each is RESOURCE_EXHAUSTED naming it when reached. */
+export interface SessionLimits {
+  sessionsPerTenant?: number;
+  runningReplies?: number;
+  streamsPerSession?: number;
+}
+
 /** One input of the Chat stream or the Reply RPC. */
 export type SessionInput =
   | { kind: "user_message"; text: string }
@@ -62,13 +70,16 @@ export class SessionManager {
   readonly homeDir = homedir();
   private readonly expiry: ExpiryScheduler;
   private readonly deps: Omit<ActorDeps, "rules">;
+  private readonly limits: SessionLimits;
+  private readonly sessionCounts = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
     private readonly agents: ReadonlyMap<string, AgentDefinition>,
     private readonly log: Logger,
-    options: { keepFinishedReplies?: number } = {},
+    options: { keepFinishedReplies?: number; limits?: SessionLimits } = {},
   ) {
+    this.limits = options.limits ?? {};
     this.expiry = new ExpiryScheduler(store, log, async (sessionId, now) => {
       const actor = await this.actor(sessionId);
       await actor.serial(() => actor.expire(now));
@@ -126,7 +137,30 @@ export class SessionManager {
     return [...this.agents.values()];
   }
 
+  private async sessionCount(tenant: string): Promise<number> {
+    let count = this.sessionCounts.get(tenant);
+    if (count === undefined) {
+      count = 0;
+      for await (const _ of this.store.entries(TenantSessionRecord, {
+        gte: tenantSessionKey(tenant, ""),
+        lt: `${tenant}/\uffff`,
+      })) {
+        count++;
+      }
+      this.sessionCounts.set(tenant, count);
+    }
+    return count;
+  }
+
   async create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
+    const max = this.limits.sessionsPerTenant;
+    if (max !== undefined && (await this.sessionCount(tenant)) >= max) {
+      throw limitReached(
+        "sessionsPerTenant",
+        max,
+        `tenant ${tenant} has ${max} sessions; delete some`,
+      );
+    }
     const agent = this.agents.get(input.agentId);
     if (!input.agentId) {
       throw invalidArgument([{ field: "agent_id", description: "is required" }]);
@@ -176,6 +210,7 @@ export class SessionManager {
       .put(SessionRecord, data.id, data)
       .put(TenantSessionRecord, tenantSessionKey(tenant, data.id), { sessionId: data.id })
       .write({ sync: true });
+    this.sessionCounts.set(tenant, (this.sessionCounts.get(tenant) ?? 0) + 1);
     return { ...data, pendingToolCalls: [] };
   }
 
@@ -305,6 +340,8 @@ export class SessionManager {
       .del(SessionRecord, sessionId)
       .del(TenantSessionRecord, tenantSessionKey(tenant, sessionId));
     await batch.write({ sync: true });
+    const count = this.sessionCounts.get(tenant);
+    if (count !== undefined) this.sessionCounts.set(tenant, count - 1);
   }
 
   /** Attaches a stream to a session (see `SessionActor.attach`). */
@@ -346,6 +383,15 @@ export class SessionManager {
         },
       ]);
     }
+    const maxStreams = this.limits.streamsPerSession;
+    if (maxStreams !== undefined && actor.events.attached >= maxStreams) {
+      this.release(actor);
+      throw limitReached(
+        "streamsPerSession",
+        maxStreams,
+        `session ${sessionId} has ${maxStreams} streams attached`,
+      );
+    }
     const attached = actor.attach(afterSeq, signal);
     return { actor, ...attached };
   }
@@ -369,6 +415,17 @@ export class SessionManager {
     const requestId = options.requestId || undefined;
     return actor.serial(async () => {
       if (await actor.applied(requestId)) return { duplicate: true };
+      const maxRunning = this.limits.runningReplies;
+      if (maxRunning !== undefined && input.kind !== "user_interrupt") {
+        const running = [...this.actors.values()].filter((a) => a.running).length;
+        if (running >= maxRunning) {
+          throw limitReached(
+            "runningReplies",
+            maxRunning,
+            "too many replies are running; retry later",
+          );
+        }
+      }
       switch (input.kind) {
         case "user_message":
           return actor.startReply(input.text, requestId);

@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from "vitest";
+import type { ParkwayClientError } from "../../src/client/index.js";
+import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+const refusal = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as ParkwayClientError,
+  );
+
+const limits = {
+  messageBytes: 64 * 1024,
+  sessionsPerTenant: 2,
+  runningReplies: 1,
+  streamsPerSession: 1,
+  inputsPerSecond: 2,
+};
+
+describe("limits", () => {
+  it("answers RESOURCE_EXHAUSTED naming the limit, and the server keeps working", async () => {
+    h = await startHarness(
+      {
+        turns: [
+          {
+            match: { lastUser: "slow" },
+            text: "slowly streamed answer",
+            chunkSize: 1,
+            delayMs: 40,
+          },
+          { match: { lastUser: "" }, repeat: true, text: "quick" },
+        ],
+      },
+      {},
+      { limits },
+    );
+    const a = await h.client.createSession({ agentId: "test" });
+    const b = await h.client.createSession({ agentId: "test" });
+    const third = await refusal(h.client.createSession({ agentId: "test" }));
+    expect(third?.codeName).toBe("RESOURCE_EXHAUSTED");
+    expect(third?.message).toContain("sessionsPerTenant");
+
+    const chatA = await h.client.attach(a.id);
+    const second = await refusal(h.client.attach(a.id));
+    expect(second?.codeName).toBe("RESOURCE_EXHAUSTED");
+    expect(second?.message).toContain("streamsPerSession");
+
+    await chatA.send({ $case: "userMessage", value: { text: "slow", content: [] } });
+    const busy = await refusal(
+      h.client.reply({
+        sessionId: b.id,
+        input: { $case: "userMessage", value: { text: "hi", content: [] } },
+      }),
+    );
+    expect(busy?.codeName).toBe("RESOURCE_EXHAUSTED");
+    expect(busy?.message).toContain("runningReplies");
+    await collect(chatA.untilSettled());
+
+    const flood = await Promise.allSettled(
+      Array.from({ length: 6 }, () =>
+        chatA.send({ $case: "userInterrupt", value: { replyId: "" } }),
+      ),
+    );
+    const tooFast = flood.filter((r) => r.status === "rejected");
+    expect(tooFast.length).toBeGreaterThan(0);
+    expect((tooFast[0] as PromiseRejectedResult).reason).toMatchObject({
+      codeName: "RESOURCE_EXHAUSTED",
+    });
+    chatA.close();
+
+    const huge = await refusal(
+      h.client.reply({
+        sessionId: b.id,
+        input: { $case: "userMessage", value: { text: "x".repeat(100 * 1024), content: [] } },
+      }),
+    );
+    expect(huge?.codeName).toBe("RESOURCE_EXHAUSTED");
+    const fine = await h.client.reply({
+      sessionId: b.id,
+      input: { $case: "userMessage", value: { text: "hi", content: [] } },
+    });
+    expect(fine.message?.finishedReason).toBe(1);
+  });
+});
