@@ -141,12 +141,11 @@ export class SessionManager {
     let count = this.sessionCounts.get(tenant);
     if (count === undefined) {
       count = 0;
-      for await (const _ of this.store.entries(TenantSessionRecord, {
+      const keys = this.store.entries(TenantSessionRecord, {
         gte: tenantSessionKey(tenant, ""),
         lt: `${tenant}/\uffff`,
-      })) {
-        count++;
-      }
+      });
+      for await (const entry of keys) if (entry) count++;
       this.sessionCounts.set(tenant, count);
     }
     return count;
