@@ -20,9 +20,10 @@ step lint bash -c 'npx eslint . && npx prettier --check .'
 step buf-lint npx buf lint
 step proto-breaking bash scripts/proto-breaking.sh
 step gen-check bash scripts/gen-check.sh
-step test-ts npx vitest run --exclude 'test/faults/**'
-# The fault harness kills and restarts servers: it runs alone, so its timing is its own.
-step test-faults npx vitest run test/faults
+step test-ts npx vitest run --exclude 'test/faults/**' --exclude 'test/fuzz/**'
+# The fault harness kills and restarts servers and the fuzz test sends 10,000 inputs: they run
+# alone, one after the other, so their timing is their own.
+step test-faults npx vitest run --no-file-parallelism test/faults test/fuzz
 step test-go bash scripts/test-go.sh
 step test-py bash scripts/test-py.sh
 

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# Vets and tests the Go client in clients/go. Tests start the real server through npm (see
-# clients/go/internal/testserver), or use the one at PARKWAY_ADDR when set. Exits non-zero on failure.
+# Vets the Go client in clients/go and the example in examples/go (a module of its own, which requires
+# the client through a replace directive), then tests the client. Tests start the real server through
+# npm (see clients/go/internal/testserver), or use the one at PARKWAY_ADDR when set for the tests that
+# need no configuration of their own. Exits non-zero on failure.
 set -euo pipefail
-cd "$(dirname "$0")/../clients/go"
-go vet ./...
+root="$(cd "$(dirname "$0")/.." && pwd)"
+(cd "$root/clients/go" && go vet ./...)
+(cd "$root/examples/go" && go vet ./...)
+cd "$root/clients/go"
 go test -count=1 ./...

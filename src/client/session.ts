@@ -53,6 +53,8 @@ export class ParkwaySession {
   private readonly pending = new Map<string, PendingInput>();
   private call!: ClientDuplexStream<ClientEvent, ServerEvent>;
   private closed = false;
+  /** Calls whose REQUIRE_* this session delivered (kind and id). */
+  private readonly delivered = new Set<string>();
   private reconnecting = false;
   /** The seq of the last event received. */
   lastSeq: number;
@@ -147,7 +149,23 @@ export class ParkwaySession {
       if (event.seq <= this.lastSeq) return; // already delivered before a reconnect
       this.lastSeq = event.seq;
     }
-    this.queue.push(event);
+    const announced = this.announcement(event);
+    if (announced) this.queue.push(announced);
+  }
+
+  /**
+   * Remembers the calls a REQUIRE_* announces; a re-announcement (seq 0, after a reconnect) keeps
+   * only the calls this session has not delivered yet, and is dropped when none is left.
+   */
+  private announcement(event: ServerEvent): ServerEvent | undefined {
+    const e = event.event;
+    if (e?.$case !== "requireUserConfirm" && e?.$case !== "requireExternalExecution") return event;
+    const key = (id: string) => `${e.$case}:${id}`;
+    const fresh = e.value.toolCalls.filter((c) => !this.delivered.has(key(c.id)));
+    for (const c of fresh) this.delivered.add(key(c.id));
+    if (event.seq !== 0) return event;
+    if (fresh.length === 0) return undefined;
+    return { ...event, event: { ...e, value: { toolCalls: fresh } } };
   }
 
   private fail(error: Error | undefined): void {

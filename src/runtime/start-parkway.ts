@@ -38,6 +38,8 @@ export interface RunningParkway {
   readonly address: string;
   readonly port: number;
   readonly server: ParkwayServer;
+  /** The store the server uses. */
+  readonly store: Store;
   /** Drains streams, stops the server, closes the store and the demo model. */
   close(): Promise<void>;
 }
@@ -110,6 +112,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     address: `${host}:${port}`,
     port,
     server,
+    store,
     async close() {
       await manager.stop();
       await server.shutdown();

@@ -67,10 +67,29 @@ export function encodeDetails(details: ErrorDetails): Any[] {
   return out;
 }
 
+/** Text safe to send: lone UTF-16 surrogates (e.g. a quoted input cut mid-character) replaced. */
+const wellFormed = (text: string): string =>
+  text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+
 /** A status as carried in a message body (InputAck.status). */
 export function toRpcStatus(err: unknown): RpcStatus {
   if (isParkwayError(err)) {
-    return { code: CODES[err.code], message: err.message, details: encodeDetails(err.details) };
+    const details: ErrorDetails = {
+      ...err.details,
+      ...(err.details.fieldViolations
+        ? {
+            fieldViolations: err.details.fieldViolations.map((v) => ({
+              field: wellFormed(v.field),
+              description: wellFormed(v.description),
+            })),
+          }
+        : {}),
+    };
+    return {
+      code: CODES[err.code],
+      message: wellFormed(err.message),
+      details: encodeDetails(details),
+    };
   }
   return { code: Status.INTERNAL, message: INTERNAL_MESSAGE, details: [] };
 }

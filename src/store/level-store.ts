@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { ParkwayError } from "../common/errors.js";
 import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
@@ -82,6 +83,14 @@ export class LevelStore implements Store {
       },
     };
     return batch;
+  }
+
+  async digest(): Promise<string> {
+    const hash = createHash("sha256");
+    for await (const [key, value] of this.db.iterator({ keyEncoding: "utf8", valueEncoding: "utf8" })) {
+      hash.update(key).update("\0").update(value).update("\0");
+    }
+    return hash.digest("hex");
   }
 
   async *entries<T>(type: RecordType<T>, options: RangeOptions = {}): AsyncIterable<[string, T]> {

@@ -41,4 +41,6 @@ export interface Store {
   batch(): StoreBatch;
   /** Scans one record kind in key order. */
   entries<T>(type: RecordType<T>, options?: RangeOptions): AsyncIterable<[string, T]>;
+  /** A SHA-256 digest of every key and value stored, to tell whether anything changed. */
+  digest(): Promise<string>;
 }

@@ -20,3 +20,8 @@ func stopProcessGroup(leader *os.Process, exited <-chan error) {
 	case <-time.After(stopGrace):
 	}
 }
+
+// killProcessGroup kills leader and waits up to stopGrace for it to exit.
+func killProcessGroup(leader *os.Process, exited <-chan error) {
+	stopProcessGroup(leader, exited)
+}

@@ -24,7 +24,7 @@ func stopProcessGroup(leader *os.Process, exited <-chan error) {
 	deadline := time.After(stopGrace)
 	select {
 	case <-exited:
-		for syscall.Kill(-pgid, 0) == nil {
+		for groupAlive(pgid) {
 			select {
 			case <-deadline:
 				_ = syscall.Kill(-pgid, syscall.SIGKILL)
@@ -37,6 +37,26 @@ func stopProcessGroup(leader *os.Process, exited <-chan error) {
 		select {
 		case <-exited:
 		case <-time.After(stopGrace):
+		}
+	}
+}
+
+// killProcessGroup sends SIGKILL to the process group led by leader, as a crash would, and waits up
+// to stopGrace for the leader to exit and the group to empty.
+func killProcessGroup(leader *os.Process, exited <-chan error) {
+	pgid := leader.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	deadline := time.After(stopGrace)
+	select {
+	case <-exited:
+	case <-deadline:
+		return
+	}
+	for groupAlive(pgid) {
+		select {
+		case <-deadline:
+			return
+		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }

@@ -4,18 +4,18 @@
 // (the nearest directory above the test's working directory whose package.json is named "parkway"),
 // waits for the server's "listening" log line and returns the address it reports. When the
 // environment variable PARKWAY_ADDR is set, Start returns it instead and launches nothing.
+//
+// For tests that need their own agents and a scripted model, StartMockModel launches
+// `parkway mock-model` (an OpenAI-compatible server playing a script, reset over HTTP), and
+// StartServer launches Parkway with a generated config file whose agents use that model; a Server can
+// be stopped, killed and started again on the same data directory. These ignore PARKWAY_ADDR.
 package testserver
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -44,60 +44,28 @@ func Start(t testing.TB) string {
 	if addr := os.Getenv(AddrEnv); addr != "" {
 		return addr
 	}
-
 	root, err := RepoRoot()
 	if err != nil {
 		t.Fatalf("testserver: %v", err)
 	}
 	// Created before the stop cleanup is registered, so it is removed only after the server is gone.
 	dataDir := t.TempDir()
-
-	cmd := exec.Command("npm", "start", "--silent", "--", "--listen", "127.0.0.1:0", "--data", dataDir)
-	cmd.Dir = root
-	newProcessGroup(cmd)
 	out := &output{}
-	cmd.Stderr = out
-	stdout, err := cmd.StdoutPipe()
+	p, line, err := startProcess(root, out, "npm", "start", "--silent", "--", "--listen", "127.0.0.1:0", "--data", dataDir)
 	if err != nil {
-		t.Fatalf("testserver: %v", err)
+		t.Fatalf("testserver: %v; output:\n%s", err, out.String())
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("testserver: starting %q in %s: %v", cmd.String(), root, err)
-	}
-
-	ready := make(chan string, 1)
-	readDone := make(chan struct{})
-	go func() {
-		defer close(readDone)
-		scanStdout(stdout, out, ready)
-	}()
-	exited := make(chan error, 1)
-	go func() {
-		// os/exec closes stdout in Wait, so Wait runs only once stdout has been read to the end.
-		<-readDone
-		exited <- cmd.Wait()
-		close(exited)
-	}()
-
-	listening := false
 	t.Cleanup(func() {
-		stopProcessGroup(cmd.Process, exited)
-		// A failure before listening already carries the output.
-		if listening && t.Failed() {
+		p.stop()
+		if t.Failed() {
 			t.Logf("testserver: server output:\n%s", out.String())
 		}
 	})
-
-	select {
-	case addr := <-ready:
-		listening = true
-		return addr
-	case err := <-exited:
-		t.Fatalf("testserver: server exited before listening (%v); output:\n%s", err, out.String())
-	case <-time.After(readyTimeout):
-		t.Fatalf("testserver: server did not log \"listening\" within %s; output:\n%s", readyTimeout, out.String())
+	addr, _ := line["address"].(string)
+	if addr == "" {
+		t.Fatalf("testserver: the listening line has no address; output:\n%s", out.String())
 	}
-	return ""
+	return addr
 }
 
 // Dial returns a plaintext client connection to addr, closed when t finishes.
@@ -139,60 +107,4 @@ func isParkwayRoot(dir string) bool {
 		Name string `json:"name"`
 	}
 	return json.Unmarshal(data, &pkg) == nil && pkg.Name == "parkway"
-}
-
-// scanStdout copies every line of r into out and sends the address of the first JSON log line with
-// msg "listening" on ready. It reads r to the end so the server never blocks on a full pipe.
-func scanStdout(r io.Reader, out *output, ready chan<- string) {
-	br := bufio.NewReader(r)
-	found := false
-	for {
-		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			_, _ = out.Write(line)
-			if !found {
-				if addr, ok := listeningAddr(line); ok {
-					found = true
-					ready <- addr
-				}
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
-}
-
-// listeningAddr reports the address of a pino log line {"msg":"listening","address":"HOST:PORT",...}.
-func listeningAddr(line []byte) (string, bool) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 || line[0] != '{' {
-		return "", false
-	}
-	var entry struct {
-		Msg     string `json:"msg"`
-		Address string `json:"address"`
-	}
-	if json.Unmarshal(line, &entry) != nil || entry.Msg != "listening" || entry.Address == "" {
-		return "", false
-	}
-	return entry.Address, true
-}
-
-// output is a goroutine-safe buffer of everything the server wrote.
-type output struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *output) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
 }

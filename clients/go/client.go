@@ -1,0 +1,285 @@
+package parkway
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/parkway-dev/parkway/clients/go/gen/parkway/v1"
+)
+
+// Aliases of the generated types that the client's API takes and returns most often.
+type (
+	// ToolCall is a tool call made by the model, as carried by REQUIRE_* events and by
+	// [pb.Session.PendingToolCalls].
+	ToolCall = pb.ToolCallBlock
+	// Rule is a permission rule, e.g. a suggested rule accepted with a confirmation.
+	Rule = pb.PermissionRule
+	// AskUserAnswer is the answer to one question of an AskUser call.
+	AskUserAnswer = pb.AskUserAnswer
+)
+
+// Option configures [Dial].
+type Option func(*dialConfig)
+
+type dialConfig struct {
+	token       string
+	creds       credentials.TransportCredentials
+	timeout     time.Duration
+	addressFunc func(context.Context) (string, error)
+	dialOptions []grpc.DialOption
+}
+
+// WithToken sends `authorization: Bearer <token>` with every call. Without [WithTransportCredentials]
+// the token travels in plaintext, which is only acceptable on loopback.
+func WithToken(token string) Option {
+	return func(c *dialConfig) { c.token = token }
+}
+
+// WithTransportCredentials sets the channel's transport credentials (TLS, mTLS); the default is
+// plaintext, for a server on loopback.
+func WithTransportCredentials(creds credentials.TransportCredentials) Option {
+	return func(c *dialConfig) { c.creds = creds }
+}
+
+// WithTimeout sets the deadline of unary calls whose context has none. Zero (the default) adds no
+// deadline. It does not apply to Chat streams.
+func WithTimeout(d time.Duration) Option {
+	return func(c *dialConfig) { c.timeout = d }
+}
+
+// WithAddressFunc makes every new connection dial the address that f returns at that moment instead
+// of the address given to [Dial] (which is then only a label). Use it when the server may come back
+// on another address, e.g. after a restart on a fresh port: sessions reconnect to wherever f points.
+func WithAddressFunc(f func(ctx context.Context) (string, error)) Option {
+	return func(c *dialConfig) { c.addressFunc = f }
+}
+
+// WithDialOptions appends raw gRPC dial options (interceptors, keepalive, a custom backoff, …);
+// they are applied after the client's own, so they win.
+func WithDialOptions(opts ...grpc.DialOption) Option {
+	return func(c *dialConfig) { c.dialOptions = append(c.dialOptions, opts...) }
+}
+
+// Client is a connection to a Parkway server: sessions, replies, agents, and the generated stubs.
+// It is safe for concurrent use.
+type Client struct {
+	conn    *grpc.ClientConn
+	agent   pb.AgentServiceClient
+	perms   pb.PermissionServiceClient
+	timeout time.Duration
+}
+
+// Dial creates a client for the Parkway server at addr (HOST:PORT). Like grpc.NewClient it does not
+// wait for the connection: the first call connects. ctx is accepted for symmetry with the other
+// calls and to leave room for an eager handshake; cancelling it after Dial returns has no effect.
+func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	cfg := dialConfig{}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	creds := cfg.creds
+	if creds == nil {
+		creds = insecure.NewCredentials()
+	}
+	dialOpts := []grpc.DialOption{
+		grpc.WithTransportCredentials(creds),
+		// Interactive clients want a restarted server back within seconds, not gRPC's default of
+		// up to two minutes between connection attempts.
+		grpc.WithConnectParams(grpc.ConnectParams{
+			Backoff: backoff.Config{
+				BaseDelay:  200 * time.Millisecond,
+				Multiplier: 1.6,
+				Jitter:     0.2,
+				MaxDelay:   3 * time.Second,
+			},
+			MinConnectTimeout: 5 * time.Second,
+		}),
+	}
+	if cfg.token != "" {
+		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{token: cfg.token}))
+	}
+	target := addr
+	if cfg.addressFunc != nil {
+		// passthrough hands the target to the dialer untouched; the dialer asks addressFunc.
+		target = "passthrough:///" + addr
+		f := cfg.addressFunc
+		dialOpts = append(dialOpts, grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) {
+			current, err := f(ctx)
+			if err != nil {
+				return nil, err
+			}
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", current)
+		}))
+	}
+	dialOpts = append(dialOpts, cfg.dialOptions...)
+	conn, err := grpc.NewClient(target, dialOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		conn:    conn,
+		agent:   pb.NewAgentServiceClient(conn),
+		perms:   pb.NewPermissionServiceClient(conn),
+		timeout: cfg.timeout,
+	}, nil
+}
+
+// Close closes the connection; attached sessions end with an error.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Conn returns the underlying gRPC connection, e.g. for the health service.
+func (c *Client) Conn() *grpc.ClientConn { return c.conn }
+
+// AgentService returns the generated AgentService stub on the client's connection.
+func (c *Client) AgentService() pb.AgentServiceClient { return c.agent }
+
+// PermissionService returns the generated PermissionService stub on the client's connection.
+func (c *Client) PermissionService() pb.PermissionServiceClient { return c.perms }
+
+// unaryContext applies the default timeout to a context without a deadline.
+func (c *Client) unaryContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok || c.timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.timeout)
+}
+
+// SessionOption configures [Client.CreateSession].
+type SessionOption func(*pb.CreateSessionRequest)
+
+// WithExternalTools declares tools that this client executes itself, added to the agent's tools for
+// the session.
+func WithExternalTools(tools ...*pb.ExternalTool) SessionOption {
+	return func(r *pb.CreateSessionRequest) { r.ExternalTools = append(r.ExternalTools, tools...) }
+}
+
+// WithPermissionMode sets the session's permission mode instead of the agent's.
+func WithPermissionMode(mode pb.PermissionMode) SessionOption {
+	return func(r *pb.CreateSessionRequest) { r.PermissionMode = mode }
+}
+
+// WithWorkingDirectories confines the session to directories inside the agent's own.
+func WithWorkingDirectories(dirs ...string) SessionOption {
+	return func(r *pb.CreateSessionRequest) { r.WorkingDirectories = append(r.WorkingDirectories, dirs...) }
+}
+
+// CreateSession creates a session of the agent agentID.
+func (c *Client) CreateSession(ctx context.Context, agentID string, opts ...SessionOption) (*pb.Session, error) {
+	req := &pb.CreateSessionRequest{AgentId: agentID}
+	for _, opt := range opts {
+		opt(req)
+	}
+	ctx, cancel := c.unaryContext(ctx)
+	defer cancel()
+	res, err := c.agent.CreateSession(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return res.GetSession(), nil
+}
+
+// GetSession returns a session's status, pending tool calls and last seq.
+func (c *Client) GetSession(ctx context.Context, sessionID string) (*pb.Session, error) {
+	ctx, cancel := c.unaryContext(ctx)
+	defer cancel()
+	res, err := c.agent.GetSession(ctx, &pb.GetSessionRequest{SessionId: sessionID})
+	if err != nil {
+		return nil, err
+	}
+	return res.GetSession(), nil
+}
+
+// ListSessions returns one page of sessions, newest first; req may filter by status and agent and
+// carries the page token (nil lists the first page of all sessions). See [Client.Sessions] to
+// iterate over every page.
+func (c *Client) ListSessions(ctx context.Context, req *pb.ListSessionsRequest) (*pb.ListSessionsResponse, error) {
+	if req == nil {
+		req = &pb.ListSessionsRequest{}
+	}
+	ctx, cancel := c.unaryContext(ctx)
+	defer cancel()
+	return c.agent.ListSessions(ctx, req)
+}
+
+// Sessions yields every session matching status and agentID (zero values match all), fetching page
+// after page; it stops at the first error, which it yields.
+func (c *Client) Sessions(ctx context.Context, status pb.SessionStatus, agentID string) iter.Seq2[*pb.Session, error] {
+	return func(yield func(*pb.Session, error) bool) {
+		req := &pb.ListSessionsRequest{Status: status, AgentId: agentID}
+		for {
+			page, err := c.ListSessions(ctx, req)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, s := range page.GetSessions() {
+				if !yield(s, nil) {
+					return
+				}
+			}
+			if page.GetNextPageToken() == "" {
+				return
+			}
+			req.PageToken = page.GetNextPageToken()
+		}
+	}
+}
+
+// DeleteSession deletes a session, its events and its session-scoped rules.
+func (c *Client) DeleteSession(ctx context.Context, sessionID string) error {
+	ctx, cancel := c.unaryContext(ctx)
+	defer cancel()
+	_, err := c.agent.DeleteSession(ctx, &pb.DeleteSessionRequest{SessionId: sessionID})
+	return err
+}
+
+// ListAgents returns the configured agents.
+func (c *Client) ListAgents(ctx context.Context) ([]*pb.Agent, error) {
+	ctx, cancel := c.unaryContext(ctx)
+	defer cancel()
+	res, err := c.agent.ListAgents(ctx, &pb.ListAgentsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	return res.GetAgents(), nil
+}
+
+// Reply is the unary convenience: it applies one input and waits until the reply finishes or parks.
+// The response holds the final message (finished_reason set), or the waiting notice (unset) and the
+// pending tool calls. An empty request_id is filled with a random one.
+func (c *Client) Reply(ctx context.Context, req *pb.ReplyRequest) (*pb.ReplyResponse, error) {
+	if req == nil {
+		return nil, errors.New("parkway: Reply needs a request")
+	}
+	if req.GetRequestId() == "" {
+		req = cloneReplyRequest(req)
+		req.RequestId = newRequestID()
+	}
+	ctx, cancel := c.unaryContext(ctx)
+	defer cancel()
+	return c.agent.Reply(ctx, req)
+}
+
+// bearer is per-RPC credentials sending a bearer token. It does not insist on TLS, like the
+// TypeScript and Python clients: a single-tenant server on loopback needs none (see WithToken).
+type bearer struct {
+	token string
+}
+
+func (b bearer) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + b.token}, nil
+}
+
+func (b bearer) RequireTransportSecurity() bool { return false }
