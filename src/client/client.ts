@@ -53,6 +53,7 @@ type Unary<Req, Res> = (
 export class ParkwayClient {
   readonly agentService: AgentServiceClient;
   readonly permissionService: PermissionServiceClient;
+  private readonly sessions = new Set<ParkwaySession>();
 
   constructor(
     readonly address: string,
@@ -231,15 +232,25 @@ export class ParkwayClient {
     sessionId: string,
     options: Omit<SessionOptions, "metadata"> = {},
   ): Promise<ParkwaySession> {
-    const session = new ParkwaySession(this.agentService, sessionId, {
+    const session: ParkwaySession = new ParkwaySession(this.agentService, sessionId, {
       ...options,
       metadata: () => this.metadata(),
+      onClose: () => this.sessions.delete(session),
     });
-    await session.attached;
+    this.sessions.add(session);
+    try {
+      await session.attached;
+    } catch (err) {
+      this.sessions.delete(session);
+      throw err;
+    }
     return session;
   }
 
+  /** Ends every attached session's stream and closes the channel. */
   close(): void {
+    for (const session of this.sessions) session.close();
+    this.sessions.clear();
     this.agentService.close();
     this.permissionService.close();
   }

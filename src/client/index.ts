@@ -16,3 +16,22 @@ export {
   executionResult,
   type Scope,
 } from "./inputs.js";
+export { type Agent, type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
+export {
+  FinishedReason,
+  type Msg,
+  type ToolCallBlock,
+  ToolCallState,
+  type ToolResultBlock,
+  ToolResultState,
+} from "../generated/parkway/v1/content.js";
+export type { AskUserInput, AskUserMetadata } from "../generated/parkway/v1/ask_user.js";
+export type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
+export {
+  type PermissionDecision,
+  PermissionBehavior,
+  PermissionMode,
+  type PermissionRule,
+  RuleScope,
+  RuleSource,
+} from "../generated/parkway/v1/permission.js";

@@ -31,6 +31,8 @@ export interface SessionOptions {
   reconnectForMs?: number;
   /** How long an input waits for its acknowledgement (ms); default 30 s. */
   ackTimeoutMs?: number;
+  /** Called once when the session is closed. */
+  onClose?: () => void;
 }
 
 interface PendingInput {
@@ -270,6 +272,7 @@ export class ParkwaySession {
 
   /** Ends the stream. */
   close(): void {
+    if (!this.closed) this.options.onClose?.();
     this.closed = true;
     this.call.end();
     this.call.cancel();

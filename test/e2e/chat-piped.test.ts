@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -95,13 +95,14 @@ function runChat(
 }
 
 describe("parkway chat with piped input and output", () => {
+  let root: string;
   let workdir: string;
   let model: ScriptedModelServer;
   let parkway: RunningParkway;
   let client: ParkwayClient;
 
   beforeAll(async () => {
-    const root = await mkdtemp(path.join(tmpdir(), "parkway-chat-piped-"));
+    root = await mkdtemp(path.join(tmpdir(), "parkway-chat-piped-"));
     workdir = path.join(root, "work");
     model = await startScriptedModel({ script: SCRIPT });
     parkway = await startParkway({
@@ -128,6 +129,7 @@ describe("parkway chat with piped input and output", () => {
     client?.close();
     await parkway?.close();
     await model?.close();
+    if (root) await rm(root, { recursive: true, force: true });
   });
 
   it("answers prompts line by line, writes no escape codes, and leaves a parked reply to resume", async () => {

@@ -1,6 +1,7 @@
-import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { existsSync, rmSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -30,6 +31,8 @@ import { type RunningParkway, startParkway } from "../../src/runtime/start-parkw
  */
 
 const REPO = fileURLToPath(new URL("../..", import.meta.url));
+/** A colour or style escape sequence. */
+const SGR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`);
 const HAS_TMUX = spawnSync("tmux", ["-V"]).status === 0;
 if (!HAS_TMUX) {
   console.warn("test/e2e/chat.test.ts: skipped, tmux is not installed (apt-get install tmux)");
@@ -37,10 +40,13 @@ if (!HAS_TMUX) {
 
 /** A tmux server of its own with one pane running a command; the screen is read with capture-pane. */
 class Tmux {
-  private readonly socket = `parkway-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  private readonly socket = path.join(
+    tmpdir(),
+    `parkway-e2e-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmux`,
+  );
 
   private tmux(...args: string[]): string {
-    const res = spawnSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], {
+    const res = spawnSync("tmux", ["-S", this.socket, "-f", "/dev/null", ...args], {
       encoding: "utf8",
     });
     if (res.status !== 0) throw new Error(`tmux ${args[0]} failed: ${res.stderr}`);
@@ -106,8 +112,22 @@ class Tmux {
     }
   }
 
+  /** Waits until the chat's input prompt is the last line: the reply settled, the chat is idle. */
+  async waitForPrompt(timeoutMs = 20_000): Promise<string> {
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const screen = this.screen();
+      const lines = screen.split("\n").filter((l) => l.trim() !== "");
+      if (lines.at(-1)?.trim() === "❯") return screen;
+      if (Date.now() > until) throw new Error(`timed out waiting for the prompt:\n${screen}`);
+      await sleep(100);
+    }
+  }
+
+  /** Ends the tmux server and everything running in it. */
   kill(): void {
-    spawnSync("tmux", ["-L", this.socket, "kill-server"]);
+    spawnSync("tmux", ["-S", this.socket, "kill-server"]);
+    rmSync(this.socket, { force: true });
   }
 }
 
@@ -168,6 +188,11 @@ const SCRIPT: Script = {
       toolCalls: [{ name: "Bash", input: { command: "touch restarted.txt && echo restarted-ok" } }],
     },
     { match: { toolName: "Bash", lastToolResult: "restarted-ok" }, text: "STEP restart done." },
+    {
+      match: { lastUser: "park elsewhere" },
+      toolCalls: [{ name: "Bash", input: { command: "touch elsewhere.txt && echo elsewhere-ok" } }],
+    },
+    { match: { toolName: "Bash", lastToolResult: "elsewhere-ok" }, text: "STEP elsewhere done." },
   ],
 };
 
@@ -244,9 +269,10 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     client?.close();
     await parkway?.close();
     await model?.close();
+    if (root) await rm(root, { recursive: true, force: true });
   });
 
-  /** The one session the chat created. */
+  /** The session the chat created. */
   async function chatSession() {
     const { sessions } = await client.listSessions({ agentId: "test" });
     expect(sessions).toHaveLength(1);
@@ -259,7 +285,7 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     return JSON.stringify(request.messages.filter((m) => m.role === "tool"));
   }
 
-  it("approves, approves always, denies with a reason, edits, answers, runs handlers, interrupts and survives a restart", async () => {
+  it("approves, approves always, denies with a reason, edits, answers, runs handlers, interrupts, survives a restart and attaches", async () => {
     tmux.start(
       `node bin/parkway.js chat --server ${parkway.address} --agent test --external ${path.join(root, "handlers.mjs")}`,
     );
@@ -277,6 +303,11 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     expect((await client.getSession(session.id)).status).toBe(
       SessionStatus.SESSION_STATUS_AWAITING_PERMISSION,
     );
+    // Ctrl-O shows the call in full above the prompt, which stays open.
+    tmux.press("C-o");
+    screen = await tmux.waitFor("(no result yet)");
+    expect(screen).toMatch(/⏺ Bash call_\w+\n {2}command: touch approved\.txt/);
+    expect(screen).toContain("1-4 pick");
     tmux.press("y");
     screen = await tmux.waitFor("STEP approved done.");
     expect(screen).toContain("⎿ ✓ approved-ok");
@@ -358,6 +389,15 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     expect(screen).toContain("3. Other — type your own answer");
     tmux.press("Down");
     await tmux.waitFor("~~ a calm blue report ~~");
+    // Escape puts the question off: the reply stays parked, Enter brings the question back.
+    tmux.press("Escape");
+    await tmux.waitFor("the reply stays parked: press enter to answer");
+    tmux.type("/sessions");
+    tmux.press("Enter");
+    screen = await tmux.waitFor("/attach ID switches to one");
+    expect(screen).toContain(`❯ ${session.id}  test  awaiting external result  1 pending`);
+    tmux.press("Enter");
+    await tmux.waitFor("1-3 pick");
     tmux.press("3");
     await tmux.waitFor("your answer:");
     tmux.type("purple");
@@ -373,6 +413,11 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     expect(screen).toContain("Lookup runs in");
     expect(screen).toContain("⎿ ✓ found parkway");
     expect(lastToolMessages()).toContain("found parkway");
+    // Ctrl-O expands the last tool call.
+    await tmux.waitForPrompt();
+    tmux.press("C-o");
+    screen = await tmux.waitFor("  q: parkway");
+    expect(screen).toMatch(/⏺ Lookup call_\w+\n {2}q: parkway\n {2}⎿ ✓\n {4}found parkway/);
 
     // Ctrl-C interrupts the streaming reply.
     tmux.type("talk slowly");
@@ -408,18 +453,180 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     expect((await client.getSession(session.id)).permissionMode).toBe(
       PermissionMode.PERMISSION_MODE_ACCEPT_EDITS,
     );
+    // A reply parked by another client: /sessions counts its pending call, /attach asks for it.
+    const other = await client.createSession({ agentId: "test" });
+    const parked = await client.reply({
+      sessionId: other.id,
+      input: { $case: "userMessage", value: { text: "park elsewhere", content: [] } },
+    });
+    expect(parked.pendingToolCalls).toHaveLength(1);
     tmux.type("/sessions");
     tmux.press("Enter");
-    screen = await tmux.waitFor("/attach ID switches to one");
+    screen = await tmux.waitFor("/attach ID switches to one", 2);
+    expect(screen).toContain(`  ${other.id}  test  awaiting permission  1 pending`);
     expect(screen).toContain(`❯ ${session.id}  test  idle  0 pending`);
+    tmux.type(`/attach ${other.id}`);
+    tmux.press("Enter");
+    screen = await tmux.waitFor("1-4 pick");
+    expect(screen).toContain(`session ${other.id} · awaiting permission, 1 pending`);
+    expect(screen).toContain("command: touch elsewhere.txt && echo elsewhere-ok");
+    tmux.press("y");
+    await tmux.waitFor("STEP elsewhere done.");
+    expect((await client.getSession(other.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
 
     // Ctrl-C twice quits; the session stays on the server.
     tmux.press("C-c");
     await tmux.waitFor("press ctrl-c again to quit");
     tmux.press("C-c");
     screen = await tmux.waitFor("[exited 0]");
-    expect(screen).toContain(`resume with parkway chat --session ${session.id}`);
-    await writeFile("/tmp/chat-screen.txt", screen); // TEMP
+    expect(screen).toContain(`resume with parkway chat --session ${other.id}`);
     expect((await client.getSession(session.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
   }, 180_000);
+});
+
+/**
+ * Starts `parkway serve` as `npm start` does (no model configured: the built-in demo model), in
+ * `cwd`, on a free loopback port; resolves once it logs "listening".
+ */
+async function serveDemo(cwd: string): Promise<{ address: string; child: ChildProcess }> {
+  const child = spawn(
+    process.execPath,
+    [path.join(REPO, "bin/parkway.js"), "serve", "--listen", "127.0.0.1:0", "--data", "data"],
+    { cwd },
+  );
+  const output: string[] = [];
+  child.stderr?.on("data", (d: Buffer) => output.push(d.toString()));
+  const address = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`serve did not start:\n${output.join("")}`)),
+      60_000,
+    );
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      output.push(line);
+      const entry = JSON.parse(line) as { msg?: string; address?: string };
+      if (entry.msg === "listening" && entry.address) {
+        clearTimeout(timer);
+        resolve(entry.address);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited with ${code}:\n${output.join("")}`)));
+  });
+  return { address, child };
+}
+
+describe.skipIf(!HAS_TMUX)("the README's first run", () => {
+  let cwd: string;
+  let server: { address: string; child: ChildProcess } | undefined;
+  let client: ParkwayClient | undefined;
+  const tmux = new Tmux();
+
+  beforeAll(async () => {
+    cwd = await mkdtemp(path.join(tmpdir(), "parkway-first-run-"));
+    server = await serveDemo(cwd);
+    client = createParkwayClient(server.address);
+  });
+
+  afterAll(async () => {
+    tmux.kill();
+    client?.close();
+    if (server && server.child.exitCode === null) {
+      const exited = new Promise((resolve) => server!.child.once("exit", resolve));
+      server.child.kill("SIGTERM");
+      await exited;
+    }
+    if (cwd) await rm(cwd, { recursive: true, force: true });
+  });
+
+  it("walks through an approval, a question and an approval that keeps a rule", async () => {
+    const workspace = path.join(cwd, "workspace");
+    tmux.start(`node bin/parkway.js chat --server ${server!.address}`);
+    await tmux.waitFor("parkway chat · agent assistant", 1, 60_000);
+    const { sessions } = await client!.listSessions();
+    const session = sessions[0]!;
+
+    // 1. Any message that is not a question starts the demo: a command that asks first.
+    tmux.type("go");
+    tmux.press("Enter");
+    let screen = await tmux.waitFor("1-4 pick");
+    expect(screen).toContain("Bash needs your approval");
+    expect(screen).toContain("command: touch hello-parkway.txt && echo created");
+    expect(screen).toMatch(/default mode asks \(check\s+mode\.default\)/);
+    tmux.press("y");
+
+    // 2. A question, with a preview of each answer.
+    screen = await tmux.waitFor("1-3 pick");
+    expect(screen).toContain("⎿ ✓ created");
+    expect(screen).toContain("What should the note in hello-parkway.md say?");
+    expect(screen).toContain("1. Hello, Parkway! — a friendly greeting");
+    expect(screen).toContain("3. Other — type your own answer");
+    tmux.press("1");
+
+    // 3. A write that asks; keep an "always" rule for this session.
+    screen = await tmux.waitFor("Write needs your approval");
+    expect(screen).toContain("file_path: hello-parkway.md");
+    await tmux.waitFor("2. Yes, and always allow Write(");
+    tmux.press("a");
+    screen = await tmux.waitFor("Where should Write(");
+    expect(screen).toContain("1. this session");
+    tmux.press("Enter");
+
+    // 4. The demo concludes; the files are in ./workspace and the rule is stored.
+    await tmux.waitFor("That was every gate");
+    screen = await tmux.waitForPrompt();
+    expect(screen).toContain("Done: hello-parkway.md is in the agent's working directory");
+    expect(existsSync(path.join(workspace, "hello-parkway.txt"))).toBe(true);
+    expect(await readFile(path.join(workspace, "hello-parkway.md"), "utf8")).toBe(
+      "# hello-parkway.md\n\nHello, Parkway!\n",
+    );
+    const rules = await client!.listRules({ sessionId: session.id });
+    expect(rules).toEqual([
+      expect.objectContaining({
+        toolName: "Write",
+        ruleContent: `${await realpath(workspace)}/**`,
+        scope: RuleScope.RULE_SCOPE_SESSION,
+        source: RuleSource.RULE_SOURCE_CONFIRMATION,
+      }),
+    ]);
+    tmux.type("/rules");
+    tmux.press("Enter");
+    await tmux.waitFor("1. allow Write(");
+
+    // Again: the command asks, the write does not.
+    tmux.type("once more");
+    tmux.press("Enter");
+    await tmux.waitFor("Bash needs your approval", 2);
+    tmux.press("y");
+    await tmux.waitFor("1-3 pick");
+    tmux.press("2");
+    await tmux.waitFor("That was every gate", 2);
+    await tmux.waitForPrompt();
+    expect(tmux.count("Write needs your approval")).toBe(1);
+    expect(await readFile(path.join(workspace, "hello-parkway.md"), "utf8")).toContain(
+      "Parked, then resumed",
+    );
+
+    // A question gets the plain introduction.
+    tmux.type("what is this?");
+    tmux.press("Enter");
+    await tmux.waitFor("Parkway demo model, a scripted stand-in that answers every question");
+    await tmux.waitForPrompt();
+    expect((await client!.getSession(session.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
+    expect(tmux.screen(true)).toMatch(SGR); // a terminal gets colour
+  }, 120_000);
+
+  it("has no colour with NO_COLOR", async () => {
+    const plain = new Tmux();
+    try {
+      plain.start(`NO_COLOR=1 node bin/parkway.js chat --server ${server!.address}`);
+      await plain.waitFor("parkway chat · agent assistant", 1, 60_000);
+      plain.type("go");
+      plain.press("Enter");
+      await plain.waitFor("1-4 pick");
+      expect(plain.screen(true)).not.toMatch(SGR);
+      plain.press("C-c");
+      await plain.waitFor("⏹ interrupted");
+    } finally {
+      plain.kill();
+    }
+  }, 60_000);
 });

@@ -8,64 +8,33 @@ import { callSummary } from "./format.js";
 import { type Input, isCtrl } from "./input.js";
 import { type Outcome, type PromptContext, showRefusal } from "./prompt-context.js";
 import { Renderer } from "./renderer.js";
+import { type Pending, ReplyState } from "./reply-state.js";
 import type { Screen } from "./screen.js";
 import { Spinner } from "./spinner.js";
 import { MARK } from "./style.js";
-import {
-  type ServerEvent,
-  type Session,
-  SessionStatus,
-  statusName,
-  type ToolCallBlock,
-} from "./wire.js";
-
-/** A call the parked reply waits for, and which answer it needs. */
-interface Pending {
-  call: ToolCallBlock;
-  kind: "confirm" | "external";
-}
+import { type ServerEvent, type Session, statusName } from "./wire.js";
 
 /** A second Ctrl-C within this many ms quits. */
 const QUIT_WINDOW_MS = 3000;
-
-/** Events that belong to a reply in progress. */
-const REPLY_EVENTS = new Set([
-  "modelCallStart",
-  "modelCallEnd",
-  "textBlockStart",
-  "textBlockDelta",
-  "textBlockEnd",
-  "thinkingBlockStart",
-  "thinkingBlockDelta",
-  "thinkingBlockEnd",
-  "toolCallStart",
-  "toolCallDelta",
-  "toolCallEnd",
-  "toolResultStart",
-  "toolResultTextDelta",
-  "toolResultDataDelta",
-]);
 
 /**
  * One chat: a session's event stream rendered as it arrives, and one input loop that reads the
  * user's messages and slash commands while the session is idle, waits while a reply runs, and asks
  * for every pending call while the reply is parked (all of them listed first, then one by one).
- * Pending calls are tracked from REQUIRE_* events, including the ones a re-attach announces again
- * (seq 0), and dropped when their result arrives, so a call answered elsewhere closes its prompt.
+ * A prompt closes when its call stops waiting (answered elsewhere, the reply ended); the idle
+ * prompt gives way when a reply starts or asks. Exit code 0, or 1 when the session's stream is lost.
  */
 export class ChatApp implements ChatControl {
   private session!: ParkwaySession;
   private info!: Session;
-  private readonly pending = new Map<string, Pending>();
+  private readonly state = new ReplyState();
   private readonly overviewShown = new Set<string>();
   private readonly renderer: Renderer;
   private readonly runCommand: (line: string) => Promise<void>;
   private readonly history: string[] = [];
-  private running = false;
-  private parked = false;
-  private later = false;
-  private settled = 0;
   private quitting = false;
+  private exitCode = 0;
+  private closed = false;
   private lastCtrlC = 0;
   private step: AbortController | undefined;
   private answering: string | undefined;
@@ -97,17 +66,8 @@ export class ChatApp implements ChatControl {
     this.session = session;
     this.info = info;
     old?.close();
-    this.pending.clear();
     this.overviewShown.clear();
-    // The calls pending at GetSession time; the attach announces them again (seq 0) as well.
-    for (const call of info.pendingToolCalls) {
-      const kind = call.state === ToolCallState.SUBMITTED ? "external" : "confirm";
-      this.pending.set(call.id, { call, kind });
-    }
-    this.running = info.status === SessionStatus.RUNNING;
-    this.parked = this.pending.size > 0;
-    this.later = false;
-    this.settled++;
+    this.state.reset(info);
     this.step?.abort();
     this.notify();
     void this.pump(session);
@@ -133,74 +93,27 @@ export class ChatApp implements ChatControl {
       }
     } catch (err) {
       if (session !== this.session || this.quitting) return;
-      showRefusal(this.screen, err);
+      const why = err instanceof Error ? `: ${err.message}` : "";
+      this.screen.line(this.screen.c.red(`${MARK.fail} lost the session's stream${why}`));
+      this.exitCode = 1;
+      return this.quit();
     }
     if (session !== this.session || this.quitting) return;
     this.screen.line(this.screen.c.red(`${MARK.fail} the session's stream ended`));
+    this.exitCode = 1;
     this.quit();
   }
 
   private onEvent(event: ServerEvent): void {
     this.renderer.render(event);
-    const body = event.event;
-    if (!body) return;
-    switch (body.$case) {
-      case "replyStart":
-        this.running = true;
-        this.parked = false;
-        break;
-      case "replyEnd":
-        this.running = false;
-        this.parked = false;
-        this.later = false;
-        this.pending.clear();
-        this.settled++;
-        break;
-      case "replyParked":
-        this.running = false;
-        this.parked = true;
-        this.settled++;
-        break;
-      case "requireUserConfirm":
-      case "requireExternalExecution": {
-        const kind = body.$case === "requireUserConfirm" ? "confirm" : "external";
-        for (const call of body.value.toolCalls) {
-          const known = this.pending.get(call.id);
-          if (known?.kind === kind) known.call = call;
-          else this.pending.set(call.id, { call, kind });
-        }
-        if (event.seq === 0) {
-          // Announced again after an attach or a reconnect: the reply is parked on them.
-          this.running = false;
-          this.parked = true;
-          this.later = false;
-        }
-        break;
-      }
-      default:
-        break;
+    const resolved = this.state.apply(event);
+    const ended = event.event?.$case === "replyEnd";
+    if (this.answering && (ended || resolved === this.answering)) this.step?.abort();
+    // The idle prompt gives way to a reply that runs or asks.
+    if (this.step && !this.answering && (this.state.running || this.state.asking)) {
+      this.step.abort();
     }
-    if (body.$case === "toolResultStart" || body.$case === "toolResultEnd") {
-      const id = body.value.toolCallId;
-      const entry = this.pending.get(id);
-      if (entry && (body.$case === "toolResultEnd" || entry.kind === "confirm")) {
-        this.pending.delete(id);
-        if (this.answering === id) this.step?.abort();
-      }
-    }
-    if (REPLY_EVENTS.has(body.$case) && this.pending.size === 0) {
-      this.running = true;
-      this.parked = false;
-    }
-    if (this.pending.size === 0) this.parked = false;
-    if (body.$case === "replyEnd" && this.answering) this.step?.abort();
-    if (this.step && !this.answering && this.needsScreen()) this.step.abort();
     this.notify();
-  }
-
-  /** True when something should take the screen from the idle prompt. */
-  private needsScreen(): boolean {
-    return this.running || (this.pending.size > 0 && this.parked && !this.later);
   }
 
   private notify(): void {
@@ -216,27 +129,27 @@ export class ChatApp implements ChatControl {
   /** Runs the input loop until the user quits or the input ends; resolves with the exit code. */
   async run(): Promise<number> {
     while (!this.quitting) {
-      if (this.pending.size > 0 && this.parked && !this.later) await this.answerAll();
-      else if (this.running) await this.changed();
+      if (this.state.asking) await this.answerAll();
+      else if (this.state.running) await this.changed();
       else await this.idle();
     }
-    this.connection?.stop();
-    this.renderer.quiet();
-    this.session.close();
+    this.close();
     const c = this.screen.c;
-    const waiting = this.pending.size > 0 ? `${this.pending.size} call(s) still wait there; ` : "";
+    const n = this.state.pending.size;
+    const waiting = n > 0 ? `${n} call(s) still wait there; ` : "";
     this.screen.line(
       c.dim(
         `session ${this.info.id}: ${waiting}resume with parkway chat --session ${this.info.id}`,
       ),
     );
-    return 0;
+    return this.exitCode;
   }
 
   private promptText(): string {
     const c = this.screen.c;
-    if (this.pending.size === 0) return `${c.cyan(MARK.pointer)} `;
-    return `${c.yellow(`${MARK.park} ${this.pending.size} waiting (enter to answer)`)} ${c.cyan(MARK.pointer)} `;
+    const n = this.state.pending.size;
+    if (n === 0) return `${c.cyan(MARK.pointer)} `;
+    return `${c.yellow(`${MARK.park} ${n} waiting (enter to answer)`)} ${c.cyan(MARK.pointer)} `;
   }
 
   private async idle(): Promise<void> {
@@ -252,15 +165,15 @@ export class ChatApp implements ChatControl {
     if (result.kind !== "line") return;
     const text = result.text.trim();
     if (text === "") {
-      this.later = false;
+      this.state.later = false;
       return;
     }
     if (this.history[0] !== text) this.history.unshift(text);
     if (text.startsWith("/")) return this.runCommand(text);
-    if (this.pending.size > 0) {
+    if (this.state.pending.size > 0) {
       this.screen.line(
         this.screen.c.yellow(
-          `${MARK.park} the reply waits for ${this.pending.size} answer(s): press enter to answer, or /interrupt`,
+          `${MARK.park} the reply waits for ${this.state.pending.size} answer(s): press enter to answer, or /interrupt`,
         ),
       );
       return;
@@ -269,31 +182,31 @@ export class ChatApp implements ChatControl {
   }
 
   private async send(text: string): Promise<void> {
-    const before = this.settled;
+    const before = this.state.settled;
     try {
       await this.session.send({ $case: "userMessage", value: { text, content: [] } });
     } catch (err) {
       showRefusal(this.screen, err);
       return;
     }
-    if (this.settled === before) this.running = true;
+    if (this.state.settled === before) this.state.running = true;
   }
 
   /** Lists the pending calls not listed yet, then asks for each in turn. */
   private async answerAll(): Promise<void> {
     this.renderer.quiet();
-    const calls = [...this.pending.values()];
+    const calls = [...this.state.pending.values()];
     if (calls.some((p) => !this.overviewShown.has(p.call.id))) this.overview(calls);
-    const before = this.settled;
+    const before = this.state.settled;
     for (const [index, entry] of calls.entries()) {
-      if (!this.pending.has(entry.call.id) || this.quitting) continue;
+      if (!this.state.pending.has(entry.call.id) || this.quitting) continue;
       const outcome = await this.answer(entry, { index, total: calls.length });
       if (outcome === "answered" || outcome === "gone") {
-        if (this.pending.get(entry.call.id) === entry) this.pending.delete(entry.call.id);
+        this.state.answered(entry);
         continue;
       }
       if (outcome === "later") {
-        this.later = true;
+        this.state.later = true;
         this.screen.line(
           this.screen.c.dim(
             "  the reply stays parked: press enter to answer, /interrupt to stop it",
@@ -305,10 +218,7 @@ export class ChatApp implements ChatControl {
       if (outcome === "eof") return this.quit();
       return; // cancelled: the state changed, look again
     }
-    if (this.pending.size === 0 && this.settled === before && !this.quitting) {
-      this.running = true;
-      this.parked = false;
-    }
+    if (!this.quitting) this.state.resumed(before);
   }
 
   private overview(calls: Pending[]): void {
@@ -358,7 +268,7 @@ export class ChatApp implements ChatControl {
     if (now - this.lastCtrlC < QUIT_WINDOW_MS) return this.quit();
     this.lastCtrlC = now;
     const c = this.screen.c;
-    if (this.running || this.pending.size > 0) {
+    if (this.state.running || this.state.pending.size > 0) {
       this.screen.line(c.yellow(`${MARK.stop} interrupting… (ctrl-c again to quit)`));
       void this.interrupt();
     } else {
@@ -391,6 +301,15 @@ export class ChatApp implements ChatControl {
 
   expand(): void {
     this.renderer.expandLast();
+  }
+
+  /** Ends the session's stream and the connection watch; idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.connection?.stop();
+    this.renderer.quiet();
+    (this.session as ParkwaySession | undefined)?.close();
   }
 
   quit(): void {

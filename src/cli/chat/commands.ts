@@ -57,9 +57,12 @@ async function rules(ctl: ChatControl, state: CommandState, args: string[]): Pro
       screen.line(c.red(`${MARK.fail} no rule ${args[1] ?? ""}: run /rules and give its number`));
       return;
     }
+    if (!rule.id) {
+      screen.line(c.red(`${MARK.fail} rule ${n} comes from the server's configuration`));
+      return;
+    }
     const removed = await client.removeRule(rule.id);
     screen.line(`${c.green(MARK.ok)} revoked ${ruleText(removed)} (${scopeName(removed.scope)})`);
-    state.listed = state.listed.filter((r) => r.id !== rule.id);
     return;
   }
   const listed = await client.listRules({ sessionId: ctl.sessionId });

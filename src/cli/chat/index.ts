@@ -112,6 +112,7 @@ export async function chat(options: ChatOptions): Promise<number> {
     return 1;
   } finally {
     process.off("SIGINT", onSigint);
+    app.close();
     input.close();
     screen.restore();
     client.close();

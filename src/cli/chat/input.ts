@@ -41,6 +41,8 @@ export interface Input {
   capture(handler: KeyHandler): () => void;
   /** Receives the key presses that nothing captures (terminal only). */
   setBaseHandler(handler: KeyHandler): void;
+  /** Hands a key press to the base handler from inside a capture (e.g. Ctrl-O in a prompt). */
+  toBase(key: Key, text: string | undefined): void;
   /** Releases the input: the terminal leaves raw mode, the pipe is no longer read. */
   close(): void;
 }

@@ -1,5 +1,5 @@
 import { createInterface, type Interface } from "node:readline";
-import type { Input, KeyHandler, LineResult, ReadLineOptions } from "./input.js";
+import type { Input, Key, KeyHandler, LineResult, ReadLineOptions } from "./input.js";
 import type { Screen } from "./screen.js";
 
 /**
@@ -40,6 +40,8 @@ export class LineInput implements Input {
   }
 
   setBaseHandler(_handler: KeyHandler): void {}
+
+  toBase(_key: Key, _text: string | undefined): void {}
 
   async readLine(prompt: string, options: ReadLineOptions = {}): Promise<LineResult> {
     this.screen.endLine();

@@ -39,9 +39,10 @@ export class Renderer {
     private readonly spinner: Spinner,
   ) {
     const width = () => this.screen.width - 1;
-    this.text = new StreamWrap(width, (t) => this.screen.write(t));
+    const lineStart = () => this.screen.lineStart;
+    this.text = new StreamWrap(width, (t) => this.screen.write(t), lineStart);
     const c = this.screen.c;
-    this.thinking = new StreamWrap(width, (t) => this.screen.write(c.dim(c.italic(t))));
+    this.thinking = new StreamWrap(width, (t) => this.screen.write(c.dim(c.italic(t))), lineStart);
   }
 
   /** Writes the words held back by the wrappers. */

@@ -34,6 +34,11 @@ export class Screen {
     return this.tty ? Math.max(20, this.out.columns ?? 80) : Number.POSITIVE_INFINITY;
   }
 
+  /** True when the transcript's next character starts a line. */
+  get lineStart(): boolean {
+    return this.atLineStart;
+  }
+
   /** Appends text to the transcript as it is (streamed text may end mid-line). */
   write(text: string): void {
     if (text === "") return;
@@ -58,6 +63,11 @@ export class Screen {
     this.clearLive();
     this.live = render;
     this.drawLive();
+  }
+
+  /** True while some live region is set (drawn or not). */
+  hasLive(): boolean {
+    return this.live !== undefined;
   }
 
   /** True while `render` is the live region. */
@@ -110,14 +120,15 @@ export class Screen {
   }
 
   private drawLive(): void {
-    if (!this.tty || !this.live || !this.atLineStart) {
+    if (!this.tty || !this.live || !this.atLineStart || this.editor) {
       this.cursor(true);
       return;
     }
     const rows = Math.max(3, (this.out.rows ?? 24) - 1);
+    // Taller than the terminal: the bottom (the choices) stays in view.
     const lines = this.live()
       .flatMap((l) => wrap(l, this.width - 1))
-      .slice(0, rows);
+      .slice(-rows);
     if (lines.length === 0) {
       this.cursor(true);
       return;

@@ -37,8 +37,9 @@ const PREVIEW_LINES = 12;
 /**
  * Shows a list and waits for a pick. On a terminal: ↑/↓ (or j/k) move, digits pick, enter confirms,
  * space toggles in a multi-select, shortcut letters pick; Escape cancels when allowed; Ctrl-C
- * interrupts. From a pipe: the choices are numbered and one line answers ("2", "1,3", a label or a
- * shortcut letter). The title and the answer stay in the transcript.
+ * interrupts; Ctrl-O goes to the base handler (it expands the last tool call above the list).
+ * From a pipe: the choices are numbered and one line answers ("2", "1,3", a label or a shortcut
+ * letter). The title and the answer stay in the transcript.
  */
 export function select(
   screen: Screen,
@@ -119,6 +120,7 @@ function selectWithKeys(
     const onKey = (key: Key, text: string | undefined) => {
       if (isCtrl(key, "c")) return finish({ kind: "interrupt" });
       if (isCtrl(key, "d")) return finish({ kind: "eof" });
+      if (isCtrl(key, "o")) return input.toBase(key, text);
       if (key.name === "escape" && request.escapable) return finish({ kind: "cancel" });
       if (key.name === "up" || key.name === "k" || (isCtrl(key, "p") && !key.meta)) {
         cursor = (cursor + choices.length - 1) % choices.length;

@@ -21,12 +21,17 @@ export class Spinner {
 
   constructor(private readonly screen: Screen) {}
 
-  /** Shows the spinner with `label`, or changes the label of the one shown. */
+  /**
+   * Shows the spinner with `label`, or changes the label of the one shown. A live region that is
+   * not the spinner's (an open prompt) keeps the screen.
+   */
   start(label: string): void {
     if (!this.screen.tty) return;
     this.label = label;
+    const mine = this.screen.isLive(this.render);
+    if (this.screen.hasLive() && !mine) return;
     if (this.timer) {
-      if (this.screen.isLive(this.render)) this.screen.refresh();
+      if (mine) this.screen.refresh();
       else this.screen.setLive(this.render);
       return;
     }

@@ -11,6 +11,8 @@ export class StreamWrap {
   constructor(
     private readonly width: () => number,
     private readonly emit: (text: string) => void,
+    /** True when other output ended the line in between (the next word starts at column 0). */
+    private readonly lineStart: () => boolean = () => false,
   ) {}
 
   /** Starts a new block whose first line already has `col` columns. */
@@ -41,6 +43,7 @@ export class StreamWrap {
   }
 
   private layout(text: string, width: number): void {
+    if (this.lineStart()) this.col = 0;
     let out = "";
     for (const token of text.split(/(\n| +)/)) {
       if (token === "") continue;

@@ -79,15 +79,12 @@ describe("scripted model: script files", () => {
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe("from a file");
   });
 
-  it("ships a demo script that introduces Parkway to any user message, repeatedly", async () => {
+  it("ships a demo script whose turns all repeat: a question gets the introduction, anything else starts the tour", async () => {
     const demo = await loadScript(DEMO_SCRIPT_PATH);
-    expect(demo.turns).toHaveLength(1);
-    expect(demo.turns[0]).toMatchObject({ repeat: true, match: { lastUser: "" } });
-    expect(demo.turns[0]?.toolCalls).toBeUndefined();
+    expect(demo.turns.every((t) => t.repeat === true && t.match !== undefined)).toBe(true);
     server = await startScriptedModel({ script: { ...demo, defaults: { delayMs: 0 } } });
     const client = clientFor(server);
-    const replies: string[] = [];
-    for (const text of ["hello", "what can you do?", "thanks"]) {
+    for (const text of ["hello?", "what can you do?"]) {
       const chunks = await collect(
         await client.chat.completions.create({
           model: "m",
@@ -95,12 +92,19 @@ describe("scripted model: script files", () => {
           stream: true,
         }),
       );
-      replies.push(chunks.map((c) => c.choices[0]?.delta.content ?? "").join(""));
+      expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toContain(
+        "Parkway demo model",
+      );
+      expect(chunks.some((c) => c.choices[0]?.delta.tool_calls)).toBe(false);
       expect(chunks.at(-1)?.model).toBe("parkway-demo");
     }
-    expect(replies[0]).toBe(demo.turns[0]?.text);
-    expect(replies[0]).toContain("Parkway");
-    expect(new Set(replies).size).toBe(1);
-    expect(server.played).toEqual([0, 0, 0]);
+    const tour = await collect(
+      await client.chat.completions.create({ model: "m", messages: userSays("go"), stream: true }),
+    );
+    const args = tour
+      .flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])
+      .map((t) => t.function?.arguments ?? "")
+      .join("");
+    expect(JSON.parse(args)).toEqual({ command: "touch hello-parkway.txt && echo created" });
   });
 });
