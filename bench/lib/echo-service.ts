@@ -1,0 +1,31 @@
+import type { ServiceDefinition } from "@grpc/grpc-js";
+import { ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
+
+/**
+ * The bare grpc-js baseline: a bidi method that answers every ClientEvent with one ServerEvent, a
+ * copy of the template the client sends in the `x-echo-template-bin` metadata (a real Parkway event,
+ * so both directions carry the same message types and sizes as Parkway, through the same ts-proto
+ * codec). Only `seq` and `created_at` change per answer.
+ */
+export const ECHO_PATH = "/parkway.bench.Echo/Chat";
+export const TEMPLATE_KEY = "x-echo-template-bin";
+
+export const EchoService = {
+  chat: {
+    path: ECHO_PATH,
+    requestStream: true,
+    responseStream: true,
+    originalName: "Chat",
+    requestSerialize: (value: ClientEvent): Buffer =>
+      Buffer.from(ClientEvent.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ClientEvent => ClientEvent.decode(value),
+    responseSerialize: (value: ServerEvent): Buffer =>
+      Buffer.from(ServerEvent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ServerEvent => ServerEvent.decode(value),
+  },
+} satisfies ServiceDefinition;
+
+/** The encoded size of a ServerEvent, in bytes. */
+export function encodedSize(event: ServerEvent): number {
+  return ServerEvent.encode(event).finish().length;
+}

@@ -1,0 +1,19 @@
+import type { Suite } from "../lib/runner.js";
+import { idleStreams } from "./idle-streams.js";
+import { inputLatency } from "./input-latency.js";
+import { modelOverhead } from "./model-overhead.js";
+import { parkLatency } from "./park-latency.js";
+import { parkedScale } from "./parked-scale.js";
+import { restart } from "./restart.js";
+import { throughput } from "./throughput.js";
+
+/** Every benchmark, in the order the table lists them. */
+export const SUITES: Record<string, Suite> = {
+  input: async (config) => (await inputLatency(config)).rows,
+  park: parkLatency,
+  stream: throughput,
+  parked: parkedScale,
+  restart,
+  idle: idleStreams,
+  model: modelOverhead,
+};

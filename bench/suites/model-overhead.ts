@@ -1,0 +1,81 @@
+/**
+ * Model-call overhead. A user message ("first") is answered by the scripted model (zero delay)
+ * with a short text streamed in 8-character deltas; timed from the write at the client to the
+ * first TEXT_BLOCK_DELTA at the client. The baseline is the scripted model's own first byte: the
+ * exact request body Parkway sent, replayed right after by a bare node:http client in this
+ * process, timed from the request to the first response byte. The difference is what Parkway adds
+ * around a model call: REPLY_START, the history read, the openai adapter, the SSE parse, the event
+ * log write and the gRPC hop.
+ */
+import type { BenchConfig } from "../lib/config.js";
+import { attachRaw, caseOf, clientEvent } from "../lib/event-stream.js";
+import { timeCompletion } from "../lib/model-probe.js";
+import { latency, type Row, row } from "../lib/rows.js";
+import { startStack } from "../lib/stack.js";
+import { summarize } from "../lib/stats.js";
+import { describeStoreTimes, mergeOps, type OpTimes } from "../lib/store-times.js";
+
+const PER_ROUND = 50;
+/** The events before the first delta, in order. */
+const STAGES = ["replyStart", "inputAck", "modelCallStart", "textBlockStart", "textBlockDelta"];
+
+export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
+  const stack = await startStack(config, { profile: "model-overhead" });
+  const firstDelta: number[] = [];
+  const firstByte: number[] = [];
+  const firstText: number[] = [];
+  const stages: Record<string, number[]> = {};
+  const store: OpTimes = {};
+  try {
+    const total = config.iterations + config.warmup;
+    for (let done = 0; done < total;) {
+      const n = Math.min(PER_ROUND, total - done);
+      const session = await stack.client.createSession({ agentId: "bench" });
+      const stream = await attachRaw(stack.client.agentService, session.id);
+      await stack.parkway.call("storeTimes");
+      for (let i = 0; i < n; i++) {
+        const t0 = stream.send(
+          clientEvent(session.id, { $case: "userMessage", value: { text: "first", content: [] } }),
+        );
+        const events = await stream.until((e) => caseOf(e) === "replyEnd");
+        const delta = events.find((a) => caseOf(a.event) === "textBlockDelta");
+        if (!delta) throw new Error("no TEXT_BLOCK_DELTA in the reply");
+        const sent = stack.model.requests[stack.model.requests.length - 1];
+        const own = await timeCompletion(stack.model.url, sent);
+        if (done + i < config.warmup) continue;
+        const seen = new Set<string>();
+        for (const a of events) {
+          const kind = caseOf(a.event);
+          if (!seen.has(kind)) (stages[kind] ??= []).push(a.at - t0);
+          seen.add(kind);
+        }
+        firstDelta.push(delta.at - t0);
+        firstByte.push(own.firstByte);
+        firstText.push(own.firstText);
+      }
+      mergeOps(store, await stack.parkway.call<OpTimes>("storeTimes"));
+      stream.close();
+      done += n;
+    }
+  } finally {
+    await stack.close();
+  }
+  const p = summarize(firstDelta);
+  const b = summarize(firstByte);
+  const t = summarize(firstText);
+  return [
+    row({
+      id: "model.overhead",
+      name: "Model-call overhead: first text delta vs the model's own first byte",
+      unit: "us",
+      parkway: latency("user message → first TEXT_BLOCK_DELTA at the client", p),
+      baseline: latency("scripted model's first byte, same request, bare HTTP client", b),
+      note:
+        `Parkway adds p50 ${Math.round(p.p50 - b.p50)} µs around the model call. The model's first ` +
+        `text chunk follows its first byte at p50 ${Math.round(t.p50)} µs. Arrivals after the send ` +
+        `(p50): ${STAGES.map((k) => `${k} ${Math.round(summarize(stages[k] ?? []).p50)} µs`).join(", ")}. ` +
+        `${describeStoreTimes(store, config.iterations + config.warmup, "reply")} ` +
+        `No §8 target; reported to show where a reply's first token waits.`,
+    }),
+  ];
+}
