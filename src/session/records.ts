@@ -133,3 +133,10 @@ export const TenantSessionRecord = defineRecord({
   schema: z.object({ sessionId: z.string() }),
 });
 export const tenantSessionKey = (tenant: string, sessionId: string) => `${tenant}/${sessionId}`;
+
+/** How many sessions a tenant has: key = tenant. Kept in the batches that create and delete them. */
+export const TenantCountRecord = defineRecord({
+  kind: "tenant-count",
+  version: 1,
+  schema: z.object({ sessions: z.number().int().nonnegative() }),
+});

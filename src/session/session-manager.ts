@@ -15,6 +15,7 @@ import {
   messageKey,
   ReplyRecord,
   RunningRecord,
+  TenantCountRecord,
   TenantSessionRecord,
   tenantSessionKey,
   type SessionData,
@@ -137,15 +138,11 @@ export class SessionManager {
     return [...this.agents.values()];
   }
 
+  /** The tenant's session count, read once from its counter record and then kept in memory. */
   private async sessionCount(tenant: string): Promise<number> {
     let count = this.sessionCounts.get(tenant);
     if (count === undefined) {
-      count = 0;
-      const keys = this.store.entries(TenantSessionRecord, {
-        gte: tenantSessionKey(tenant, ""),
-        lt: `${tenant}/\uffff`,
-      });
-      for await (const entry of keys) if (entry) count++;
+      count = (await this.store.get(TenantCountRecord, tenant))?.sessions ?? 0;
       this.sessionCounts.set(tenant, count);
     }
     return count;
@@ -204,12 +201,14 @@ export class SessionManager {
       lastSeq: 0,
       messageCount: 0,
     };
+    const count = (await this.sessionCount(tenant)) + 1;
     await this.store
       .batch()
       .put(SessionRecord, data.id, data)
       .put(TenantSessionRecord, tenantSessionKey(tenant, data.id), { sessionId: data.id })
+      .put(TenantCountRecord, tenant, { sessions: count })
       .write({ sync: true });
-    this.sessionCounts.set(tenant, (this.sessionCounts.get(tenant) ?? 0) + 1);
+    this.sessionCounts.set(tenant, count);
     return { ...data, pendingToolCalls: [] };
   }
 
@@ -338,9 +337,10 @@ export class SessionManager {
       .del(ReplyRecord, sessionId)
       .del(SessionRecord, sessionId)
       .del(TenantSessionRecord, tenantSessionKey(tenant, sessionId));
+    const count = Math.max(0, (await this.sessionCount(tenant)) - 1);
+    batch.put(TenantCountRecord, tenant, { sessions: count });
     await batch.write({ sync: true });
-    const count = this.sessionCounts.get(tenant);
-    if (count !== undefined) this.sessionCounts.set(tenant, count - 1);
+    this.sessionCounts.set(tenant, count);
   }
 
   /** Attaches a stream to a session (see `SessionActor.attach`). */
