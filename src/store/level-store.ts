@@ -87,7 +87,10 @@ export class LevelStore implements Store {
 
   async digest(): Promise<string> {
     const hash = createHash("sha256");
-    for await (const [key, value] of this.db.iterator({ keyEncoding: "utf8", valueEncoding: "utf8" })) {
+    for await (const [key, value] of this.db.iterator({
+      keyEncoding: "utf8",
+      valueEncoding: "utf8",
+    })) {
       hash.update(key).update("\0").update(value).update("\0");
     }
     return hash.digest("hex");
