@@ -137,14 +137,14 @@ export const configSchema = z.strictObject({
       /** Streams attached to one session at once. */
       streamsPerSession: z.number().int().positive().default(64),
       /** Inputs one stream may send per second (a burst of as many is allowed). */
-      inputsPerSecond: z.number().positive().default(50),
+      inputsPerSecond: z.number().positive().default(500),
     })
     .default({
       messageBytes: 4 * 1024 * 1024,
       sessionsPerTenant: 100_000,
       runningReplies: 256,
       streamsPerSession: 64,
-      inputsPerSecond: 50,
+      inputsPerSecond: 500,
     }),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */
   allowRemote: z.boolean().default(false),
