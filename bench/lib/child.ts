@@ -34,10 +34,13 @@ export async function startChild<Ready>(
   arg: unknown,
   options: ChildOptions = {},
 ): Promise<Child<Ready>> {
-  const execArgv = ["--import", "tsx", "--expose-gc"];
+  // --no-memory-reducer: V8 would otherwise shrink an idle heap at times of its choosing, and
+  // memory read before and after a step would differ by that, not by the step.
+  const execArgv = ["--import", "tsx", "--expose-gc", "--no-memory-reducer"];
   if (options.cpuProfDir) execArgv.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`);
   const child: ChildProcess = fork(script, [JSON.stringify(arg)], {
     execArgv,
+    env: { ...process.env, [SETTLE_ENV]: String(settleSeconds) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = once(child, "exit");
@@ -132,8 +135,24 @@ export function serveIpc(ready: unknown, handlers: Record<string, Handler>): voi
   process.send?.({ type: "ready", result: ready });
 }
 
-/** RSS and heap after full GCs (the child runs with --expose-gc). */
+/**
+ * Seconds after start when a child's memory has settled (a one-time drop of 10–30 MB comes
+ * before); memory is not read earlier. The smoke run sets 0.
+ */
+let settleSeconds = 8;
+const SETTLE_ENV = "PARKWAY_BENCH_SETTLE_S";
+
+export function setSettleSeconds(seconds: number): void {
+  settleSeconds = seconds;
+}
+
+/**
+ * RSS and heap after full GCs (the child runs with --expose-gc), once the process has settled
+ * (see `setSettleSeconds`).
+ */
 export async function measureMemory(): Promise<Memory> {
+  const wait = Number(process.env[SETTLE_ENV] ?? 8) - process.uptime();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait * 1000));
   const gc = (globalThis as { gc?: () => void }).gc;
   for (let i = 0; i < 3; i++) {
     gc?.();

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
+import { format } from "prettier";
 import type { BenchConfig } from "./config.js";
 import { formatFigure, type Row } from "./rows.js";
 
@@ -105,5 +106,6 @@ export async function writeResults(
     "",
     toMarkdown(results),
   ].join("\n");
-  await writeFile(files.markdown, md);
+  // Formatted as the repository's `prettier --check` expects.
+  await writeFile(files.markdown, await format(md, { parser: "markdown" }));
 }

@@ -1,4 +1,5 @@
 import { loadavg } from "node:os";
+import { setSettleSeconds } from "./child.js";
 import type { BenchConfig } from "./config.js";
 import { describeRun, type Results } from "./report.js";
 import type { Row } from "./rows.js";
@@ -14,6 +15,7 @@ export async function runSuites(
   config: BenchConfig,
   suites: Record<string, Suite>,
 ): Promise<Results> {
+  setSettleSeconds(config.smoke ? 0 : 8);
   const started = Date.now();
   const load = loadavg()[0]!;
   const rows: Row[] = [];

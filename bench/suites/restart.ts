@@ -62,7 +62,7 @@ export async function restart(config: BenchConfig): Promise<Row[]> {
       unit: "us",
       parkway: latency("startParkway → SERVING", many.parkway),
       baseline: latency("bare classic-level open, same directory", many.bare),
-      note: rounds,
+      note: `${rounds}.`,
     }),
     row(
       {
