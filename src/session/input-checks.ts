@@ -1,5 +1,6 @@
 import type { ToolCallBlock } from "../agent/types.js";
 import { failedPrecondition } from "../common/errors.js";
+import { pendingCalls } from "./pending-calls.js";
 import type { ReplyData, SessionStatus } from "./records.js";
 
 /** The part of an active reply the checks look at. */
@@ -7,12 +8,6 @@ interface Active {
   data: ReplyData;
   task?: Promise<void>;
 }
-
-const pendingOf = (active: Active): ToolCallBlock[] =>
-  active.data.message.content.filter(
-    (b): b is ToolCallBlock =>
-      b.type === "tool_call" && (b.state === "asking" || b.state === "submitted"),
-  );
 
 /** Refuses a reply id that is not the session's current reply. */
 export function assertReply(current: string, replyId: string): void {
@@ -32,7 +27,7 @@ export function assertIdle(sessionId: string, active: Active | undefined, dispos
       { type: "SESSION_STATUS", subject: sessionId, description: "running" },
     ]);
   }
-  const pending = pendingOf(active);
+  const pending = pendingCalls(active.data.message);
   const what = (c: ToolCallBlock) => (c.state === "asking" ? "confirmation" : "external result");
   throw failedPrecondition(
     `reply ${active.data.replyId} is parked waiting for ${pending

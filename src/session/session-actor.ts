@@ -10,6 +10,7 @@ import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { EventHub } from "./event-hub.js";
 import { foldEvents } from "./fold-events.js";
+import { pendingCalls } from "./pending-calls.js";
 import { assertIdle, assertParked, assertReply } from "./input-checks.js";
 import {
   EventRecord,
@@ -67,10 +68,6 @@ interface ActiveReply {
 
 /** What an input needs to be applied once: its request id, when the client gave one. */
 type Request = string | undefined;
-
-function isPending(b: Msg["content"][number]): b is ToolCallBlock {
-  return b.type === "tool_call" && (b.state === "asking" || b.state === "submitted");
-}
 
 /**
  * One session: applies its inputs one at a time (each exactly once, atomically with the events it
@@ -134,7 +131,7 @@ export class SessionActor {
 
   /** Calls awaiting an answer (asking or submitted) of the parked reply. */
   get pendingCalls(): ToolCallBlock[] {
-    return (this.active?.data.message.content ?? []).filter(isPending);
+    return pendingCalls(this.active?.data.message);
   }
 
   /** True when nothing needs this actor in memory: no reply running and no stream attached. */

@@ -25,6 +25,7 @@ import {
 import { externalTool } from "../tools/external-tool.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
+import { pendingCalls } from "./pending-calls.js";
 import { RuleBook } from "./rule-book.js";
 import { type ActorDeps, type ReplySettled, SessionActor } from "./session-actor.js";
 import type { StreamItem } from "./stored-event.js";
@@ -279,10 +280,7 @@ export class SessionManager {
     const data = await this.store.get(SessionRecord, sessionId);
     if (!data || data.tenant !== tenant) throw notFound("session", sessionId);
     const reply = await this.store.get(ReplyRecord, sessionId);
-    const pending = (reply?.message.content ?? []).filter(
-      (b): b is ToolCallBlock =>
-        b.type === "tool_call" && (b.state === "asking" || b.state === "submitted"),
-    );
+    const pending = pendingCalls(reply?.message);
     return { ...data, pendingToolCalls: pending };
   }
 
