@@ -8,6 +8,7 @@ import { serve } from "./serve.js";
 
 const USAGE = `usage:
   parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
+                [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
   parkway mock-model --script FILE [--listen HOST:PORT]
   parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE]`;
 
@@ -25,6 +26,9 @@ async function main(argv: string[]): Promise<number> {
           data: { type: "string" },
           "model-url": { type: "string" },
           model: { type: "string" },
+          "tls-cert": { type: "string" },
+          "tls-key": { type: "string" },
+          "tls-client-ca": { type: "string" },
         },
       });
       return serve({
@@ -33,6 +37,9 @@ async function main(argv: string[]): Promise<number> {
         data: values.data,
         modelUrl: values["model-url"],
         model: values.model,
+        tlsCert: values["tls-cert"],
+        tlsKey: values["tls-key"],
+        tlsClientCa: values["tls-client-ca"],
       });
     }
     case "mock-model": {

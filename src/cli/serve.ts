@@ -11,7 +11,8 @@ export async function serve(flags: ConfigFlags): Promise<number> {
   const config = await loadConfig(flags);
   const log = pino({ level: config.logLevel, base: { service: "parkway" } });
   const parkway = await startParkway({ config, log });
-  log.info({ address: parkway.address, data: path.resolve(config.data) }, "listening");
+  const transport = !config.tls ? "plaintext" : config.tls.clientCa ? "mtls" : "tls";
+  log.info({ address: parkway.address, data: path.resolve(config.data), transport }, "listening");
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once("SIGINT", resolve);

@@ -1,9 +1,4 @@
-import {
-  type CallOptions,
-  type ChannelCredentials,
-  credentials as grpcCredentials,
-  Metadata,
-} from "@grpc/grpc-js";
+import { type CallOptions, type ChannelCredentials, Metadata } from "@grpc/grpc-js";
 import {
   type Agent,
   AgentServiceClient,
@@ -23,13 +18,16 @@ import {
   type PermissionRule,
   PermissionServiceClient,
 } from "../generated/parkway/v1/permission.js";
+import { channelCredentials, type TlsOptions } from "./channel-credentials.js";
 import { fromServiceError } from "./errors.js";
 import { ParkwaySession, type SessionOptions } from "./session.js";
 
 /** How to reach the server. */
 export interface ClientOptions {
-  /** Channel credentials; insecure by default (loopback). */
+  /** Channel credentials; insecure by default (loopback). Give this or `tls`, not both. */
   credentials?: ChannelCredentials;
+  /** Connect over TLS (mTLS with `cert` and `key`); `{}` trusts the system's roots. */
+  tls?: TlsOptions;
   /** A bearer token sent as `authorization: Bearer …` on every call. */
   token?: string;
   /** Default deadline of unary calls, in ms. */
@@ -59,7 +57,7 @@ export class ParkwayClient {
     readonly address: string,
     private readonly options: ClientOptions = {},
   ) {
-    const creds = options.credentials ?? grpcCredentials.createInsecure();
+    const creds = channelCredentials(options);
     this.agentService = new AgentServiceClient(address, creds);
     this.permissionService = new PermissionServiceClient(address, creds, {
       channelOverride: this.agentService.getChannel(),

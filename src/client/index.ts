@@ -4,6 +4,7 @@ export {
   createParkwayClient,
   ParkwayClient,
 } from "./client.js";
+export { type TlsOptions } from "./channel-credentials.js";
 export { fromRpcStatus, fromServiceError, ParkwayClientError } from "./errors.js";
 export { ParkwaySession, type SessionInput, type SessionOptions, settlesReply } from "./session.js";
 export {

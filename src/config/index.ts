@@ -1,2 +1,9 @@
-export { type AgentConfig, type Config, type ConfigInput, configSchema } from "./schema.js";
+export {
+  type AgentConfig,
+  type Config,
+  type ConfigInput,
+  configSchema,
+  type TlsConfig,
+} from "./schema.js";
 export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";
+export { readTlsFiles, type TlsMaterial } from "./read-tls-files.js";

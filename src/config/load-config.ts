@@ -14,6 +14,9 @@ export interface ConfigFlags {
   data?: string;
   modelUrl?: string;
   model?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tlsClientCa?: string;
 }
 
 /** Environment variables read by Parkway (only `src/config` reads the environment). */
@@ -24,6 +27,9 @@ const ENV_KEYS = {
   PARKWAY_MODEL_URL: ["model", "url"],
   PARKWAY_MODEL: ["model", "name"],
   PARKWAY_MODEL_API_KEY: ["model", "apiKey"],
+  PARKWAY_TLS_CERT: ["tls", "cert"],
+  PARKWAY_TLS_KEY: ["tls", "key"],
+  PARKWAY_TLS_CLIENT_CA: ["tls", "clientCa"],
 } as const;
 
 type Layer = Record<string, unknown>;
@@ -100,6 +106,9 @@ export async function loadConfig(
   if (flags.data !== undefined) fromFlags.data = flags.data;
   if (flags.modelUrl !== undefined) setPath(fromFlags, ["model", "url"], flags.modelUrl);
   if (flags.model !== undefined) setPath(fromFlags, ["model", "name"], flags.model);
+  if (flags.tlsCert !== undefined) setPath(fromFlags, ["tls", "cert"], flags.tlsCert);
+  if (flags.tlsKey !== undefined) setPath(fromFlags, ["tls", "key"], flags.tlsKey);
+  if (flags.tlsClientCa !== undefined) setPath(fromFlags, ["tls", "clientCa"], flags.tlsClientCa);
   merged = merge(merged, fromFlags);
 
   return parseConfig(merged, file);

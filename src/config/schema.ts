@@ -42,6 +42,43 @@ export function duration() {
   ]);
 }
 
+/**
+ * TLS for the gRPC listener: PEM files read when the server starts. With `clientCa`, clients must
+ * present a certificate signed by it (mTLS); grpc-js can only require and verify client
+ * certificates, not ask for them optionally, so `requireClientCert` follows `clientCa` and may be
+ * written out but not contradict it.
+ */
+export const tlsConfigSchema = z
+  .strictObject({
+    /** Server certificate (chain), PEM. */
+    cert: z.string().min(1),
+    /** Private key of `cert`, PEM (unencrypted). */
+    key: z.string().min(1),
+    /** CA certificate(s), PEM, that client certificates must be signed by. */
+    clientCa: z.string().min(1).optional(),
+    /** Refuse clients without a certificate signed by `clientCa`; true exactly when it is set. */
+    requireClientCert: z.boolean().optional(),
+  })
+  .superRefine((tls, ctx) => {
+    if (tls.requireClientCert === true && tls.clientCa === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["requireClientCert"],
+        message: "needs clientCa, the CA that signs the client certificates",
+      });
+    }
+    if (tls.requireClientCert === false && tls.clientCa !== undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["clientCa"],
+        message:
+          "client certificates are verified only when required; remove clientCa or set requireClientCert to true",
+      });
+    }
+  })
+  .transform((tls) => ({ ...tls, requireClientCert: tls.clientCa !== undefined }));
+export type TlsConfig = z.infer<typeof tlsConfigSchema>;
+
 /** A tool the client executes, declared for every session of an agent. */
 export const externalToolConfigSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/),
@@ -146,6 +183,8 @@ export const configSchema = z.strictObject({
       streamsPerSession: 64,
       inputsPerSecond: 500,
     }),
+  /** TLS (and mTLS with `tls.clientCa`); unset = plaintext. */
+  tls: tlsConfigSchema.optional(),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */
   allowRemote: z.boolean().default(false),
   /** The agents; none configured = one agent "assistant" with every built-in tool. */

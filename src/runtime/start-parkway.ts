@@ -1,3 +1,4 @@
+import { readTlsFiles } from "../config/read-tls-files.js";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../common/logger.js";
 import type { Model } from "../model/model.js";
@@ -47,10 +48,12 @@ export interface RunningParkway {
 /**
  * Builds and starts Parkway from a configuration: the default model (the configured endpoint, or
  * the built-in demo script served on loopback), the agents, the store, the sessions and the gRPC
- * server. Resolves once the server reports SERVING.
+ * server. Resolves once the server reports SERVING. The TLS files are read and checked first: a bad
+ * one rejects with `ConfigError` before anything starts.
  */
 export async function startParkway(options: StartOptions): Promise<RunningParkway> {
   const { config, log } = options;
+  const tls = config.tls ? await readTlsFiles(config.tls) : undefined;
   let demo: ScriptedModelServer | undefined;
   const defaultModel = async (): Promise<Model> => {
     if (options.model) return options.model;
@@ -94,6 +97,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     log,
     authenticate: createAuthenticator(config.tenants),
     maxMessageBytes: config.limits.messageBytes,
+    ...(tls ? { tls } : {}),
     agentService: createAgentService(manager, { inputsPerSecond: config.limits.inputsPerSecond }),
     permissionService: createPermissionService(
       (tenant: string) => new PermissionAdmin(manager, tenant),

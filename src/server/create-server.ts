@@ -1,5 +1,6 @@
 import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
+import type { TlsMaterial } from "../config/read-tls-files.js";
 import type { Logger } from "../common/logger.js";
 import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
 import { PermissionServiceService } from "../generated/parkway/v1/permission.js";
@@ -25,6 +26,8 @@ export interface ServerDeps {
   maxMessageBytes?: number;
   /** Maps call metadata to a principal; default: every call acts for the tenant "default". */
   authenticate?: Authenticate;
+  /** TLS for the listener (mTLS when it has `clientCa`); default: plaintext. */
+  tls?: TlsMaterial;
 }
 
 /** A running Parkway gRPC server. */
@@ -42,6 +45,19 @@ export interface ParkwayServer {
 }
 
 const SERVICE_NAMES = ["", "parkway.v1.AgentService", "parkway.v1.PermissionService"];
+
+/**
+ * The listener's credentials: plaintext, TLS, or mTLS, where a client without a certificate signed
+ * by `clientCa` fails the handshake (the client sees UNAVAILABLE).
+ */
+function serverCredentials(tls: TlsMaterial | undefined): ServerCredentials {
+  if (!tls) return ServerCredentials.createInsecure();
+  return ServerCredentials.createSsl(
+    tls.clientCa ?? null,
+    [{ private_key: tls.key, cert_chain: tls.cert }],
+    tls.clientCa !== undefined,
+  );
+}
 
 /** Builds the Parkway server: AgentService, PermissionService, health and reflection. */
 export function createServer(deps: ServerDeps): ParkwayServer {
@@ -90,7 +106,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   return {
     async listen(address) {
       const port = await new Promise<number>((resolve, reject) =>
-        server.bindAsync(address, ServerCredentials.createInsecure(), (err, bound) =>
+        server.bindAsync(address, serverCredentials(deps.tls), (err, bound) =>
           err ? reject(err) : resolve(bound),
         ),
       );

@@ -1,6 +1,7 @@
 import path from "node:path";
 import { createRequire } from "node:module";
 import {
+  type ChannelCredentials,
   type Client,
   credentials,
   loadPackageDefinition,
@@ -26,15 +27,22 @@ function serviceClient(
   return node as ServiceClientConstructor;
 }
 
-/** Calls grpc.health.v1.Health/Check and resolves with the status name (e.g. "SERVING"). */
-export async function healthCheck(address: string, service = ""): Promise<string> {
+/**
+ * Calls grpc.health.v1.Health/Check and resolves with the status name (e.g. "SERVING"); plaintext
+ * unless `creds` says otherwise.
+ */
+export async function healthCheck(
+  address: string,
+  service = "",
+  creds: ChannelCredentials = credentials.createInsecure(),
+): Promise<string> {
   const dir = path.dirname(require.resolve("grpc-health-check/package.json"));
   const Health = serviceClient(
     "health/v1/health.proto",
     "grpc.health.v1.Health",
     path.join(dir, "proto"),
   );
-  const client = new Health(address, credentials.createInsecure()) as unknown as Client & {
+  const client = new Health(address, creds) as unknown as Client & {
     check(req: object, cb: (err: Error | null, res?: { status: string }) => void): void;
   };
   try {

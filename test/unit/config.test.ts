@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseConfig } from "../../src/config/index.js";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseConfig, readTlsFiles } from "../../src/config/index.js";
+import { type CertFiles, makeCerts } from "../helpers/make-certs.js";
 
 describe("config", () => {
   it("defaults to loopback port 50051 and ./data", () => {
@@ -14,6 +18,16 @@ describe("config", () => {
     [{ listn: "127.0.0.1:1" }, "listn: unknown key"],
     [{ model: { nmae: "x" } }, "model.nmae: unknown key"],
     [{ logLevel: "loud" }, "logLevel:"],
+    [{ tls: { cert: "c.pem" } }, "tls.key:"],
+    [{ tls: { cert: "c.pem", key: "k.pem", ca: "x" } }, "tls.ca: unknown key"],
+    [
+      { tls: { cert: "c.pem", key: "k.pem", requireClientCert: true } },
+      "tls.requireClientCert: needs clientCa",
+    ],
+    [
+      { tls: { cert: "c.pem", key: "k.pem", clientCa: "ca.pem", requireClientCert: false } },
+      "tls.clientCa: client certificates are verified only when required",
+    ],
   ])("rejects %j naming the key", (input, expected) => {
     expect(() => parseConfig(input as never)).toThrow(ConfigError);
     expect(() => parseConfig(input as never)).toThrow(expected);
@@ -38,5 +52,82 @@ describe("config", () => {
     await expect(loadConfig({ config: "/nonexistent/parkway.json" }, {})).rejects.toThrow(
       "cannot read config file /nonexistent/parkway.json",
     );
+  });
+
+  it("takes tls files from the environment and flags, flags winning", async () => {
+    const config = await loadConfig(
+      { tlsKey: "/flag/key.pem", tlsClientCa: "/flag/ca.pem" },
+      { PARKWAY_TLS_CERT: "/env/cert.pem", PARKWAY_TLS_KEY: "/env/key.pem" },
+    );
+    expect(config.tls).toEqual({
+      cert: "/env/cert.pem",
+      key: "/flag/key.pem",
+      clientCa: "/flag/ca.pem",
+      requireClientCert: true,
+    });
+    expect(parseConfig({ tls: { cert: "c", key: "k" } }).tls?.requireClientCert).toBe(false);
+    expect(parseConfig({}).tls).toBeUndefined();
+  });
+});
+
+describe("readTlsFiles", () => {
+  let certs: CertFiles;
+  beforeAll(async () => {
+    certs = await makeCerts(await mkdtemp(path.join(tmpdir(), "parkway-certs-")));
+  });
+
+  it("reads a server certificate, its key and a client CA", async () => {
+    const tls = parseConfig({
+      tls: { cert: certs.serverCert, key: certs.serverKey, clientCa: certs.ca },
+    }).tls!;
+    const material = await readTlsFiles(tls);
+    expect(material.cert.toString()).toContain("BEGIN CERTIFICATE");
+    expect(material.key.toString()).toContain("BEGIN PRIVATE KEY");
+    expect(material.clientCa?.toString()).toContain("BEGIN CERTIFICATE");
+  });
+
+  it.each<[string, () => Record<string, string>, () => string]>([
+    [
+      "an unreadable certificate",
+      () => ({ cert: path.dirname(certs.ca), key: certs.serverKey }),
+      () => `tls.cert: cannot read ${path.dirname(certs.ca)} (EISDIR)`,
+    ],
+    [
+      "a missing key",
+      () => ({ cert: certs.serverCert, key: "/nonexistent/key.pem" }),
+      () => "tls.key: cannot read /nonexistent/key.pem (ENOENT)",
+    ],
+    [
+      "a key in place of the certificate",
+      () => ({ cert: certs.serverKey, key: certs.serverKey }),
+      () => `tls.cert: ${certs.serverKey} holds no PEM certificate`,
+    ],
+    [
+      "a certificate in place of the key",
+      () => ({ cert: certs.serverCert, key: certs.serverCert }),
+      () => `tls.key: ${certs.serverCert} holds no unencrypted PEM private key`,
+    ],
+    [
+      "a key of another certificate",
+      () => ({ cert: certs.serverCert, key: certs.clientKey }),
+      () => `tls.key: ${certs.clientKey} does not match the certificate in ${certs.serverCert}`,
+    ],
+    [
+      "a client CA that is no certificate",
+      () => ({ cert: certs.serverCert, key: certs.serverKey, clientCa: certs.serverKey }),
+      () => `tls.clientCa: ${certs.serverKey} holds no PEM certificate`,
+    ],
+  ])("rejects %s, naming the field and the file", async (_name, tls, message) => {
+    const config = parseConfig({ tls: tls() as never }).tls!;
+    const read = readTlsFiles(config);
+    await expect(read).rejects.toThrow(ConfigError);
+    await expect(read).rejects.toThrow(`invalid config: ${message()}`);
+  });
+
+  it("rejects a certificate file whose PEM is corrupt", async () => {
+    const file = path.join(path.dirname(certs.ca), "corrupt.pem");
+    await writeFile(file, "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+    const read = readTlsFiles(parseConfig({ tls: { cert: file, key: certs.serverKey } }).tls!);
+    await expect(read).rejects.toThrow(`tls.cert: ${file} holds no valid PEM certificate`);
   });
 });
