@@ -2,6 +2,7 @@ package parkway
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"iter"
 	"net"
@@ -47,6 +48,14 @@ func WithToken(token string) Option {
 // plaintext, for a server on loopback.
 func WithTransportCredentials(creds credentials.TransportCredentials) Option {
 	return func(c *dialConfig) { c.creds = creds }
+}
+
+// WithTLS connects over TLS with cfg: RootCAs to trust the server's CA (nil uses the system's roots),
+// Certificates for a server that requires client certificates (mTLS). cfg may be nil for TLS with
+// the system's roots. The server name checked is the host of the address given to [Dial] unless
+// cfg.ServerName sets one. It is a shorthand for WithTransportCredentials(credentials.NewTLS(cfg)).
+func WithTLS(cfg *tls.Config) Option {
+	return WithTransportCredentials(credentials.NewTLS(cfg))
 }
 
 // WithTimeout sets the deadline of unary calls whose context has none. Zero (the default) adds no
