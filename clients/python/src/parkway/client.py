@@ -10,6 +10,7 @@ import grpc
 from google.protobuf import struct_pb2
 
 from parkway import inputs
+from parkway.credentials import channel_credentials
 from parkway.errors import from_rpc_error
 from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.v1 import (
@@ -61,13 +62,24 @@ class AsyncClient:
     Args:
         target: ``"HOST:PORT"`` of the server.
         token: a bearer token sent as ``authorization: Bearer <token>`` on every call.
-        credentials: ``grpc.ChannelCredentials`` for TLS / mTLS; insecure (loopback) when None.
+        credentials: ``grpc.ChannelCredentials`` for TLS / mTLS (e.g.
+            ``grpc.ssl_channel_credentials()`` for the system's roots); insecure (loopback) when
+            None and none of the PEM arguments below is given.
         timeout: default deadline in seconds of unary calls and of input acknowledgements;
             None means :data:`DEFAULT_TIMEOUT`. ``reply`` defaults to :data:`DEFAULT_REPLY_TIMEOUT`.
         options: extra gRPC channel options (reconnect backoff is capped at 1 s unless these set
             ``grpc.max_reconnect_backoff_ms`` and friends).
         reconnect: how attached sessions re-attach after a broken stream (default
             :class:`ReconnectPolicy`; ``ReconnectPolicy(enabled=False)`` to turn it off).
+        root_certificates: PEM bytes of the CA the server's certificate must chain to; setting it
+            (or the two below) connects over TLS. None trusts the system's roots.
+        certificate_chain: PEM bytes of a client certificate, for a server that requires one
+            (mTLS); needs ``private_key``.
+        private_key: PEM bytes of the client certificate's private key.
+
+    Raises:
+        ValueError: when ``credentials`` is combined with the PEM arguments, or only one of
+            ``certificate_chain`` and ``private_key`` is given.
     """
 
     def __init__(
@@ -79,7 +91,13 @@ class AsyncClient:
         *,
         options: Sequence[tuple[str, Any]] | None = None,
         reconnect: ReconnectPolicy | None = None,
+        root_certificates: bytes | None = None,
+        certificate_chain: bytes | None = None,
+        private_key: bytes | None = None,
     ) -> None:
+        credentials = channel_credentials(
+            credentials, root_certificates, certificate_chain, private_key
+        )
         self.target = target
         self.timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self._token = token

@@ -18,6 +18,7 @@ import grpc
 
 from parkway import inputs
 from parkway.client import AsyncClient, SessionStatusName
+from parkway.credentials import channel_credentials
 from parkway.events import Event
 from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.v1 import agent_service_pb2, content_pb2, events_pb2, permission_pb2
@@ -214,7 +215,14 @@ class Client:
         *,
         options: Sequence[tuple[str, Any]] | None = None,
         reconnect: ReconnectPolicy | None = None,
+        root_certificates: bytes | None = None,
+        certificate_chain: bytes | None = None,
+        private_key: bytes | None = None,
     ) -> None:
+        # Checked here so that a bad combination raises before the loop thread starts.
+        credentials = channel_credentials(
+            credentials, root_certificates, certificate_chain, private_key
+        )
         self._loop = _LoopThread()
 
         async def make() -> AsyncClient:  # the aio channel must be created on its loop
