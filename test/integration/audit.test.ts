@@ -9,7 +9,9 @@ import {
   createParkwayClient,
   type ParkwayClient,
   type ParkwayClientError,
+  PermissionBehavior,
   PermissionMode,
+  RuleScope,
   SessionStatus,
   type ServerEvent,
   type ToolCallBlock,
@@ -149,7 +151,7 @@ async function listAll(c: ParkwayClient, pageSize: number): Promise<AuditRecord[
 }
 
 async function until(check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 400 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25));
 }
 
 describe("AuditService", () => {
@@ -177,6 +179,13 @@ describe("AuditService", () => {
     chat.close();
     const rule = (await acme.listRules({ sessionId: a.id })).find((r) => r.toolCallId === "c-ask1");
     await acme.removeRule(rule!.id);
+    await acme.addRules([
+      {
+        toolName: "Read",
+        behavior: PermissionBehavior.PERMISSION_BEHAVIOR_ALLOW,
+        scope: RuleScope.RULE_SCOPE_TENANT,
+      },
+    ]);
 
     // Session B: an ask that expires, a mode set, a denial by the mode.
     const b = await acme.createSession({ agentId: "slow" });
@@ -212,6 +221,7 @@ describe("AuditService", () => {
       "ALLOWED_BY_CHECK server q1 tool.ask_user",
       "ANSWERED alice q1",
       `RULE_REMOVED alice ${accepted}`,
+      "RULE_ADDED alice Read",
       "ASKED server late mode.default",
       "EXPIRED expiry late",
       "MODE_SET alice",
@@ -232,6 +242,10 @@ describe("AuditService", () => {
       resultState: ToolResultState.TOOL_RESULT_STATE_SUCCESS,
     });
     expect(byKind(AuditKind.AUDIT_KIND_RULE_REMOVED)[0]!.ruleId).toBe(rule!.id);
+    expect(byKind(AuditKind.AUDIT_KIND_RULE_ADDED)[0]).toMatchObject({
+      scope: RuleScope.RULE_SCOPE_TENANT,
+      sessionId: "",
+    });
     expect(byKind(AuditKind.AUDIT_KIND_EXPIRED)[0]!.reason).toContain("denied");
     expect(byKind(AuditKind.AUDIT_KIND_MODE_SET)[0]!.mode).toBe(
       PermissionMode.PERMISSION_MODE_EXPLORE,
@@ -246,12 +260,12 @@ describe("AuditService", () => {
 
     // Pages of 4, oldest first, with a token only when more follow.
     const pages = await listAll(acme, 4);
-    expect(pages.map((p) => p.length)).toEqual([4, 4, 4, 3]);
+    expect(pages.map((p) => p.length)).toEqual([4, 4, 4, 4]);
     expect(pages.flat().map((r) => r.id)).toEqual(all.map((r) => r.id));
 
     // Filters: by session, by call within a session, by call alone.
     const ofB = await acme.listAuditRecords({ sessionId: b.id });
-    expect(ofB.records.map(show)).toEqual(expected.slice(9, 13));
+    expect(ofB.records.map(show)).toEqual(expected.slice(10, 14));
     const ofAsk1 = await acme.listAuditRecords({ sessionId: a.id, toolCallId: "c-ask1" });
     expect(ofAsk1.records.map(show)).toEqual(expected.slice(2, 4));
     const ofDeny = await acme.listAuditRecords({ toolCallId: "c-deny" });
