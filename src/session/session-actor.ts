@@ -549,8 +549,8 @@ export class SessionActor {
 
   /**
    * Ends or parks a reply. Ending writes `before` (events that end its calls), REPLY_END, the message
-   * into the history, the removal of the reply and `extra` in one batch; parking announces REPLY_PARKED with
-   * a synced checkpoint.
+   * into the history, the removal of the reply and `extra` in one batch; parking announces
+   * REPLY_PARKED with a synced checkpoint.
    */
   private async settle(
     active: ActiveReply,
