@@ -83,6 +83,7 @@ type Client struct {
 	conn    *grpc.ClientConn
 	agent   pb.AgentServiceClient
 	perms   pb.PermissionServiceClient
+	audit   pb.AuditServiceClient
 	timeout time.Duration
 }
 
@@ -141,6 +142,7 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 		conn:    conn,
 		agent:   pb.NewAgentServiceClient(conn),
 		perms:   pb.NewPermissionServiceClient(conn),
+		audit:   pb.NewAuditServiceClient(conn),
 		timeout: cfg.timeout,
 	}, nil
 }
@@ -156,6 +158,9 @@ func (c *Client) AgentService() pb.AgentServiceClient { return c.agent }
 
 // PermissionService returns the generated PermissionService stub on the client's connection.
 func (c *Client) PermissionService() pb.PermissionServiceClient { return c.perms }
+
+// AuditService returns the generated AuditService stub on the client's connection.
+func (c *Client) AuditService() pb.AuditServiceClient { return c.audit }
 
 // unaryContext applies the default timeout to a context without a deadline.
 func (c *Client) unaryContext(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -55,6 +55,7 @@ function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlo
   call.decision = decision;
   switch (decision.behavior) {
     case "deny":
+      env.decided?.(call, decision);
       env.message.content.push(
         finishWithoutRunning(call, "denied", `Permission denied: ${decision.reason}`, env.emit),
       );
@@ -73,6 +74,7 @@ function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlo
         call.heldBy = holder.id;
         return "wait";
       }
+      env.decided?.(call, decision);
       call.state = "asking";
       call.suggestedRules = decision.suggestedRules;
       Object.assign(call, expiry(env));
@@ -80,6 +82,7 @@ function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlo
       return "wait";
     }
     case "allow":
+      env.decided?.(call, decision);
       call.state = "allowed";
       return tool.external ? submit(call, env) : "run";
   }

@@ -6,6 +6,7 @@ import { toModelMessages } from "./to-model-messages.js";
 import { processToolCalls } from "./process-tool-calls.js";
 import { finishWithoutRunning, INTERRUPTED_TEXT } from "./tool-runner.js";
 import {
+  type DecisionInfo,
   type Failure,
   type FinishedReason,
   type Msg,
@@ -28,6 +29,12 @@ export interface ReplyEnv {
   emit: (body: EventBody) => void;
   /** The session's permission state, read at each decision (rules change as people accept them). */
   permissions: () => PermissionState;
+  /**
+   * Told of each decision the permission engine makes on its own (allow, deny, or ask with a prompt),
+   * right before the first event that shows it is emitted, so the session can store a record of it
+   * with that event. Not called for a call held behind another one (it is decided again later).
+   */
+  decided?: (call: ToolCallBlock, decision: DecisionInfo) => void;
 }
 
 /** How `runReply` returned: finished (REPLY_END emitted) or parked (waiting for answers). */

@@ -10,6 +10,11 @@ import {
   type Session,
 } from "../generated/parkway/v1/agent_service.js";
 import {
+  AuditServiceClient,
+  type ListAuditRecordsRequest,
+  type ListAuditRecordsResponse,
+} from "../generated/parkway/v1/audit.js";
+import {
   type AddRulesResponse,
   type ExplainRequest,
   type ListRulesRequest,
@@ -51,6 +56,7 @@ type Unary<Req, Res> = (
 export class ParkwayClient {
   readonly agentService: AgentServiceClient;
   readonly permissionService: PermissionServiceClient;
+  readonly auditService: AuditServiceClient;
   private readonly sessions = new Set<ParkwaySession>();
 
   constructor(
@@ -60,6 +66,9 @@ export class ParkwayClient {
     const creds = channelCredentials(options);
     this.agentService = new AgentServiceClient(address, creds);
     this.permissionService = new PermissionServiceClient(address, creds, {
+      channelOverride: this.agentService.getChannel(),
+    });
+    this.auditService = new AuditServiceClient(address, creds, {
       channelOverride: this.agentService.getChannel(),
     });
   }
@@ -225,6 +234,21 @@ export class ParkwayClient {
     return res.decision as PermissionDecision;
   }
 
+  /**
+   * One page of the tenant's audit trail (permission decisions and answers), oldest first; pass the
+   * response's `nextPageToken` back as `pageToken` for the next page.
+   */
+  listAuditRecords(
+    request: Partial<ListAuditRecordsRequest> = {},
+    settings?: CallSettings,
+  ): Promise<ListAuditRecordsResponse> {
+    return this.unary(
+      this.auditService.listAuditRecords.bind(this.auditService),
+      { sessionId: "", toolCallId: "", pageSize: 0, pageToken: "", ...request },
+      settings,
+    );
+  }
+
   /** Opens a Chat stream attached to a session, replaying events after `afterSeq`. */
   async attach(
     sessionId: string,
@@ -251,6 +275,7 @@ export class ParkwayClient {
     this.sessions.clear();
     this.agentService.close();
     this.permissionService.close();
+    this.auditService.close();
   }
 }
 

@@ -26,6 +26,11 @@ export {
   type ToolResultBlock,
   ToolResultState,
 } from "../generated/parkway/v1/content.js";
+export {
+  AuditKind,
+  type AuditRecord,
+  type ListAuditRecordsResponse,
+} from "../generated/parkway/v1/audit.js";
 export type { AskUserInput, AskUserMetadata } from "../generated/parkway/v1/ask_user.js";
 export type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
 export {

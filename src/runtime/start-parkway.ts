@@ -9,8 +9,10 @@ import {
   startScriptedModel,
 } from "../model/scripted/index.js";
 import { createAgentService } from "../server/agent-service-impl.js";
+import { createAuditService } from "../server/audit-service-impl.js";
 import { createServer, type ParkwayServer } from "../server/create-server.js";
 import { createPermissionService } from "../server/permission-service-impl.js";
+import { listAudit } from "../session/audit-log.js";
 import { PermissionAdmin } from "../session/permission-admin.js";
 import { SessionManager } from "../session/session-manager.js";
 import { createLevelStore } from "../store/level-store.js";
@@ -101,6 +103,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     agentService: createAgentService(manager, { inputsPerSecond: config.limits.inputsPerSecond }),
     permissionService: createPermissionService(
       (tenant: string) => new PermissionAdmin(manager, tenant),
+    ),
+    auditService: createAuditService((tenant, filter, signal) =>
+      listAudit(store, tenant, filter, signal),
     ),
   });
   let port: number;

@@ -3,11 +3,13 @@ import { HealthImplementation } from "grpc-health-check";
 import type { TlsMaterial } from "../config/read-tls-files.js";
 import type { Logger } from "../common/logger.js";
 import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
+import { AuditServiceService } from "../generated/parkway/v1/audit.js";
 import { PermissionServiceService } from "../generated/parkway/v1/permission.js";
 import type { Store } from "../store/store.js";
 import { type AdapterEnv, adaptBidi, adaptUnary } from "./adapters.js";
 import { type Authenticate, createAuthenticator } from "./auth.js";
 import { type AgentServiceHandlers, unimplementedAgentService } from "./agent-service.js";
+import { type AuditServiceHandlers, unimplementedAuditService } from "./audit-service.js";
 import { ServerShutdownError } from "./call-context.js";
 import {
   type PermissionServiceHandlers,
@@ -22,6 +24,7 @@ export interface ServerDeps {
   log: Logger;
   agentService?: AgentServiceHandlers;
   permissionService?: PermissionServiceHandlers;
+  auditService?: AuditServiceHandlers;
   /** Largest message accepted, in bytes. */
   maxMessageBytes?: number;
   /** Maps call metadata to a principal; default: every call acts for the tenant "default". */
@@ -44,7 +47,12 @@ export interface ParkwayServer {
   shutdown(options?: { graceMs?: number }): Promise<void>;
 }
 
-const SERVICE_NAMES = ["", "parkway.v1.AgentService", "parkway.v1.PermissionService"];
+const SERVICE_NAMES = [
+  "",
+  "parkway.v1.AgentService",
+  "parkway.v1.PermissionService",
+  "parkway.v1.AuditService",
+];
 
 /**
  * The listener's credentials: plaintext, TLS, or mTLS, where a client without a certificate signed
@@ -59,7 +67,7 @@ function serverCredentials(tls: TlsMaterial | undefined): ServerCredentials {
   );
 }
 
-/** Builds the Parkway server: AgentService, PermissionService, health and reflection. */
+/** Builds the Parkway server: AgentService, PermissionService, AuditService, health, reflection. */
 export function createServer(deps: ServerDeps): ParkwayServer {
   const log = deps.log;
   const shutdownController = new AbortController();
@@ -94,6 +102,11 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     explain: adaptUnary("Explain", perms.explain, env),
   };
   server.addService(PermissionServiceService, permImpl);
+
+  const audit = deps.auditService ?? unimplementedAuditService();
+  server.addService(AuditServiceService, {
+    listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, env),
+  });
 
   const health = new HealthImplementation(
     Object.fromEntries(SERVICE_NAMES.map((name) => [name, "NOT_SERVING" as const])),

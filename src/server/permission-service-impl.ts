@@ -63,7 +63,7 @@ export function createPermissionService(
 
     async removeRule(request, ctx) {
       const admin = adminFor(ctx.principal.tenant);
-      return { rule: ruleToPb(await admin.remove(request.ruleId)) };
+      return { rule: ruleToPb(await admin.remove(request.ruleId, ctx.principal.name)) };
     },
 
     async setMode(request, ctx) {
@@ -74,7 +74,9 @@ export function createPermissionService(
       }
       if (!request.sessionId)
         throw invalidArgument([{ field: "session_id", description: "is required" }]);
-      return { mode: permissionMode.toPb(await admin.setMode(request.sessionId, mode)) };
+      return {
+        mode: permissionMode.toPb(await admin.setMode(request.sessionId, mode, ctx.principal.name)),
+      };
     },
 
     async explain(request, ctx) {

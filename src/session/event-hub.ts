@@ -147,6 +147,14 @@ export class EventHub {
     return done;
   }
 
+  /**
+   * Adds `extra` to the write that carries the next event emitted, without writing by itself: what
+   * it puts is stored together with that event (or with an earlier one still waiting to be written).
+   */
+  stage(extra: (batch: StoreBatch) => void): void {
+    this.extras.push(extra);
+  }
+
   /** Resolves once every write issued so far has finished (failures included). */
   async settled(): Promise<void> {
     while (this.draining) await this.draining;

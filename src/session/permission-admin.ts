@@ -2,6 +2,8 @@ import { decide, type PermissionState } from "../agent/gate.js";
 import { parseToolInput } from "../agent/tool-input.js";
 import type { DecisionInfo, Rule } from "../agent/types.js";
 import { invalidArgument } from "../common/errors.js";
+import { ruleAudit } from "./audit-entries.js";
+import { writeAudit } from "./audit-records.js";
 import type { RuleScopeKey, StoredRule } from "./rule-book.js";
 import type { SessionManager } from "./session-manager.js";
 
@@ -102,17 +104,27 @@ export class PermissionAdmin {
         },
       });
     }
-    return this.book.add(prepared);
+    return this.book.add(prepared, (batch, added) =>
+      writeAudit(
+        batch,
+        this.tenant,
+        added.map((rule) => ruleAudit("rule_added", rule, principal)),
+      ),
+    );
   }
 
-  remove(ruleId: string): Promise<StoredRule> {
+  /** Removes a rule, recording who did. */
+  remove(ruleId: string, principal: string): Promise<StoredRule> {
     if (!ruleId) throw invalidArgument([{ field: "rule_id", description: "is required" }]);
-    return this.book.remove(ruleId);
+    return this.book.remove(ruleId, (batch, rule) =>
+      writeAudit(batch, this.tenant, [ruleAudit("rule_removed", rule, principal)]),
+    );
   }
 
-  async setMode(sessionId: string, mode: PermissionState["mode"] | undefined) {
+  /** Sets a session's mode, recording who did. */
+  async setMode(sessionId: string, mode: PermissionState["mode"] | undefined, principal: string) {
     const actor = await this.sessions.actor(sessionId, this.tenant);
-    const result = await actor.serial(() => actor.setMode(mode));
+    const result = await actor.serial(() => actor.setMode(mode, principal));
     this.sessions.release(actor);
     return result;
   }

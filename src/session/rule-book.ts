@@ -123,27 +123,40 @@ export class RuleBook {
     for (const { rule, key } of fresh) this.cache.get(scopeKey(key))?.push(rule);
   }
 
-  /** Adds rules in their own atomic write. */
+  /** Adds rules in their own atomic write, with what `extra` puts for the new ones. */
   async add(
     rules: { rule: Rule; key: RuleScopeKey }[],
+    extra?: (batch: StoreBatch, added: StoredRule[]) => void,
   ): Promise<{ stored: StoredRule[]; added: number }> {
     const { stored, fresh } = await this.prepare(rules);
     const batch = this.store.batch();
     this.write(batch, fresh);
+    extra?.(
+      batch,
+      fresh.map((f) => f.rule),
+    );
     await batch.write({ sync: true });
     this.committed(fresh);
     return { stored, added: fresh.length };
   }
 
-  /** Removes a rule by id; NOT_FOUND when the tenant has none with that id. */
-  async remove(id: string): Promise<StoredRule> {
+  /**
+   * Removes a rule by id, in one atomic write with what `extra` puts; NOT_FOUND when the tenant has
+   * none with that id.
+   */
+  async remove(
+    id: string,
+    extra?: (batch: StoreBatch, removed: StoredRule) => void,
+  ): Promise<StoredRule> {
     const prefix = `${this.tenant}/`;
     for await (const [key, rule] of this.store.entries(RuleRecord, {
       gte: prefix,
       lt: `${prefix}\uffff`,
     })) {
       if (rule.id !== id) continue;
-      await this.store.batch().del(RuleRecord, key).write({ sync: true });
+      const batch = this.store.batch().del(RuleRecord, key);
+      extra?.(batch, rule as StoredRule);
+      await batch.write({ sync: true });
       const scope = key.slice(prefix.length, key.length - id.length - 1);
       const cached = this.cache.get(scope);
       if (cached)

@@ -8,6 +8,15 @@ import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
+import {
+  confirmAudit,
+  decisionAudit,
+  expiryAudit,
+  externalAudit,
+  interruptAudit,
+  modeAudit,
+} from "./audit-entries.js";
+import { writeAudit } from "./audit-records.js";
 import { EventHub } from "./event-hub.js";
 import { foldEvents } from "./fold-events.js";
 import { pendingCalls } from "./pending-calls.js";
@@ -275,22 +284,25 @@ export class SessionActor {
   }
 
   /** Interrupts the running or parked reply; a no-op on an idle session. */
-  async interrupt(replyId: string, requestId?: Request): Promise<void> {
+  async interrupt(replyId: string, principal: string, requestId?: Request): Promise<void> {
     const active = this.active;
     if (!active) return;
     assertReply(active.data.replyId, replyId);
-    if (requestId)
-      await this.events.commit({
-        extra: (b) => this.recordRequest(b, requestId, "user_interrupt"),
-      });
+    const extra = (b: StoreBatch) => {
+      this.recordRequest(b, requestId, "user_interrupt");
+      writeAudit(b, this.tenant, [interruptAudit(this.id, active.data.replyId, principal)]);
+    };
     if (active.task) {
+      const task = active.task;
       active.controller.abort(new Error("interrupted by the user"));
-      return active.task;
+      await this.events.commit({ extra });
+      return task;
     }
     await this.settle(
       active,
       { kind: "finished", finishedReason: "interrupted" },
       this.interruptParked(active),
+      extra,
     );
   }
 
@@ -314,10 +326,12 @@ export class SessionActor {
     const message = structuredClone(active.data.message);
     const buffered: EventBody[] = [];
     const accepted = applyConfirmations(message, answers, this.answerContext(principal, buffered));
+    const audit = confirmAudit(this.id, active.data.message, answers, principal);
     const { fresh } = await this.deps.rules.prepare(accepted);
     await this.applyAnswer(active, message, buffered, (b) => {
       this.deps.rules.write(b, fresh);
       this.recordRequest(b, requestId, "user_confirm_result");
+      writeAudit(b, this.tenant, audit);
     });
     this.deps.rules.committed(fresh);
     return { settled: this.resume(active) };
@@ -327,6 +341,7 @@ export class SessionActor {
   async externalResults(
     replyId: string,
     answers: ExternalAnswer[],
+    principal: string,
     requestId?: Request,
   ): Promise<{ settled: Promise<ReplySettled> }> {
     const active = assertParked(
@@ -338,10 +353,12 @@ export class SessionActor {
     );
     const message = structuredClone(active.data.message);
     const buffered: EventBody[] = [];
-    applyExternalResults(message, answers, this.answerContext("", buffered));
-    await this.applyAnswer(active, message, buffered, (b) =>
-      this.recordRequest(b, requestId, "external_execution_result"),
-    );
+    applyExternalResults(message, answers, this.answerContext(principal, buffered));
+    const audit = externalAudit(this.id, message, answers, principal);
+    await this.applyAnswer(active, message, buffered, (b) => {
+      this.recordRequest(b, requestId, "external_execution_result");
+      writeAudit(b, this.tenant, audit);
+    });
     return { settled: this.resume(active) };
   }
 
@@ -358,7 +375,9 @@ export class SessionActor {
     );
     if (due.length === 0) return;
     const seconds = Math.round((this.agent.confirmTimeoutMs ?? 0) / 1000);
+    const replyId = active.data.replyId;
     if (this.agent.expiryPolicy === "interrupt") {
+      const audit = expiryAudit(this.id, replyId, due, `no answer within ${seconds}s; interrupted`);
       const events = this.interruptParked(
         active,
         `The tool call timed out after ${seconds}s without an answer; the reply was interrupted.`,
@@ -371,9 +390,11 @@ export class SessionActor {
           error: { code: "confirm_timeout", message: `no answer within ${seconds}s` },
         },
         events,
+        (b) => writeAudit(b, this.tenant, audit),
       );
       return;
     }
+    const audit = expiryAudit(this.id, replyId, due, `no answer within ${seconds}s; denied`);
     const message = structuredClone(active.data.message);
     const buffered: EventBody[] = [];
     for (const { id } of due) {
@@ -391,7 +412,7 @@ export class SessionActor {
         ),
       );
     }
-    await this.applyAnswer(active, message, buffered);
+    await this.applyAnswer(active, message, buffered, (b) => writeAudit(b, this.tenant, audit));
     void this.resume(active);
   }
 
@@ -469,13 +490,16 @@ export class SessionActor {
   }
 
   /** Sets the session's mode (undefined follows the agent's); takes effect at the next decision. */
-  async setMode(mode: SessionData["mode"]): Promise<PermissionState["mode"]> {
+  async setMode(mode: SessionData["mode"], principal: string): Promise<PermissionState["mode"]> {
     const next: SessionData = { ...this.data };
     if (mode) next.mode = mode;
     else delete next.mode;
     this.data = next;
     this.dirty = true;
-    await this.events.commit({ sync: true });
+    await this.events.commit({
+      sync: true,
+      extra: (b) => writeAudit(b, this.tenant, [modeAudit(this.id, mode, principal)]),
+    });
     return this.data.mode ?? this.agent.permissionMode;
   }
 
@@ -505,6 +529,10 @@ export class SessionActor {
             workingDirectories: this.data.workingDirectories,
             homeDir: this.deps.homeDir,
           }),
+          decided: (call, decision) => {
+            const audit = decisionAudit(this.id, replyId, call, decision);
+            this.events.stage((b) => writeAudit(b, this.tenant, [audit]));
+          },
         });
         active.data.iteration = progress.iteration;
       } catch (err) {
@@ -521,13 +549,14 @@ export class SessionActor {
 
   /**
    * Ends or parks a reply. Ending writes `before` (events that end its calls), REPLY_END, the message
-   * into the history and the removal of the reply in one batch; parking announces REPLY_PARKED with
-   * a synced checkpoint.
+   * into the history, the removal of the reply and `extra` in one batch; parking announces
+   * REPLY_PARKED with a synced checkpoint.
    */
   private async settle(
     active: ActiveReply,
     outcome: ReplyOutcome,
     before: EventBody[] = [],
+    extra?: (b: StoreBatch) => void,
   ): Promise<void> {
     const replyId = active.data.replyId;
     const message = active.data.message;
@@ -542,11 +571,12 @@ export class SessionActor {
         ...(outcome.error ? { error: outcome.error } : {}),
       };
       await this.events.emitWith(replyId, [...before, end], {
-        extra: (b) =>
-          b
-            .put(MessageRecord, messageKey(this.id, index), message)
+        extra: (b) => {
+          b.put(MessageRecord, messageKey(this.id, index), message)
             .del(ReplyRecord, this.id)
-            .del(RunningRecord, this.id),
+            .del(RunningRecord, this.id);
+          extra?.(b);
+        },
       });
       await this.compact();
     } else {

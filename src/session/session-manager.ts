@@ -427,7 +427,7 @@ export class SessionManager {
         case "user_message":
           return actor.startReply(input.text, requestId);
         case "user_interrupt":
-          await actor.interrupt(input.replyId, requestId);
+          await actor.interrupt(input.replyId, options.principal ?? "anonymous", requestId);
           return {};
         case "confirm":
           return actor.confirm(
@@ -437,7 +437,12 @@ export class SessionManager {
             requestId,
           );
         case "external_results":
-          return actor.externalResults(input.replyId, input.answers, requestId);
+          return actor.externalResults(
+            input.replyId,
+            input.answers,
+            options.principal ?? "anonymous",
+            requestId,
+          );
       }
     });
   }

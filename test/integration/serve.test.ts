@@ -17,7 +17,12 @@ describe("parkway serve (the README's serve command)", () => {
   });
 
   it("answers SERVING to health checks for the server and each service", async () => {
-    for (const service of ["", "parkway.v1.AgentService", "parkway.v1.PermissionService"]) {
+    for (const service of [
+      "",
+      "parkway.v1.AgentService",
+      "parkway.v1.PermissionService",
+      "parkway.v1.AuditService",
+    ]) {
       expect(await healthCheck(server.address, service)).toBe("SERVING");
     }
   });
@@ -25,7 +30,11 @@ describe("parkway serve (the README's serve command)", () => {
   it("lists the parkway.v1 services through reflection", async () => {
     const services = await listServices(server.address);
     expect(services).toEqual(
-      expect.arrayContaining(["parkway.v1.AgentService", "parkway.v1.PermissionService"]),
+      expect.arrayContaining([
+        "parkway.v1.AgentService",
+        "parkway.v1.PermissionService",
+        "parkway.v1.AuditService",
+      ]),
     );
   });
 

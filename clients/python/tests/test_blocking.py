@@ -55,6 +55,18 @@ def test_blocking_flow(stack: Stack) -> None:
         accepted = parkway.v1.permission_pb2.RULE_SOURCE_CONFIRMATION
         assert any(r.tool_name == "Bash" and r.source == accepted for r in rules), rules
 
+        # The audit trail: the engine asked, then the caller confirmed with the suggested rule.
+        trail = client.list_audit_records(session.id)
+        kinds = [(r.kind, r.actor, r.tool_call_id) for r in trail.records]
+        assert kinds == [
+            (parkway.v1.audit_pb2.AUDIT_KIND_ASKED, "server", "s1"),
+            (parkway.v1.audit_pb2.AUDIT_KIND_CONFIRMED, "anonymous", "s1"),
+        ], trail
+        assert list(trail.records[1].accepted_rules) == [
+            f"Bash({r.rule_content})" for r in call.suggested_rules
+        ]
+        assert trail.next_page_token == ""
+
         # The unary Reply: one input, runs until the reply settles.
         response = client.reply(session.id, "unary")
         assert response.message.finished_reason == content_pb2.FINISHED_REASON_COMPLETED

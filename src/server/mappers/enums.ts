@@ -1,4 +1,5 @@
 import type { FinishedReason, ToolCallState, ToolResultState } from "../../agent/types.js";
+import { AuditKind as PbAuditKind } from "../../generated/parkway/v1/audit.js";
 import { SessionStatus as PbSessionStatus } from "../../generated/parkway/v1/agent_service.js";
 import {
   FinishedReason as PbFinishedReason,
@@ -11,6 +12,7 @@ import {
   RuleScope as PbScope,
   RuleSource as PbSource,
 } from "../../generated/parkway/v1/permission.js";
+import type { AuditKind as AuditKindName } from "../../session/audit-records.js";
 import type { SessionStatus } from "../../session/records.js";
 
 /** A two-way mapping between domain strings and proto enum numbers. */
@@ -79,4 +81,21 @@ export const ruleSource = twoWay<"suggested" | "confirmation" | "api" | "config"
   ["confirmation", PbSource.RULE_SOURCE_CONFIRMATION],
   ["api", PbSource.RULE_SOURCE_API],
   ["config", PbSource.RULE_SOURCE_CONFIG],
+]);
+
+export const auditKind = twoWay<AuditKindName, PbAuditKind>([
+  ["allowed_by_rule", PbAuditKind.AUDIT_KIND_ALLOWED_BY_RULE],
+  ["allowed_by_check", PbAuditKind.AUDIT_KIND_ALLOWED_BY_CHECK],
+  ["denied_by_rule", PbAuditKind.AUDIT_KIND_DENIED_BY_RULE],
+  ["denied_by_check", PbAuditKind.AUDIT_KIND_DENIED_BY_CHECK],
+  ["asked", PbAuditKind.AUDIT_KIND_ASKED],
+  ["confirmed", PbAuditKind.AUDIT_KIND_CONFIRMED],
+  ["denied", PbAuditKind.AUDIT_KIND_DENIED],
+  ["expired", PbAuditKind.AUDIT_KIND_EXPIRED],
+  ["external_result", PbAuditKind.AUDIT_KIND_EXTERNAL_RESULT],
+  ["answered", PbAuditKind.AUDIT_KIND_ANSWERED],
+  ["interrupted", PbAuditKind.AUDIT_KIND_INTERRUPTED],
+  ["rule_added", PbAuditKind.AUDIT_KIND_RULE_ADDED],
+  ["rule_removed", PbAuditKind.AUDIT_KIND_RULE_REMOVED],
+  ["mode_set", PbAuditKind.AUDIT_KIND_MODE_SET],
 ]);

@@ -16,6 +16,8 @@ from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.v1 import (
     agent_service_pb2,
     agent_service_pb2_grpc,
+    audit_pb2,
+    audit_pb2_grpc,
     content_pb2,
     events_pb2,
     permission_pb2,
@@ -113,6 +115,8 @@ class AsyncClient:
         self.agent_service: Any = agent_service_pb2_grpc.AgentServiceStub(self.channel)  # type: ignore[no-untyped-call]
         #: The generated PermissionService stub on this client's channel.
         self.permission_service: Any = permission_pb2_grpc.PermissionServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        #: The generated AuditService stub on this client's channel.
+        self.audit_service: Any = audit_pb2_grpc.AuditServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     def metadata(self) -> tuple[tuple[str, str], ...]:
         """Call metadata: the bearer token, if any."""
@@ -239,6 +243,30 @@ class AsyncClient:
             self.permission_service.ListRules, request, timeout=timeout
         )
         return list(response.rules)
+
+    async def list_audit_records(
+        self,
+        session_id: str = "",
+        *,
+        tool_call_id: str = "",
+        page_size: int = 0,
+        page_token: str = "",
+        timeout: float | None = None,
+    ) -> audit_pb2.ListAuditRecordsResponse:
+        """One page of the tenant's audit trail, oldest first (``.records``, ``.next_page_token``:
+        empty on the last page): every permission decision and answer, who made it, when, for which
+        tool call and by which rule; optionally only those of ``session_id`` or ``tool_call_id``."""
+        response: audit_pb2.ListAuditRecordsResponse = await self.unary(
+            self.audit_service.ListAuditRecords,
+            audit_pb2.ListAuditRecordsRequest(
+                session_id=session_id,
+                tool_call_id=tool_call_id,
+                page_size=page_size,
+                page_token=page_token,
+            ),
+            timeout=timeout,
+        )
+        return response
 
     async def reply(
         self,

@@ -21,7 +21,7 @@ from parkway.client import AsyncClient, SessionStatusName
 from parkway.credentials import channel_credentials
 from parkway.events import Event
 from parkway.session import AsyncSession, ReconnectPolicy
-from parkway.v1 import agent_service_pb2, content_pb2, events_pb2, permission_pb2
+from parkway.v1 import agent_service_pb2, audit_pb2, content_pb2, events_pb2, permission_pb2
 
 __all__ = ["Client", "Session"]
 
@@ -313,6 +313,26 @@ class Client:
         """See :meth:`AsyncClient.list_rules`."""
         return self._loop.run(
             self.aio.list_rules(session_id, agent_id=agent_id, scope=scope, timeout=timeout)
+        )
+
+    def list_audit_records(
+        self,
+        session_id: str = "",
+        *,
+        tool_call_id: str = "",
+        page_size: int = 0,
+        page_token: str = "",
+        timeout: float | None = None,
+    ) -> audit_pb2.ListAuditRecordsResponse:
+        """See :meth:`AsyncClient.list_audit_records`."""
+        return self._loop.run(
+            self.aio.list_audit_records(
+                session_id,
+                tool_call_id=tool_call_id,
+                page_size=page_size,
+                page_token=page_token,
+                timeout=timeout,
+            )
         )
 
     def reply(

@@ -6,6 +6,8 @@ __all__ = [
     "agent_service_pb2_grpc",
     "ask_user_pb2",
     "ask_user_pb2_grpc",
+    "audit_pb2",
+    "audit_pb2_grpc",
     "content_pb2",
     "content_pb2_grpc",
     "events_pb2",
