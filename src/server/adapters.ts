@@ -34,15 +34,38 @@ export interface AdapterEnv {
   readonly authenticate: Authenticate;
 }
 
+const callsOf = new WeakMap<AdapterEnv, Set<AbortController>>();
+
+/**
+ * The controllers of the calls in flight, aborted together by one listener on the shutdown signal
+ * (a listener per call would make attaching N streams cost O(N²): EventTarget scans its listeners).
+ */
+function callControllers(env: AdapterEnv): Set<AbortController> {
+  let calls = callsOf.get(env);
+  if (!calls) {
+    const set = new Set<AbortController>();
+    env.shutdown.addEventListener(
+      "abort",
+      () => {
+        for (const controller of set) controller.abort(env.shutdown.reason);
+      },
+      { once: true },
+    );
+    callsOf.set(env, set);
+    calls = set;
+  }
+  return calls;
+}
+
 function createContext(
   call: { metadata: Metadata; getPeer(): string; on(event: "cancelled", fn: () => void): unknown },
   method: string,
   env: AdapterEnv,
 ): { ctx: CallContext; dispose: () => void } {
   const controller = new AbortController();
-  const onShutdown = () => controller.abort(env.shutdown.reason);
-  if (env.shutdown.aborted) onShutdown();
-  else env.shutdown.addEventListener("abort", onShutdown, { once: true });
+  const calls = callControllers(env);
+  if (env.shutdown.aborted) controller.abort(env.shutdown.reason);
+  else calls.add(controller);
   call.on("cancelled", () => controller.abort(new Error("cancelled by client")));
   const peer = call.getPeer();
   const log = env.log.child({ method, peer });
@@ -50,7 +73,7 @@ function createContext(
   try {
     principal = env.authenticate(call.metadata);
   } catch (err) {
-    env.shutdown.removeEventListener("abort", onShutdown);
+    calls.delete(controller);
     throw err;
   }
   const ctx: CallContext = {
@@ -60,7 +83,7 @@ function createContext(
     log: principal.tenant === "default" ? log : log.child({ tenant: principal.tenant }),
     principal,
   };
-  return { ctx, dispose: () => env.shutdown.removeEventListener("abort", onShutdown) };
+  return { ctx, dispose: () => calls.delete(controller) };
 }
 
 function report(ctx: CallContext, err: unknown): void {

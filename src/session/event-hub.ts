@@ -83,6 +83,8 @@ export class EventHub {
   private readonly log: EventLog;
   private readonly subscribers = new Set<Subscriber>();
   private draining: Promise<void> | undefined;
+  /** A write scheduled for after the current turn of the event loop. */
+  private soon: NodeJS.Immediate | undefined;
   /** The events of the write in flight (not yet seen by any stream). */
   private inFlight: StoredEvent[] = [];
   private waiters: Waiter[] = [];
@@ -111,11 +113,19 @@ export class EventHub {
     return this.subscribers.size;
   }
 
-  /** Logs an event; attached streams receive it once it is written. */
+  /**
+   * Logs an event; attached streams receive it once it is written. The write starts at once for a
+   * REQUIRE_* or REPLY_PARKED event, else after the current turn of the event loop, so events
+   * emitted together (a model turn's tail and the permission request after it) share one write.
+   */
   emit(replyId: string, body: EventBody): StoredEvent {
     const event = this.log.append(replyId, body);
-    if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
-    this.kick();
+    if (SYNC_EVENTS.has(body.type)) {
+      this.syncEvent = true;
+      this.kick();
+    } else {
+      this.kickSoon();
+    }
     return event;
   }
 
@@ -147,12 +157,27 @@ export class EventHub {
     return done;
   }
 
-  /** Resolves once every write issued so far has finished (failures included). */
+  /** Resolves once every event emitted so far is written (failures included). */
   async settled(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.draining || this.soon) {
+      if (!this.draining) this.kick();
+      await this.draining;
+    }
+  }
+
+  private kickSoon(): void {
+    if (this.draining || this.soon) return;
+    this.soon = setImmediate(() => {
+      this.soon = undefined;
+      this.kick();
+    });
   }
 
   private kick(): void {
+    if (this.soon) {
+      clearImmediate(this.soon);
+      this.soon = undefined;
+    }
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
       if (this.log.hasPending || this.waiters.length > 0) this.kick();
@@ -165,7 +190,7 @@ export class EventHub {
       const batch = this.store.batch();
       const events = this.log.drainPending();
       this.inFlight = events;
-      for (const e of events) this.log.putInto(batch, e);
+      this.log.putInto(batch, events);
       const sync = this.wantSync || this.syncEvent;
       const announces = this.syncEvent;
       this.owner.everyWrite(batch, this.log.lastSeq);
@@ -242,6 +267,11 @@ export class EventHub {
     } finally {
       this.subscribers.delete(subscriber);
     }
+  }
+
+  /** The keys of the stored chunks of events within (afterSeq, uptoSeq] (see `EventLog`). */
+  chunkKeys(afterSeq: number, uptoSeq: number): Promise<string[]> {
+    return this.log.chunkKeys(afterSeq, uptoSeq);
   }
 
   /** Reads stored events of this session (see `EventLog.read`). */

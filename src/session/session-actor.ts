@@ -14,7 +14,6 @@ import { pendingCalls } from "./pending-calls.js";
 import { assertIdle, assertParked, assertReply } from "./input-checks.js";
 import {
   EventRecord,
-  eventKey,
   ExpiryRecord,
   expiryKey,
   MessageRecord,
@@ -174,7 +173,7 @@ export class SessionActor {
     const active = this.active;
     if (!active) return;
     active.data.snapshotSeq = lastSeq;
-    batch.put(ReplyRecord, this.id, structuredClone(active.data));
+    batch.put(ReplyRecord, this.id, active.data); // encoded (copied) at once
     if (active.data.state === "parked") batch.del(RunningRecord, this.id);
     for (const call of this.pendingCalls) {
       if (call.expiresAt) {
@@ -486,6 +485,8 @@ export class SessionActor {
     active.task = (async () => {
       let outcome: ReplyOutcome;
       try {
+        // The events and acknowledgement of the input that started the reply go out first.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         await this.events.settled(); // the history is stored before it is read
         await this.refreshRules();
         const history = await this.loadHistory(this.data.messageCount);
@@ -614,11 +615,13 @@ export class SessionActor {
     const boundary = (starts[starts.length - keep] ?? this.events.lastSeq + 1) - 1;
     const from = this.data.compactedThrough ?? 0;
     if (boundary <= from) return;
+    // A chunk that also holds events after the boundary stays; those before it are never served.
+    const keys = await this.events.chunkKeys(from, boundary);
     this.data = { ...this.data, compactedThrough: boundary, replyStarts: starts.slice(-keep) };
     this.dirty = true;
     await this.events.commit({
       extra: (b) => {
-        for (let seq = from + 1; seq <= boundary; seq++) b.del(EventRecord, eventKey(this.id, seq));
+        for (const key of keys) b.del(EventRecord, key);
       },
     });
   }

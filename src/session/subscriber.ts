@@ -49,18 +49,22 @@ export class Subscriber {
     wake?.();
   }
 
-  /** Yields items until closed or `signal` aborts; throws the close error, if any. */
+  /**
+   * Yields items until closed or `signal` aborts; throws the close error, if any. Items queued
+   * when `signal` aborts are still yielded (a server that stops sends what it has written), unless
+   * the consumer stops first.
+   */
   async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
     const onAbort = () => this.notify();
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       for (;;) {
-        if (signal.aborted) return;
         const item = this.queue.shift();
         if (item) {
           yield item;
           continue;
         }
+        if (signal.aborted) return;
         if (this.closedWith) {
           if (this.closedWith.error !== undefined) throw this.closedWith.error;
           return;
