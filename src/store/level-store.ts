@@ -60,7 +60,7 @@ export class LevelStore implements Store {
       const raw = this.db.getSync(this.sub(type.kind).prefix + key);
       return Promise.resolve(raw === undefined ? undefined : decodeRecord(type, key, raw));
     } catch (err) {
-      return Promise.reject(err as Error);
+      return Promise.reject(err);
     }
   }
 
