@@ -55,13 +55,10 @@ export class LevelStore implements Store {
    * Point reads are synchronous inside (LevelDB's caches answer them faster than a round trip to
    * the thread pool); ranges and writes stay asynchronous.
    */
-  get<T>(type: RecordType<T>, key: string): Promise<T | undefined> {
-    try {
-      const raw = this.db.getSync(this.sub(type.kind).prefix + key);
-      return Promise.resolve(raw === undefined ? undefined : decodeRecord(type, key, raw));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+  // eslint-disable-next-line @typescript-eslint/require-await -- a promise, as the Store promises
+  async get<T>(type: RecordType<T>, key: string): Promise<T | undefined> {
+    const raw = this.db.getSync(this.sub(type.kind).prefix + key);
+    return raw === undefined ? undefined : decodeRecord(type, key, raw);
   }
 
   async getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]> {
