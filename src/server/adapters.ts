@@ -17,11 +17,14 @@ import { readMessages } from "./read-messages.js";
 /** A unary handler: a plain async function. */
 export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
 
-/** A bidi handler: reads the request messages, yields the responses. */
+/**
+ * A bidi handler: reads the request messages, yields the responses in batches (whatever is ready
+ * at once, so a burst costs one step of the iterator, not one per message).
+ */
 export type BidiHandler<Req, Res> = (
   requests: AsyncIterable<Req>,
   ctx: CallContext,
-) => AsyncIterable<Res>;
+) => AsyncIterable<readonly Res[]>;
 
 /** What the adapters share: the logger and the server-wide shutdown signal. */
 export interface AdapterEnv {
@@ -68,7 +71,6 @@ function createContext(
   else calls.add(controller);
   call.on("cancelled", () => controller.abort(new Error("cancelled by client")));
   const peer = call.getPeer();
-  const log = env.log.child({ method, peer });
   let principal: Principal;
   try {
     principal = env.authenticate(call.metadata);
@@ -76,11 +78,20 @@ function createContext(
     calls.delete(controller);
     throw err;
   }
+  let log: Logger | undefined;
   const ctx: CallContext = {
     signal: controller.signal,
     metadata: call.metadata,
     peer,
-    log: principal.tenant === "default" ? log : log.child({ tenant: principal.tenant }),
+    // Made on first use: most calls never log, and an idle stream should not hold a logger.
+    get log() {
+      log ??= env.log.child(
+        principal.tenant === "default"
+          ? { method, peer }
+          : { method, peer, tenant: principal.tenant },
+      );
+      return log;
+    },
     principal,
   };
   return { ctx, dispose: () => calls.delete(controller) };
@@ -157,7 +168,9 @@ export function adaptBidi<Req, Res>(
         for (;;) {
           const next = await responses.next();
           if (next.done) break;
-          if (!call.write(next.value)) await once(call, "drain", { signal: ctx.signal });
+          for (const message of next.value) {
+            if (!call.write(message)) await once(call, "drain", { signal: ctx.signal });
+          }
         }
         if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
         if (!ctx.signal.aborted) call.end();

@@ -15,6 +15,9 @@ const SYNC_EVENTS = new Set<EventBody["type"]>([
   "reply_parked",
 ]);
 
+/** Most replayed events handed to a stream's writer at once. */
+const REPLAY_BATCH = 256;
+
 /** Adds the ids of the calls a REQUIRE_* event announces. */
 function noteAnnounced(event: StoredEvent, into: Set<string>): void {
   const body = event.body;
@@ -231,7 +234,7 @@ export class EventHub {
     signal: AbortSignal,
     pending: () => { replyId: string; calls: ToolCallBlock[] } | undefined,
     maxQueued?: number,
-  ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
+  ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
     const subscriber = new Subscriber(maxQueued);
     // Events after `upto` are not written yet: they reach this stream as they are, like any other.
     const upto = this.written;
@@ -255,14 +258,20 @@ export class EventHub {
     upto: number,
     signal: AbortSignal,
     reannounce: (replayed: Set<string>) => StreamItem[],
-  ): AsyncGenerator<StreamItem> {
+  ): AsyncGenerator<StreamItem[]> {
     try {
       const replayed = new Set<string>();
+      let batch: StreamItem[] = [];
       for await (const event of this.log.read(afterSeq, upto, signal)) {
         noteAnnounced(event, replayed);
-        yield { kind: "event", event: { ...event, replayed: true } };
+        batch.push({ kind: "event", event: { ...event, replayed: true } });
+        if (batch.length >= REPLAY_BATCH) {
+          yield batch;
+          batch = [];
+        }
       }
-      yield* reannounce(replayed);
+      batch.push(...reannounce(replayed));
+      if (batch.length > 0) yield batch;
       yield* subscriber.items(signal);
     } finally {
       this.subscribers.delete(subscriber);

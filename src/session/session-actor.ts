@@ -89,7 +89,10 @@ export class SessionActor {
     private readonly deps: ActorDeps,
     sessionTools: readonly Tool[] = [],
   ) {
-    this.tools = new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
+    this.tools =
+      sessionTools.length === 0
+        ? agent.tools
+        : new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
     this.events = new EventHub(
       deps.store,
       data.id,
@@ -206,7 +209,7 @@ export class SessionActor {
   attach(
     afterSeq: number,
     signal: AbortSignal,
-  ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
+  ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
     return this.events.attach(afterSeq, signal, () => {
       const active = this.active;
       if (!active || active.task) return undefined;
