@@ -17,11 +17,14 @@ import { readMessages } from "./read-messages.js";
 /** A unary handler: a plain async function. */
 export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise<Res>;
 
-/** A bidi handler: reads the request messages, yields the responses. */
+/**
+ * A bidi handler: reads the request messages, yields the responses in batches (whatever is ready
+ * at once, so a burst costs one step of the iterator, not one per message).
+ */
 export type BidiHandler<Req, Res> = (
   requests: AsyncIterable<Req>,
   ctx: CallContext,
-) => AsyncIterable<Res>;
+) => AsyncIterable<readonly Res[]>;
 
 /** What the adapters share: the logger and the server-wide shutdown signal. */
 export interface AdapterEnv {
@@ -34,33 +37,64 @@ export interface AdapterEnv {
   readonly authenticate: Authenticate;
 }
 
+const callsOf = new WeakMap<AdapterEnv, Set<AbortController>>();
+
+/**
+ * The controllers of the calls in flight, aborted together by one listener on the shutdown signal
+ * (a listener per call would make attaching N streams cost O(N²): EventTarget scans its listeners).
+ */
+function callControllers(env: AdapterEnv): Set<AbortController> {
+  let calls = callsOf.get(env);
+  if (!calls) {
+    const set = new Set<AbortController>();
+    env.shutdown.addEventListener(
+      "abort",
+      () => {
+        for (const controller of set) controller.abort(env.shutdown.reason);
+      },
+      { once: true },
+    );
+    callsOf.set(env, set);
+    calls = set;
+  }
+  return calls;
+}
+
 function createContext(
   call: { metadata: Metadata; getPeer(): string; on(event: "cancelled", fn: () => void): unknown },
   method: string,
   env: AdapterEnv,
 ): { ctx: CallContext; dispose: () => void } {
   const controller = new AbortController();
-  const onShutdown = () => controller.abort(env.shutdown.reason);
-  if (env.shutdown.aborted) onShutdown();
-  else env.shutdown.addEventListener("abort", onShutdown, { once: true });
+  const calls = callControllers(env);
+  if (env.shutdown.aborted) controller.abort(env.shutdown.reason);
+  else calls.add(controller);
   call.on("cancelled", () => controller.abort(new Error("cancelled by client")));
   const peer = call.getPeer();
-  const log = env.log.child({ method, peer });
   let principal: Principal;
   try {
     principal = env.authenticate(call.metadata);
   } catch (err) {
-    env.shutdown.removeEventListener("abort", onShutdown);
+    calls.delete(controller);
     throw err;
   }
+  let log: Logger | undefined;
   const ctx: CallContext = {
     signal: controller.signal,
     metadata: call.metadata,
     peer,
-    log: principal.tenant === "default" ? log : log.child({ tenant: principal.tenant }),
+    // Made on first use: most calls never log, and an idle stream should not hold a logger.
+    get log() {
+      log ??= env.log.child(
+        principal.tenant === "default"
+          ? { method, peer }
+          : { method, peer, tenant: principal.tenant },
+      );
+      return log;
+    },
     principal,
   };
-  return { ctx, dispose: () => env.shutdown.removeEventListener("abort", onShutdown) };
+  return { ctx, dispose: () => calls.delete(controller) };
 }
 
 function report(ctx: CallContext, err: unknown): void {
@@ -134,7 +168,9 @@ export function adaptBidi<Req, Res>(
         for (;;) {
           const next = await responses.next();
           if (next.done) break;
-          if (!call.write(next.value)) await once(call, "drain", { signal: ctx.signal });
+          for (const message of next.value) {
+            if (!call.write(message)) await once(call, "drain", { signal: ctx.signal });
+          }
         }
         if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
         if (!ctx.signal.aborted) call.end();

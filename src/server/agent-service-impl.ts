@@ -174,11 +174,15 @@ export function createAgentService(
       })();
       pump.catch((err: unknown) => ctx.log.error({ err }, "input pump failed"));
       try {
-        yield itemToPb(
-          { kind: "ack", ack: { requestId: hello.requestId, lastSeq: attached.lastSeq } },
-          sessionId,
-        );
-        for await (const item of attached.items) yield itemToPb(item, sessionId);
+        yield [
+          itemToPb(
+            { kind: "ack", ack: { requestId: hello.requestId, lastSeq: attached.lastSeq } },
+            sessionId,
+          ),
+        ];
+        for await (const items of attached.items) {
+          yield items.map((item) => itemToPb(item, sessionId));
+        }
       } finally {
         manager.release(actor);
       }

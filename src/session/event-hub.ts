@@ -15,6 +15,9 @@ const SYNC_EVENTS = new Set<EventBody["type"]>([
   "reply_parked",
 ]);
 
+/** Most replayed events handed to a stream's writer at once. */
+const REPLAY_BATCH = 256;
+
 /** Adds the ids of the calls a REQUIRE_* event announces. */
 function noteAnnounced(event: StoredEvent, into: Set<string>): void {
   const body = event.body;
@@ -83,6 +86,8 @@ export class EventHub {
   private readonly log: EventLog;
   private readonly subscribers = new Set<Subscriber>();
   private draining: Promise<void> | undefined;
+  /** A write scheduled for after the current turn of the event loop. */
+  private soon: NodeJS.Immediate | undefined;
   /** The events of the write in flight (not yet seen by any stream). */
   private inFlight: StoredEvent[] = [];
   private waiters: Waiter[] = [];
@@ -111,11 +116,19 @@ export class EventHub {
     return this.subscribers.size;
   }
 
-  /** Logs an event; attached streams receive it once it is written. */
+  /**
+   * Logs an event; attached streams receive it once it is written. The write starts at once for a
+   * REQUIRE_* or REPLY_PARKED event, else after the current turn of the event loop, so events
+   * emitted together (a model turn's tail and the permission request after it) share one write.
+   */
   emit(replyId: string, body: EventBody): StoredEvent {
     const event = this.log.append(replyId, body);
-    if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
-    this.kick();
+    if (SYNC_EVENTS.has(body.type)) {
+      this.syncEvent = true;
+      this.kick();
+    } else {
+      this.kickSoon();
+    }
     return event;
   }
 
@@ -155,12 +168,27 @@ export class EventHub {
     this.extras.push(extra);
   }
 
-  /** Resolves once every write issued so far has finished (failures included). */
+  /** Resolves once every event emitted so far is written (failures included). */
   async settled(): Promise<void> {
-    while (this.draining) await this.draining;
+    while (this.draining || this.soon) {
+      if (!this.draining) this.kick();
+      await this.draining;
+    }
+  }
+
+  private kickSoon(): void {
+    if (this.draining || this.soon) return;
+    this.soon = setImmediate(() => {
+      this.soon = undefined;
+      this.kick();
+    });
   }
 
   private kick(): void {
+    if (this.soon) {
+      clearImmediate(this.soon);
+      this.soon = undefined;
+    }
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
       if (this.log.hasPending || this.waiters.length > 0) this.kick();
@@ -173,7 +201,7 @@ export class EventHub {
       const batch = this.store.batch();
       const events = this.log.drainPending();
       this.inFlight = events;
-      for (const e of events) this.log.putInto(batch, e);
+      this.log.putInto(batch, events);
       const sync = this.wantSync || this.syncEvent;
       const announces = this.syncEvent;
       this.owner.everyWrite(batch, this.log.lastSeq);
@@ -214,7 +242,7 @@ export class EventHub {
     signal: AbortSignal,
     pending: () => { replyId: string; calls: ToolCallBlock[] } | undefined,
     maxQueued?: number,
-  ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
+  ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
     const subscriber = new Subscriber(maxQueued);
     // Events after `upto` are not written yet: they reach this stream as they are, like any other.
     const upto = this.written;
@@ -238,18 +266,29 @@ export class EventHub {
     upto: number,
     signal: AbortSignal,
     reannounce: (replayed: Set<string>) => StreamItem[],
-  ): AsyncGenerator<StreamItem> {
+  ): AsyncGenerator<StreamItem[]> {
     try {
       const replayed = new Set<string>();
+      let batch: StreamItem[] = [];
       for await (const event of this.log.read(afterSeq, upto, signal)) {
         noteAnnounced(event, replayed);
-        yield { kind: "event", event: { ...event, replayed: true } };
+        batch.push({ kind: "event", event: { ...event, replayed: true } });
+        if (batch.length >= REPLAY_BATCH) {
+          yield batch;
+          batch = [];
+        }
       }
-      yield* reannounce(replayed);
+      batch.push(...reannounce(replayed));
+      if (batch.length > 0) yield batch;
       yield* subscriber.items(signal);
     } finally {
       this.subscribers.delete(subscriber);
     }
+  }
+
+  /** The keys of the stored chunks of events within (afterSeq, uptoSeq] (see `EventLog`). */
+  chunkKeys(afterSeq: number, uptoSeq: number): Promise<string[]> {
+    return this.log.chunkKeys(afterSeq, uptoSeq);
   }
 
   /** Reads stored events of this session (see `EventLog.read`). */

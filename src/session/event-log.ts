@@ -54,15 +54,32 @@ export class EventLog {
     return events;
   }
 
-  /** Puts one event into a batch. */
-  putInto(batch: StoreBatch, e: StoredEvent): void {
-    batch.put(EventRecord, eventKey(this.sessionId, e.seq), {
-      id: e.id,
-      seq: e.seq,
-      replyId: e.replyId,
-      createdAt: e.createdAt,
-      body: e.body,
+  /** Puts events (consecutive, in seq order) into a batch as one chunk. */
+  putInto(batch: StoreBatch, events: readonly StoredEvent[]): void {
+    const last = events[events.length - 1];
+    if (!last) return;
+    batch.put(EventRecord, eventKey(this.sessionId, last.seq), {
+      events: events.map((e) => ({
+        id: e.id,
+        seq: e.seq,
+        replyId: e.replyId,
+        createdAt: e.createdAt,
+        body: e.body,
+      })),
     });
+  }
+
+  /** The keys of the chunks whose events all have seq ≤ uptoSeq and some seq > afterSeq. */
+  async chunkKeys(afterSeq: number, uptoSeq: number): Promise<string[]> {
+    const keys: string[] = [];
+    if (uptoSeq <= afterSeq) return keys;
+    for await (const [key] of this.store.entries(EventRecord, {
+      gt: eventKey(this.sessionId, afterSeq),
+      lte: eventKey(this.sessionId, uptoSeq),
+    })) {
+      keys.push(key);
+    }
+    return keys;
   }
 
   /** Reads stored events with afterSeq < seq ≤ uptoSeq, in order. */
@@ -72,19 +89,24 @@ export class EventLog {
     signal?: AbortSignal,
   ): AsyncGenerator<StoredEvent> {
     if (uptoSeq <= afterSeq) return;
+    // The chunks from the one holding afterSeq + 1, until one holds an event past uptoSeq.
     for await (const [, record] of this.store.entries(EventRecord, {
       gt: eventKey(this.sessionId, afterSeq),
-      lte: eventKey(this.sessionId, uptoSeq),
+      lt: `${this.sessionId}0`, // "/" sorts before "0": the end of this session's keys
       ...(signal ? { signal } : {}),
     })) {
-      yield {
-        id: record.id,
-        seq: record.seq,
-        sessionId: this.sessionId,
-        replyId: record.replyId,
-        createdAt: record.createdAt,
-        body: record.body as unknown as EventBody,
-      };
+      for (const e of record.events) {
+        if (e.seq > uptoSeq) return;
+        if (e.seq <= afterSeq) continue;
+        yield {
+          id: e.id,
+          seq: e.seq,
+          sessionId: this.sessionId,
+          replyId: e.replyId,
+          createdAt: e.createdAt,
+          body: e.body as unknown as EventBody,
+        };
+      }
     }
   }
 }

@@ -82,17 +82,24 @@ export const ReplyRecord = defineRecord({
 });
 export type ReplyData = z.infer<typeof ReplyRecord.schema>;
 
-/** One logged event: key = `<session id>/<seq, 12 digits>`. */
+const loggedEventSchema = z.object({
+  id: z.string(),
+  seq: z.number().int().positive(),
+  replyId: z.string(),
+  createdAt: z.string(),
+  body: z.looseObject({ type: z.string() }),
+});
+
+/**
+ * Consecutive logged events written together: key = `<session id>/<seq of the last one, 12 digits>`,
+ * so the chunk holding seq N is the first key after N - 1. Version 1 held one event.
+ */
 export const EventRecord = defineRecord({
   kind: "event",
-  version: 1,
-  schema: z.object({
-    id: z.string(),
-    seq: z.number().int().positive(),
-    replyId: z.string(),
-    createdAt: z.string(),
-    body: z.looseObject({ type: z.string() }),
-  }),
+  version: 2,
+  checkOnWrite: false,
+  schema: z.object({ events: z.array(loggedEventSchema).min(1) }),
+  migrations: { 1: (data) => ({ events: [data] }) },
 });
 export const eventKey = (sessionId: string, seq: number) => `${sessionId}/${pad(seq, 12)}`;
 

@@ -23,7 +23,6 @@ import { pendingCalls } from "./pending-calls.js";
 import { assertIdle, assertParked, assertReply } from "./input-checks.js";
 import {
   EventRecord,
-  eventKey,
   ExpiryRecord,
   expiryKey,
   MessageRecord,
@@ -99,7 +98,10 @@ export class SessionActor {
     private readonly deps: ActorDeps,
     sessionTools: readonly Tool[] = [],
   ) {
-    this.tools = new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
+    this.tools =
+      sessionTools.length === 0
+        ? agent.tools
+        : new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
     this.events = new EventHub(
       deps.store,
       data.id,
@@ -183,7 +185,7 @@ export class SessionActor {
     const active = this.active;
     if (!active) return;
     active.data.snapshotSeq = lastSeq;
-    batch.put(ReplyRecord, this.id, structuredClone(active.data));
+    batch.put(ReplyRecord, this.id, active.data); // encoded (copied) at once
     if (active.data.state === "parked") batch.del(RunningRecord, this.id);
     for (const call of this.pendingCalls) {
       if (call.expiresAt) {
@@ -216,7 +218,7 @@ export class SessionActor {
   attach(
     afterSeq: number,
     signal: AbortSignal,
-  ): { lastSeq: number; items: AsyncGenerator<StreamItem>; subscriber: Subscriber } {
+  ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
     return this.events.attach(afterSeq, signal, () => {
       const active = this.active;
       if (!active || active.task) return undefined;
@@ -510,6 +512,8 @@ export class SessionActor {
     active.task = (async () => {
       let outcome: ReplyOutcome;
       try {
+        // The events and acknowledgement of the input that started the reply go out first.
+        await new Promise<void>((resolve) => setImmediate(resolve));
         await this.events.settled(); // the history is stored before it is read
         await this.refreshRules();
         const history = await this.loadHistory(this.data.messageCount);
@@ -644,11 +648,13 @@ export class SessionActor {
     const boundary = (starts[starts.length - keep] ?? this.events.lastSeq + 1) - 1;
     const from = this.data.compactedThrough ?? 0;
     if (boundary <= from) return;
+    // A chunk that also holds events after the boundary stays; those before it are never served.
+    const keys = await this.events.chunkKeys(from, boundary);
     this.data = { ...this.data, compactedThrough: boundary, replyStarts: starts.slice(-keep) };
     this.dirty = true;
     await this.events.commit({
       extra: (b) => {
-        for (let seq = from + 1; seq <= boundary; seq++) b.del(EventRecord, eventKey(this.id, seq));
+        for (const key of keys) b.del(EventRecord, key);
       },
     });
   }

@@ -350,7 +350,7 @@ export class SessionManager {
   ): Promise<{
     actor: SessionActor;
     lastSeq: number;
-    items: AsyncGenerator<StreamItem>;
+    items: AsyncGenerator<StreamItem[]>;
     subscriber: Subscriber;
   }> {
     const actor = await this.actor(sessionId, tenant);

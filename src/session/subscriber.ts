@@ -1,6 +1,9 @@
 import { ParkwayError } from "../common/errors.js";
 import type { StreamItem } from "./stored-event.js";
 
+/** Most items handed to the stream's writer at once. */
+const BATCH = 256;
+
 /**
  * One attached stream's queue: the session pushes items, the stream's writer pulls them. Bounded:
  * past `maxQueued` unread items the subscriber is closed with RESOURCE_EXHAUSTED (a client that
@@ -49,18 +52,21 @@ export class Subscriber {
     wake?.();
   }
 
-  /** Yields items until closed or `signal` aborts; throws the close error, if any. */
-  async *items(signal: AbortSignal): AsyncGenerator<StreamItem> {
+  /**
+   * Yields the queued items in batches of at most `BATCH` until closed or `signal` aborts; throws
+   * the close error, if any. Items queued when `signal` aborts are still yielded (a server that
+   * stops sends what it has written), unless the consumer stops first.
+   */
+  async *items(signal: AbortSignal): AsyncGenerator<StreamItem[]> {
     const onAbort = () => this.notify();
     signal.addEventListener("abort", onAbort, { once: true });
     try {
       for (;;) {
-        if (signal.aborted) return;
-        const item = this.queue.shift();
-        if (item) {
-          yield item;
+        if (this.queue.length > 0) {
+          yield this.queue.splice(0, BATCH);
           continue;
         }
+        if (signal.aborted) return;
         if (this.closedWith) {
           if (this.closedWith.error !== undefined) throw this.closedWith.error;
           return;

@@ -51,9 +51,14 @@ export class LevelStore implements Store {
     return sub;
   }
 
+  /**
+   * Point reads are synchronous inside (LevelDB's caches answer them faster than a round trip to
+   * the thread pool); ranges and writes stay asynchronous.
+   */
+  // eslint-disable-next-line @typescript-eslint/require-await -- a promise, as the Store promises
   async get<T>(type: RecordType<T>, key: string): Promise<T | undefined> {
-    const raw = await this.sub(type.kind).get(key);
-    return raw === undefined ? undefined : decodeRecord(type, key, raw as string);
+    const raw = this.db.getSync(this.sub(type.kind).prefix + key);
+    return raw === undefined ? undefined : decodeRecord(type, key, raw);
   }
 
   async getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]> {
@@ -63,23 +68,29 @@ export class LevelStore implements Store {
     );
   }
 
+  /** Operations carry keys with their sublevel's prefix, written in one call on the root. */
   batch(): StoreBatch {
-    const chained = this.db.batch();
-    const sub = (kind: string) => this.sub(kind);
+    const ops: ({ type: "put"; key: string; value: string } | { type: "del"; key: string })[] = [];
+    const prefix = (kind: string) => this.sub(kind).prefix;
+    const db = this.db;
     const batch: StoreBatch = {
       put(type, key, value) {
-        chained.put(key, encodeRecord(type, key, value), { sublevel: sub(type.kind) });
+        ops.push({
+          type: "put",
+          key: prefix(type.kind) + key,
+          value: encodeRecord(type, key, value),
+        });
         return this;
       },
       del(type, key) {
-        chained.del(key, { sublevel: sub(type.kind) });
+        ops.push({ type: "del", key: prefix(type.kind) + key });
         return this;
       },
       get length() {
-        return chained.length;
+        return ops.length;
       },
       async write(options) {
-        await chained.write({ sync: options?.sync === true });
+        if (ops.length > 0) await db.batch(ops, { sync: options?.sync === true });
       },
     };
     return batch;

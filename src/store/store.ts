@@ -25,8 +25,8 @@ export interface StoreBatch {
 }
 
 /**
- * The durable state of Parkway. Values are typed records, validated on write and on read. Keys are
- * strings ordered bytewise within each record kind.
+ * The durable state of Parkway. Values are typed records, validated on read and (unless the record
+ * type opts out) on write. Keys are strings ordered bytewise within each record kind.
  */
 export interface Store {
   /** Where the data lives, for messages. */

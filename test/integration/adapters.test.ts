@@ -81,7 +81,7 @@ describe("bidi adapter", () => {
       ...unimplementedAgentService(),
       chat: async function* (requests, ctx) {
         try {
-          yield firstEvent();
+          yield [firstEvent()];
           await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
         } finally {
           handlerFinished = true;
@@ -108,7 +108,7 @@ describe("bidi adapter", () => {
     const { client } = await start({
       ...unimplementedAgentService(),
       chat: async function* (_requests, ctx) {
-        yield firstEvent();
+        yield [firstEvent()];
         await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve));
         resolveAborted(ctx.signal.reason);
       },
@@ -124,7 +124,7 @@ describe("bidi adapter", () => {
     const { client } = await start({
       ...unimplementedAgentService(),
       chat: async function* () {
-        yield await Promise.resolve(firstEvent());
+        yield [await Promise.resolve(firstEvent())];
         throw new ParkwayError("failed_precondition", "session is parked");
       },
     });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { ReplyRecord, SessionRecord } from "../../src/session/records.js";
+import { EventRecord, ReplyRecord, SessionRecord } from "../../src/session/records.js";
 import { decodeRecord, RecordError } from "../../src/store/index.js";
 
 const fixtures = JSON.parse(
@@ -18,6 +18,12 @@ describe("stored session records", () => {
     const reply = decodeRecord(ReplyRecord, "ses_fixture", fixtures.reply_v1_without_snapshot!);
     expect(reply.snapshotSeq).toBe(0);
     expect(reply.message.content[0]).toMatchObject({ id: "c1", state: "asking" });
+  });
+
+  it("reads a version 1 event record (one event) as a chunk of one", () => {
+    const chunk = decodeRecord(EventRecord, "ses_fixture/000000000003", fixtures.event_v1!);
+    expect(chunk.events).toHaveLength(1);
+    expect(chunk.events[0]).toMatchObject({ id: "evt_fixture", seq: 3, replyId: "reply_fixture" });
   });
 
   it.each([
