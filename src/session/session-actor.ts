@@ -565,9 +565,10 @@ export class SessionActor {
     const replyId = active.data.replyId;
     const message = active.data.message;
     if (outcome.kind === "finished") {
+      const compaction = await this.compaction();
       const index = this.data.messageCount;
       this.active = undefined;
-      this.data = { ...this.data, messageCount: index + 1 };
+      this.data = { ...this.data, messageCount: index + 1, ...compaction?.data };
       this.setStatus("idle");
       const end: EventBody = {
         type: "reply_end",
@@ -579,10 +580,10 @@ export class SessionActor {
           b.put(MessageRecord, messageKey(this.id, index), message)
             .del(ReplyRecord, this.id)
             .del(RunningRecord, this.id);
+          for (const key of compaction?.keys ?? []) b.del(EventRecord, key);
           extra?.(b);
         },
       });
-      await this.compact();
     } else {
       const pending = this.pendingCalls;
       active.data.state = "parked";
@@ -638,25 +639,22 @@ export class SessionActor {
   }
 
   /**
-   * Deletes the events of the replies older than the last `keepFinishedReplies` finished ones; they
-   * live on as history messages. Later attaches to a compacted range are told so.
+   * What ending a reply compacts: the events of the replies older than the last
+   * `keepFinishedReplies` (they live on as history messages), deleted in the batch that ends the
+   * reply; later attaches to a compacted range are told so.
    */
-  private async compact(): Promise<void> {
+  private async compaction(): Promise<
+    { keys: string[]; data: Pick<SessionData, "compactedThrough" | "replyStarts"> } | undefined
+  > {
     const keep = this.deps.keepFinishedReplies;
     const starts = this.data.replyStarts ?? [];
-    if (keep === undefined || starts.length <= keep) return;
+    if (keep === undefined || starts.length <= keep) return undefined;
     const boundary = (starts[starts.length - keep] ?? this.events.lastSeq + 1) - 1;
     const from = this.data.compactedThrough ?? 0;
-    if (boundary <= from) return;
+    if (boundary <= from) return undefined;
     // A chunk that also holds events after the boundary stays; those before it are never served.
     const keys = await this.events.chunkKeys(from, boundary);
-    this.data = { ...this.data, compactedThrough: boundary, replyStarts: starts.slice(-keep) };
-    this.dirty = true;
-    await this.events.commit({
-      extra: (b) => {
-        for (const key of keys) b.del(EventRecord, key);
-      },
-    });
+    return { keys, data: { compactedThrough: boundary, replyStarts: starts.slice(-keep) } };
   }
 
   /** The first seq that can still be replayed. */
