@@ -1,2 +1,9 @@
-export { type AgentConfig, type Config, type ConfigInput, configSchema } from "./schema.js";
+export {
+  type AgentConfig,
+  type BashConfig,
+  type Config,
+  type ConfigInput,
+  configSchema,
+} from "./schema.js";
+export { bashEnvironment } from "./bash-env.js";
 export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";

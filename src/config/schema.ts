@@ -52,6 +52,27 @@ export const externalToolConfigSchema = z.strictObject({
   metadataSchema: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** An environment variable's name. */
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name: letters, digits and _");
+
+/**
+ * How Bash runs commands. Commands get a clean environment (PATH, HOME, USER, LOGNAME, SHELL, LANG,
+ * TERM=dumb, PAGER=cat, GIT_PAGER=cat, TMPDIR), never the server's own: `passEnv` names server
+ * variables to hand through, and `env` sets values (it wins over both).
+ */
+export const bashConfigSchema = z.strictObject({
+  /** Variables set for every command, e.g. {"NODE_ENV": "test"}. */
+  env: z.record(envName, z.string()).default({}),
+  /** Names of the server's variables passed through when set, e.g. ["GOPATH", "SSH_AUTH_SOCK"]. */
+  passEnv: z.array(envName).default([]),
+  /** Processes a command may run at once (its process group); past it the group is killed. */
+  maxProcesses: z.number().int().min(1).max(100_000).default(1024),
+});
+export type BashConfig = z.infer<typeof bashConfigSchema>;
+export const BASH_CONFIG_DEFAULT: BashConfig = { env: {}, passEnv: [], maxProcesses: 1024 };
+
 /** One agent. */
 export const agentConfigSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "letters, digits, _ and - only"),
@@ -74,6 +95,7 @@ export const agentConfigSchema = z.strictObject({
   confirmTimeout: duration().optional(),
   expiryPolicy: z.enum(["deny", "interrupt"]).default("deny"),
   maxToolOutputBytes: z.number().int().positive().default(1_000_000),
+  bash: bashConfigSchema.default(BASH_CONFIG_DEFAULT),
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
     .strictObject({
