@@ -160,6 +160,11 @@ export const configSchema = z.strictObject({
       streamsPerSession: z.number().int().positive().default(64),
       /** Inputs one stream may send per second (a burst of as many is allowed). */
       inputsPerSecond: z.number().positive().default(500),
+      /**
+       * Events one stream may fall behind (its client not reading) before it ends with
+       * RESOURCE_EXHAUSTED; the session keeps running and the client may reattach with after_seq.
+       */
+      streamBacklogEvents: z.number().int().positive().default(10_000),
     })
     .default({
       messageBytes: 4 * 1024 * 1024,
@@ -167,6 +172,7 @@ export const configSchema = z.strictObject({
       runningReplies: 256,
       streamsPerSession: 64,
       inputsPerSecond: 500,
+      streamBacklogEvents: 10_000,
     }),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */
   allowRemote: z.boolean().default(false),

@@ -110,9 +110,33 @@ export function adaptUnary<Req, Res>(
 }
 
 /**
- * Adapts an async generator to a grpc-js bidi call: writes wait for `drain`; a client cancel or the
+ * Waits until `call` drains (the client read what was written), or rejects as soon as `next` (the
+ * handler's next response, asked for meanwhile) fails — a handler that gives up on a client that
+ * stopped reading ends the call at once instead of when the client reads again. A response that
+ * arrives meanwhile waits for the drain: at most one is held.
+ */
+async function drainOrFail(
+  call: NodeJS.EventEmitter,
+  next: Promise<unknown>,
+  signal: AbortSignal,
+): Promise<void> {
+  const drained = once(call, "drain", { signal });
+  drained.catch(() => undefined); // when `next` fails first, the abort of this wait is no news
+  const failed = next.then(
+    () => new Promise<never>(() => undefined),
+    (err: unknown) => Promise.reject(err instanceof Error ? err : new Error(String(err))),
+  );
+  failed.catch(() => undefined); // when the drain comes first, `next` is awaited by the caller
+  await Promise.race([drained, failed]);
+}
+
+/**
+ * Adapts an async generator to a grpc-js bidi call: writes respect backpressure — while `write()`
+ * says the transport is full, nothing more is written until `drain` (grpc-js then holds at most its
+ * high-water mark, and the handler is asked for one response ahead); a client cancel or the
  * server's shutdown aborts `ctx.signal`, and the generator must then finish (its `finally` blocks
- * run); a shutdown ends the call with UNAVAILABLE, and a thrown error becomes the call's status.
+ * run); a shutdown ends the call with UNAVAILABLE, and a thrown error becomes the call's status
+ * (sent after the messages already written, when the client reads them).
  */
 export function adaptBidi<Req, Res>(
   method: string,
@@ -131,10 +155,12 @@ export function adaptBidi<Req, Res>(
     const work = (async () => {
       const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
       try {
-        for (;;) {
-          const next = await responses.next();
+        for (let pending = responses.next(); ;) {
+          const next = await pending;
           if (next.done) break;
-          if (!call.write(next.value)) await once(call, "drain", { signal: ctx.signal });
+          const written = call.write(next.value);
+          pending = responses.next();
+          if (!written) await drainOrFail(call, pending, ctx.signal);
         }
         if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
         if (!ctx.signal.aborted) call.end();

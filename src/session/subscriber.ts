@@ -1,17 +1,22 @@
 import { ParkwayError } from "../common/errors.js";
 import type { StreamItem } from "./stored-event.js";
 
+/** Unread events one stream may fall behind by default (config `limits.streamBacklogEvents`). */
+export const DEFAULT_STREAM_BACKLOG_EVENTS = 10_000;
+
 /**
- * One attached stream's queue: the session pushes items, the stream's writer pulls them. Bounded:
- * past `maxQueued` unread items the subscriber is closed with RESOURCE_EXHAUSTED (a client that
- * stops reading cannot grow the server's memory), while the session keeps running.
+ * One attached stream's queue: the session pushes items, the stream's writer pulls them (and pulls
+ * only as fast as the client reads: it waits for the transport's drain). Bounded: past `maxQueued`
+ * unread items the subscriber is closed with RESOURCE_EXHAUSTED naming `limits.streamBacklogEvents`
+ * (reason STREAM_BACKLOG, so clients can reattach with after_seq), and the queue is dropped; a client
+ * that stops reading cannot grow the server's memory, and the session keeps running.
  */
 export class Subscriber {
   private readonly queue: StreamItem[] = [];
   private wake: (() => void) | undefined;
   private closedWith: { error?: Error } | undefined;
 
-  constructor(private readonly maxQueued = 10_000) {}
+  constructor(private readonly maxQueued = DEFAULT_STREAM_BACKLOG_EVENTS) {}
 
   /** Adds an item; false if the subscriber is closed. */
   push(item: StreamItem): boolean {
@@ -20,8 +25,11 @@ export class Subscriber {
       this.close(
         new ParkwayError(
           "resource_exhausted",
-          `the stream fell more than ${this.maxQueued} events behind; reattach with after_seq`,
-          { reason: "STREAM_BACKLOG" },
+          `limit streamBacklogEvents (${this.maxQueued}) reached: the stream fell more than ${this.maxQueued} events behind (is the client still reading?); reattach with after_seq`,
+          {
+            reason: "STREAM_BACKLOG",
+            metadata: { limit: "streamBacklogEvents", value: String(this.maxQueued) },
+          },
         ),
       );
       return false;
