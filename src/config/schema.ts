@@ -23,7 +23,7 @@ export const modelConfigSchema = z.strictObject({
   apiKey: z.string().optional(),
   /** Retries on connection errors, 429 and 5xx. */
   maxRetries: z.coerce.number().int().min(0).max(10).default(2),
-  /** Per-request timeout. */
+  /** How long to wait for a response to start (per attempt), then between two streamed chunks. */
   timeout: duration().default(600_000),
 });
 
