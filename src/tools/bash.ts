@@ -86,7 +86,9 @@ export function createBashTool(options: BashOptions = {}): Tool<BashInput> {
       "Runs a bash command in the first working directory and returns its combined stdout and " +
       "stderr. Use it for builds, tests, git and other terminal work; prefer Read, Edit, Write, " +
       "Glob and Grep for files. Commands are killed after `timeout` ms (default 2 minutes); " +
-      "long output is truncated; background processes are stopped when the command exits.",
+      "long output is truncated, and a command that floods output or starts too many processes " +
+      "is killed; background processes are stopped when the command exits. The environment is " +
+      "a clean one, not the server's.",
     inputSchema: bashInputSchema,
     isReadOnly: () => false,
     isConcurrencySafe: () => false,

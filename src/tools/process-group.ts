@@ -4,6 +4,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 /** How long a process group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 1000;
 const POLL_MS = 10;
+/** How long, at most, to wait for SIGKILLed members to be gone (a large group takes a moment). */
+const AFTER_KILL_MS = 1000;
 /** How often, at most, /proc is scanned for members that are zombies only. */
 const SCAN_EVERY_MS = 100;
 /** /proc entries read at once when counting a group. */
@@ -29,7 +31,7 @@ export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<
   if (!signalGroup(pgid, "SIGTERM")) return;
   if (await waitStopped(pgid, graceMs)) return;
   signalGroup(pgid, "SIGKILL");
-  await waitStopped(pgid, Math.min(graceMs, 100));
+  await waitStopped(pgid, AFTER_KILL_MS);
 }
 
 /** Polls until no member of group `pgid` is running or `ms` have passed; true when none is. */
