@@ -38,8 +38,9 @@ function createContext(
   call: { metadata: Metadata; getPeer(): string; on(event: "cancelled", fn: () => void): unknown },
   method: string,
   env: AdapterEnv,
-): { ctx: CallContext; dispose: () => void } {
+): { ctx: CallContext; failure: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
+  const failure = new AbortController();
   const onShutdown = () => controller.abort(env.shutdown.reason);
   if (env.shutdown.aborted) onShutdown();
   else env.shutdown.addEventListener("abort", onShutdown, { once: true });
@@ -59,8 +60,13 @@ function createContext(
     peer,
     log: principal.tenant === "default" ? log : log.child({ tenant: principal.tenant }),
     principal,
+    fail: (error) => failure.abort(error),
   };
-  return { ctx, dispose: () => env.shutdown.removeEventListener("abort", onShutdown) };
+  return {
+    ctx,
+    failure: failure.signal,
+    dispose: () => env.shutdown.removeEventListener("abort", onShutdown),
+  };
 }
 
 function report(ctx: CallContext, err: unknown): void {
@@ -110,33 +116,31 @@ export function adaptUnary<Req, Res>(
 }
 
 /**
- * Waits until `call` drains (the client read what was written), or rejects as soon as `next` (the
- * handler's next response, asked for meanwhile) fails — a handler that gives up on a client that
- * stopped reading ends the call at once instead of when the client reads again. A response that
- * arrives meanwhile waits for the drain: at most one is held.
+ * Waits until `call` drains (the client read what was written); rejects with the failure's reason
+ * as soon as the handler calls `ctx.fail` (a stream that gave up on a client that stopped reading
+ * ends at once, not when the client reads again), or when `signal` aborts.
  */
-async function drainOrFail(
+async function drained(
   call: NodeJS.EventEmitter,
-  next: Promise<unknown>,
+  failure: AbortSignal,
   signal: AbortSignal,
 ): Promise<void> {
-  const drained = once(call, "drain", { signal });
-  drained.catch(() => undefined); // when `next` fails first, the abort of this wait is no news
-  const failed = next.then(
-    () => new Promise<never>(() => undefined),
-    (err: unknown) => Promise.reject(err instanceof Error ? err : new Error(String(err))),
-  );
-  failed.catch(() => undefined); // when the drain comes first, `next` is awaited by the caller
-  await Promise.race([drained, failed]);
+  failure.throwIfAborted();
+  try {
+    await once(call, "drain", { signal: AbortSignal.any([failure, signal]) });
+  } catch (err) {
+    failure.throwIfAborted();
+    throw err;
+  }
 }
 
 /**
  * Adapts an async generator to a grpc-js bidi call: writes respect backpressure — while `write()`
- * says the transport is full, nothing more is written until `drain` (grpc-js then holds at most its
- * high-water mark, and the handler is asked for one response ahead); a client cancel or the
- * server's shutdown aborts `ctx.signal`, and the generator must then finish (its `finally` blocks
- * run); a shutdown ends the call with UNAVAILABLE, and a thrown error becomes the call's status
- * (sent after the messages already written, when the client reads them).
+ * says the transport is full, nothing more is asked of the generator until `drain` (grpc-js then
+ * holds at most its high-water mark); a client cancel or the server's shutdown aborts `ctx.signal`,
+ * and the generator must then finish (its `finally` blocks run); a shutdown ends the call with
+ * UNAVAILABLE; a thrown error, or one given to `ctx.fail`, becomes the call's status (sent after the
+ * messages already written, when the client reads them).
  */
 export function adaptBidi<Req, Res>(
   method: string,
@@ -151,17 +155,17 @@ export function adaptBidi<Req, Res>(
       call.emit("error", toStatusObject(err));
       return;
     }
-    const { ctx, dispose } = context;
+    const { ctx, failure, dispose } = context;
     const work = (async () => {
       const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
       try {
-        for (let pending = responses.next(); ;) {
-          const next = await pending;
+        for (;;) {
+          const next = await responses.next();
           if (next.done) break;
-          const written = call.write(next.value);
-          pending = responses.next();
-          if (!written) await drainOrFail(call, pending, ctx.signal);
+          failure.throwIfAborted();
+          if (!call.write(next.value)) await drained(call, failure, ctx.signal);
         }
+        failure.throwIfAborted();
         if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
         if (!ctx.signal.aborted) call.end();
       } catch (err) {

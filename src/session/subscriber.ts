@@ -15,6 +15,7 @@ export class Subscriber {
   private readonly queue: StreamItem[] = [];
   private wake: (() => void) | undefined;
   private closedWith: { error?: Error } | undefined;
+  private onFailed: ((error: Error) => void) | undefined;
 
   constructor(private readonly maxQueued = DEFAULT_STREAM_BACKLOG_EVENTS) {}
 
@@ -45,6 +46,17 @@ export class Subscriber {
     this.closedWith = error === undefined ? {} : { error };
     if (error !== undefined) this.queue.length = 0;
     this.notify();
+    if (error !== undefined) this.onFailed?.(error);
+  }
+
+  /**
+   * Calls `listener` when the subscription is closed with an error (at once if it already was), so
+   * that a writer blocked on a client that stopped reading can end the stream without waiting.
+   */
+  whenFailed(listener: (error: Error) => void): void {
+    this.onFailed = listener;
+    const error = this.closedWith?.error;
+    if (error !== undefined) listener(error);
   }
 
   get closed(): boolean {

@@ -44,7 +44,7 @@ describe("a client that stops reading", () => {
         ],
       },
       {},
-      { limits: { streamBacklogEvents: BACKLOG } },
+      { limits: { streamBacklogEvents: BACKLOG, streamsPerSession: 2 } },
     );
     const session = await h.client.createSession({ agentId: "test" });
 
@@ -84,6 +84,11 @@ describe("a client that stops reading", () => {
     // A generous bound: the server holds at most the backlog, the transport's buffers and the
     // reply's own text for the slow stream, not a copy of every event for as long as it lags.
     expect(grown).toBeLessThan(32 * 1024 * 1024);
+
+    // The server ended the slow stream on its side without waiting for its client: the stream's
+    // place under streamsPerSession (2: the slow and the fast one) is free again already.
+    const third = await h.client.attach(session.id);
+    third.close();
 
     // The slow client reads again: it gets what was already sent to it, then the status.
     reading = true;
