@@ -44,7 +44,7 @@ function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlo
     if (holder?.state === "asking") return "wait";
     delete call.heldBy;
   }
-  const parsed = parseToolInput(tool, call.name, call.input);
+  const parsed = parseToolInput(tool, call.name, call.input, env.agent.tools.keys());
   if (!parsed.ok || !tool) {
     const text = parsed.ok ? "unknown tool" : parsed.error;
     env.message.content.push(finishWithoutRunning(call, "error", text, env.emit));

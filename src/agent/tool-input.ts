@@ -5,10 +5,20 @@ export type ParsedInput = { ok: true; value: unknown } | { ok: false; error: str
 
 /**
  * Parses a call's raw JSON input and validates it with the tool's schema. The error text is written
- * for the model: it names each offending field so the model can correct the call.
+ * for the model: it names each offending field, or for an unknown tool the `known` tools, so the
+ * model can correct the call.
  */
-export function parseToolInput(tool: Tool | undefined, name: string, raw: string): ParsedInput {
-  if (!tool) return { ok: false, error: `unknown tool ${JSON.stringify(name)}` };
+export function parseToolInput(
+  tool: Tool | undefined,
+  name: string,
+  raw: string,
+  known?: Iterable<string>,
+): ParsedInput {
+  if (!tool) {
+    const names = known === undefined ? [] : [...known];
+    const hint = names.length > 0 ? `; the tools are: ${names.join(", ")}` : "";
+    return { ok: false, error: `unknown tool ${JSON.stringify(name)}${hint}` };
+  }
   let json: unknown;
   try {
     json = raw.trim() === "" ? {} : JSON.parse(raw);

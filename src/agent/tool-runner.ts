@@ -54,7 +54,7 @@ export function finishWithoutRunning(
  */
 export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise<ToolResultBlock> {
   const tool = env.tools.get(call.name);
-  const parsed = parseToolInput(tool, call.name, call.input);
+  const parsed = parseToolInput(tool, call.name, call.input, env.tools.keys());
   if (!parsed.ok || !tool) {
     return finishWithoutRunning(call, "error", parsed.ok ? "unknown tool" : parsed.error, env.emit);
   }

@@ -1,9 +1,11 @@
 export {
   type AgentConfig,
+  type BashConfig,
   type Config,
   type ConfigInput,
   configSchema,
   type TlsConfig,
 } from "./schema.js";
+export { bashEnvironment } from "./bash-env.js";
 export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";
 export { readTlsFiles, type TlsMaterial } from "./read-tls-files.js";

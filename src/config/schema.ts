@@ -23,7 +23,7 @@ export const modelConfigSchema = z.strictObject({
   apiKey: z.string().optional(),
   /** Retries on connection errors, 429 and 5xx. */
   maxRetries: z.coerce.number().int().min(0).max(10).default(2),
-  /** Per-request timeout. */
+  /** How long to wait for a response to start (per attempt), then between two streamed chunks. */
   timeout: duration().default(600_000),
 });
 
@@ -89,6 +89,27 @@ export const externalToolConfigSchema = z.strictObject({
   metadataSchema: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** An environment variable's name. */
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "an environment variable name: letters, digits and _");
+
+/**
+ * How Bash runs commands. Commands get a clean environment (PATH, HOME, USER, LOGNAME, SHELL, LANG,
+ * TERM=dumb, PAGER=cat, GIT_PAGER=cat, TMPDIR), never the server's own: `passEnv` names server
+ * variables to hand through, and `env` sets values (it wins over both).
+ */
+export const bashConfigSchema = z.strictObject({
+  /** Variables set for every command, e.g. {"NODE_ENV": "test"}. */
+  env: z.record(envName, z.string()).default({}),
+  /** Names of the server's variables passed through when set, e.g. ["GOPATH", "SSH_AUTH_SOCK"]. */
+  passEnv: z.array(envName).default([]),
+  /** Processes a command may run at once (its process group); past it the group is killed. */
+  maxProcesses: z.number().int().min(1).max(100_000).default(1024),
+});
+export type BashConfig = z.infer<typeof bashConfigSchema>;
+export const BASH_CONFIG_DEFAULT: BashConfig = { env: {}, passEnv: [], maxProcesses: 1024 };
+
 /** One agent. */
 export const agentConfigSchema = z.strictObject({
   id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, "letters, digits, _ and - only"),
@@ -111,6 +132,7 @@ export const agentConfigSchema = z.strictObject({
   confirmTimeout: duration().optional(),
   expiryPolicy: z.enum(["deny", "interrupt"]).default("deny"),
   maxToolOutputBytes: z.number().int().positive().default(1_000_000),
+  bash: bashConfigSchema.default(BASH_CONFIG_DEFAULT),
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
     .strictObject({
@@ -175,6 +197,11 @@ export const configSchema = z.strictObject({
       streamsPerSession: z.number().int().positive().default(64),
       /** Inputs one stream may send per second (a burst of as many is allowed). */
       inputsPerSecond: z.number().positive().default(500),
+      /**
+       * Events one stream may fall behind (its client not reading) before it ends with
+       * RESOURCE_EXHAUSTED; the session keeps running and the client may reattach with after_seq.
+       */
+      streamBacklogEvents: z.number().int().positive().default(10_000),
     })
     .default({
       messageBytes: 4 * 1024 * 1024,
@@ -182,6 +209,7 @@ export const configSchema = z.strictObject({
       runningReplies: 256,
       streamsPerSession: 64,
       inputsPerSecond: 500,
+      streamBacklogEvents: 10_000,
     }),
   /** TLS (and mTLS with `tls.clientCa`); unset = plaintext. */
   tls: tlsConfigSchema.optional(),

@@ -26,7 +26,10 @@ export interface OpenAIModelOptions {
   apiKey?: string;
   /** Retries on connection errors, 408, 409, 429 and 5xx (the SDK's policy); default 2. */
   maxRetries?: number;
-  /** Per-request timeout in ms; default 10 minutes. */
+  /**
+   * Timeout in ms, default 10 minutes: for the response to start (per attempt; the SDK retries), and
+   * then between two streamed chunks (a stream that stalls ends with `model_timeout`).
+   */
   timeoutMs?: number;
 }
 
@@ -62,9 +65,13 @@ function reasoningOf(delta: ChatCompletionChunk.Choice.Delta): string | undefine
   return typeof value === "string" && value !== "" ? value : undefined;
 }
 
-function toModelError(err: unknown): ModelError {
+function toModelError(err: unknown, timeoutMs: number): ModelError {
   if (err instanceof APIConnectionTimeoutError) {
-    return new ModelError("the model endpoint timed out", "model_timeout", { cause: err });
+    return new ModelError(
+      `the model endpoint did not answer within ${timeoutMs} ms (model.timeout)`,
+      "model_timeout",
+      { cause: err },
+    );
   }
   if (err instanceof APIConnectionError) {
     return new ModelError(
@@ -89,11 +96,12 @@ function toModelError(err: unknown): ModelError {
 
 /** A `Model` over any OpenAI-compatible Chat Completions endpoint, streamed, with parallel tool calls. */
 export function createOpenAIModel(options: OpenAIModelOptions): Model {
+  const timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
   const client = new OpenAI({
     baseURL: options.baseURL,
     apiKey: options.apiKey ?? "none",
     maxRetries: options.maxRetries ?? 2,
-    timeout: options.timeoutMs ?? 10 * 60 * 1000,
+    timeout: timeoutMs,
   });
   return {
     name: options.model,
@@ -104,6 +112,20 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       }));
       const started = new Set<number>();
       let finishReason: string | undefined;
+      // The SDK's timeout ends when the headers arrive; this one watches the body.
+      const stalled = new ModelError(
+        `the model endpoint sent nothing for ${timeoutMs} ms (model.timeout)`,
+        "model_timeout",
+      );
+      const watch = new AbortController();
+      const onAbort = () => watch.abort(request.signal.reason);
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      if (request.signal.aborted) onAbort();
+      let idle: NodeJS.Timeout | undefined;
+      const touch = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => watch.abort(stalled), timeoutMs);
+      };
       try {
         const stream = await client.chat.completions.create(
           {
@@ -113,47 +135,57 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
             stream_options: { include_usage: true },
             ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
           },
-          { signal: request.signal },
+          { signal: watch.signal },
         );
+        touch();
         for await (const chunk of stream) {
-          if (chunk.usage) {
-            yield {
-              type: "usage",
-              usage: {
-                inputTokens: chunk.usage.prompt_tokens,
-                outputTokens: chunk.usage.completion_tokens,
-                cacheReadTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
-                cacheWriteTokens: 0,
-              },
-            };
-          }
-          const choice = chunk.choices[0];
-          if (!choice) continue;
-          const reasoning = reasoningOf(choice.delta);
-          if (reasoning) yield { type: "thinking_delta", delta: reasoning };
-          if (choice.delta.content) yield { type: "text_delta", delta: choice.delta.content };
-          for (const call of choice.delta.tool_calls ?? []) {
-            if (!started.has(call.index)) {
-              started.add(call.index);
+          // Counted from the end of handling one chunk: a slow consumer is not a stalled model.
+          clearTimeout(idle);
+          try {
+            if (chunk.usage) {
               yield {
-                type: "tool_call_start",
-                index: call.index,
-                id: call.id ?? "",
-                name: call.function?.name ?? "",
+                type: "usage",
+                usage: {
+                  inputTokens: chunk.usage.prompt_tokens,
+                  outputTokens: chunk.usage.completion_tokens,
+                  cacheReadTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+                  cacheWriteTokens: 0,
+                },
               };
             }
-            const args = call.function?.arguments;
-            if (args) yield { type: "tool_call_delta", index: call.index, delta: args };
+            const choice = chunk.choices[0];
+            if (!choice) continue;
+            const reasoning = reasoningOf(choice.delta);
+            if (reasoning) yield { type: "thinking_delta", delta: reasoning };
+            if (choice.delta.content) yield { type: "text_delta", delta: choice.delta.content };
+            for (const call of choice.delta.tool_calls ?? []) {
+              if (!started.has(call.index)) {
+                started.add(call.index);
+                yield {
+                  type: "tool_call_start",
+                  index: call.index,
+                  id: call.id ?? "",
+                  name: call.function?.name ?? "",
+                };
+              }
+              const args = call.function?.arguments;
+              if (args) yield { type: "tool_call_delta", index: call.index, delta: args };
+            }
+            if (choice.finish_reason) finishReason = choice.finish_reason;
+          } finally {
+            touch();
           }
-          if (choice.finish_reason) finishReason = choice.finish_reason;
         }
         // The SDK ends the iteration quietly when aborted after the headers arrived.
-        if (request.signal.aborted) throw request.signal.reason;
+        if (watch.signal.aborted) throw watch.signal.reason;
       } catch (err) {
-        if (request.signal.aborted || err instanceof APIUserAbortError) {
-          throw request.signal.reason ?? err;
+        if (watch.signal.aborted || err instanceof APIUserAbortError) {
+          throw watch.signal.reason ?? request.signal.reason ?? err;
         }
-        throw toModelError(err);
+        throw toModelError(err, timeoutMs);
+      } finally {
+        clearTimeout(idle);
+        request.signal.removeEventListener("abort", onAbort);
       }
       // OpenAI sends the usage chunk after the finish_reason chunk: `done` comes last.
       yield { type: "done", finishReason: finishReason ?? "stop" };

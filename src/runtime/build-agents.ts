@@ -1,11 +1,13 @@
 import { mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
-import type { AgentConfig, Config } from "../config/schema.js";
+import { bashEnvironment } from "../config/bash-env.js";
+import { type AgentConfig, BASH_CONFIG_DEFAULT, type Config } from "../config/schema.js";
 import type { Model } from "../model/model.js";
 import { createOpenAIModel } from "../model/openai-model.js";
 import type { Rule } from "../agent/types.js";
 import { parseRule } from "../permissions/index.js";
+import { createBashTool } from "../tools/bash.js";
 import { externalTool } from "../tools/external-tool.js";
 import type { Tool } from "../tools/tool.js";
 
@@ -20,6 +22,7 @@ export const DEFAULT_AGENT: AgentConfig = {
   maxIters: 20,
   expiryPolicy: "deny",
   maxToolOutputBytes: 1_000_000,
+  bash: BASH_CONFIG_DEFAULT,
   permissions: { allow: [], deny: [], ask: [] },
 };
 
@@ -62,7 +65,8 @@ async function resolveDirectories(agent: AgentConfig, index: number): Promise<st
 
 /**
  * Resolves the configured agents: their models (the agent's own, else `defaultModel`), their tools
- * (the named built-ins, or all, plus `customTools`), and their working directories (created and
+ * (the named built-ins, or all, plus `customTools`; the built-in Bash is made per agent with the
+ * environment and process limit of its `bash` config), and their working directories (created and
  * resolved to real paths).
  */
 export async function buildAgents(args: {
@@ -85,7 +89,15 @@ export async function buildAgents(args: {
           `invalid config: agents[${index}].tools[${i}]: unknown tool ${JSON.stringify(name)}; built-in tools: ${[...builtins.keys()].join(", ")}`,
         );
       }
-      tools.set(name, tool);
+      tools.set(
+        name,
+        name === "Bash"
+          ? createBashTool({
+              env: bashEnvironment(agent.bash),
+              maxProcesses: agent.bash.maxProcesses,
+            })
+          : tool,
+      );
     }
     for (const tool of args.customTools ?? []) tools.set(tool.name, tool);
     for (const spec of agent.externalTools) {

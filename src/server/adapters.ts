@@ -64,8 +64,9 @@ function createContext(
   call: { metadata: Metadata; getPeer(): string; on(event: "cancelled", fn: () => void): unknown },
   method: string,
   env: AdapterEnv,
-): { ctx: CallContext; dispose: () => void } {
+): { ctx: CallContext; failure: AbortSignal; dispose: () => void } {
   const controller = new AbortController();
+  const failure = new AbortController();
   const calls = callControllers(env);
   if (env.shutdown.aborted) controller.abort(env.shutdown.reason);
   else calls.add(controller);
@@ -93,8 +94,13 @@ function createContext(
       return log;
     },
     principal,
+    fail: (error) => failure.abort(error),
   };
-  return { ctx, dispose: () => calls.delete(controller) };
+  return {
+    ctx,
+    failure: failure.signal,
+    dispose: () => calls.delete(controller),
+  };
 }
 
 function report(ctx: CallContext, err: unknown): void {
@@ -144,9 +150,31 @@ export function adaptUnary<Req, Res>(
 }
 
 /**
- * Adapts an async generator to a grpc-js bidi call: writes wait for `drain`; a client cancel or the
- * server's shutdown aborts `ctx.signal`, and the generator must then finish (its `finally` blocks
- * run); a shutdown ends the call with UNAVAILABLE, and a thrown error becomes the call's status.
+ * Waits until `call` drains (the client read what was written); rejects with the failure's reason
+ * as soon as the handler calls `ctx.fail` (a stream that gave up on a client that stopped reading
+ * ends at once, not when the client reads again), or when `signal` aborts.
+ */
+async function drained(
+  call: NodeJS.EventEmitter,
+  failure: AbortSignal,
+  signal: AbortSignal,
+): Promise<void> {
+  failure.throwIfAborted();
+  try {
+    await once(call, "drain", { signal: AbortSignal.any([failure, signal]) });
+  } catch (err) {
+    failure.throwIfAborted();
+    throw err;
+  }
+}
+
+/**
+ * Adapts an async generator to a grpc-js bidi call: writes respect backpressure — while `write()`
+ * says the transport is full, nothing more is asked of the generator until `drain` (grpc-js then
+ * holds at most its high-water mark); a client cancel or the server's shutdown aborts `ctx.signal`,
+ * and the generator must then finish (its `finally` blocks run); a shutdown ends the call with
+ * UNAVAILABLE; a thrown error, or one given to `ctx.fail`, becomes the call's status (sent after the
+ * messages already written, when the client reads them).
  */
 export function adaptBidi<Req, Res>(
   method: string,
@@ -161,7 +189,7 @@ export function adaptBidi<Req, Res>(
       call.emit("error", toStatusObject(err));
       return;
     }
-    const { ctx, dispose } = context;
+    const { ctx, failure, dispose } = context;
     const work = (async () => {
       const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
       try {
@@ -169,9 +197,11 @@ export function adaptBidi<Req, Res>(
           const next = await responses.next();
           if (next.done) break;
           for (const message of next.value) {
-            if (!call.write(message)) await once(call, "drain", { signal: ctx.signal });
+            failure.throwIfAborted();
+            if (!call.write(message)) await drained(call, failure, ctx.signal);
           }
         }
+        failure.throwIfAborted();
         if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
         if (!ctx.signal.aborted) call.end();
       } catch (err) {

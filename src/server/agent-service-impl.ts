@@ -139,6 +139,8 @@ export function createAgentService(
         ctx.signal,
       );
       const { actor, subscriber } = attached;
+      // Past its backlog the stream ends now, not when its client reads again.
+      subscriber.whenFailed((err) => ctx.fail(err));
       const ack = (requestId: string, error?: unknown) =>
         subscriber.push({
           kind: "ack",

@@ -13,6 +13,13 @@ export interface CallContext {
   readonly log: Logger;
   /** Who is calling: the tenant the call acts for, and the name of its token. */
   readonly principal: Principal;
+  /**
+   * Streaming calls: ends the call with `error` as its status as soon as possible, also while a
+   * write waits for a client that stopped reading (the status then follows the messages already
+   * written); the handler's generator is returned, so its `finally` blocks run. A unary handler
+   * throws instead.
+   */
+  fail(error: Error): void;
 }
 
 /** An authenticated caller. */

@@ -218,12 +218,18 @@ export class SessionActor {
   attach(
     afterSeq: number,
     signal: AbortSignal,
+    maxQueued?: number,
   ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
-    return this.events.attach(afterSeq, signal, () => {
-      const active = this.active;
-      if (!active || active.task) return undefined;
-      return { replyId: active.data.replyId, calls: this.pendingCalls };
-    });
+    return this.events.attach(
+      afterSeq,
+      signal,
+      () => {
+        const active = this.active;
+        if (!active || active.task) return undefined;
+        return { replyId: active.data.replyId, calls: this.pendingCalls };
+      },
+      maxQueued,
+    );
   }
 
   // ---- inputs ----

@@ -50,6 +50,8 @@ export interface SessionLimits {
   sessionsPerTenant?: number;
   runningReplies?: number;
   streamsPerSession?: number;
+  /** Unread events one attached stream may fall behind before it ends with RESOURCE_EXHAUSTED. */
+  streamBacklogEvents?: number;
 }
 
 /** One input of the Chat stream or the Reply RPC. */
@@ -389,7 +391,7 @@ export class SessionManager {
         `session ${sessionId} has ${maxStreams} streams attached`,
       );
     }
-    const attached = actor.attach(afterSeq, signal);
+    const attached = actor.attach(afterSeq, signal, this.limits.streamBacklogEvents);
     return { actor, ...attached };
   }
 

@@ -3,18 +3,23 @@ import type { StreamItem } from "./stored-event.js";
 
 /** Most items handed to the stream's writer at once. */
 const BATCH = 256;
+/** Unread events one stream may fall behind by default (config `limits.streamBacklogEvents`). */
+export const DEFAULT_STREAM_BACKLOG_EVENTS = 10_000;
 
 /**
- * One attached stream's queue: the session pushes items, the stream's writer pulls them. Bounded:
- * past `maxQueued` unread items the subscriber is closed with RESOURCE_EXHAUSTED (a client that
- * stops reading cannot grow the server's memory), while the session keeps running.
+ * One attached stream's queue: the session pushes items, the stream's writer pulls them (and pulls
+ * only as fast as the client reads: it waits for the transport's drain). Bounded: past `maxQueued`
+ * unread items the subscriber is closed with RESOURCE_EXHAUSTED naming `limits.streamBacklogEvents`
+ * (reason STREAM_BACKLOG, so clients can reattach with after_seq), and the queue is dropped; a client
+ * that stops reading cannot grow the server's memory, and the session keeps running.
  */
 export class Subscriber {
   private readonly queue: StreamItem[] = [];
   private wake: (() => void) | undefined;
   private closedWith: { error?: Error } | undefined;
+  private onFailed: ((error: Error) => void) | undefined;
 
-  constructor(private readonly maxQueued = 10_000) {}
+  constructor(private readonly maxQueued = DEFAULT_STREAM_BACKLOG_EVENTS) {}
 
   /** Adds an item; false if the subscriber is closed. */
   push(item: StreamItem): boolean {
@@ -23,8 +28,11 @@ export class Subscriber {
       this.close(
         new ParkwayError(
           "resource_exhausted",
-          `the stream fell more than ${this.maxQueued} events behind; reattach with after_seq`,
-          { reason: "STREAM_BACKLOG" },
+          `limit streamBacklogEvents (${this.maxQueued}) reached: the stream fell more than ${this.maxQueued} events behind (is the client still reading?); reattach with after_seq`,
+          {
+            reason: "STREAM_BACKLOG",
+            metadata: { limit: "streamBacklogEvents", value: String(this.maxQueued) },
+          },
         ),
       );
       return false;
@@ -40,6 +48,17 @@ export class Subscriber {
     this.closedWith = error === undefined ? {} : { error };
     if (error !== undefined) this.queue.length = 0;
     this.notify();
+    if (error !== undefined) this.onFailed?.(error);
+  }
+
+  /**
+   * Calls `listener` when the subscription is closed with an error (at once if it already was), so
+   * that a writer blocked on a client that stopped reading can end the stream without waiting.
+   */
+  whenFailed(listener: (error: Error) => void): void {
+    this.onFailed = listener;
+    const error = this.closedWith?.error;
+    if (error !== undefined) listener(error);
   }
 
   get closed(): boolean {

@@ -4,8 +4,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 /** How long a process group gets between SIGTERM and SIGKILL. */
 export const KILL_GRACE_MS = 1000;
 const POLL_MS = 10;
+/** How long, at most, to wait for SIGKILLed members to be gone (a large group takes a moment). */
+const AFTER_KILL_MS = 1000;
 /** How often, at most, /proc is scanned for members that are zombies only. */
 const SCAN_EVERY_MS = 100;
+/** /proc entries read at once when counting a group. */
+const SCAN_BATCH = 64;
 
 /** Sends `signal` to every process of group `pgid`; false when the group no longer exists. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
@@ -27,7 +31,7 @@ export async function killGroup(pgid: number, graceMs = KILL_GRACE_MS): Promise<
   if (!signalGroup(pgid, "SIGTERM")) return;
   if (await waitStopped(pgid, graceMs)) return;
   signalGroup(pgid, "SIGKILL");
-  await waitStopped(pgid, Math.min(graceMs, 100));
+  await waitStopped(pgid, AFTER_KILL_MS);
 }
 
 /** Polls until no member of group `pgid` is running or `ms` have passed; true when none is. */
@@ -44,24 +48,62 @@ async function waitStopped(pgid: number, ms: number): Promise<boolean> {
   }
 }
 
-/** The members of group `pgid` that are not zombies, from /proc; Infinity when /proc is unreadable. */
-async function runningMembers(pgid: number): Promise<number> {
+/**
+ * The members of group `pgid` that are not zombies, from /proc; Infinity when /proc is unreadable.
+ * With `stopAbove`, counting stops once more than that many are found (a growing fork bomb is
+ * judged without reading all of it).
+ */
+async function runningMembers(pgid: number, stopAbove = Infinity): Promise<number> {
   let entries: string[];
   try {
     entries = await readdir("/proc");
   } catch {
     return Infinity;
   }
+  const pids = entries.filter((name) => /^\d+$/.test(name));
   let running = 0;
-  await Promise.all(
-    entries
-      .filter((name) => /^\d+$/.test(name))
-      .map(async (pid) => {
+  for (let i = 0; i < pids.length && running <= stopAbove; i += SCAN_BATCH) {
+    const states = await Promise.all(
+      pids.slice(i, i + SCAN_BATCH).map(async (pid) => {
         const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
         // "pid (comm) state ppid pgrp …"; comm may contain spaces and parentheses.
         const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        if (Number(fields[2]) === pgid && fields[0] !== "Z") running++;
+        return Number(fields[2]) === pgid && fields[0] !== "Z";
       }),
-  );
+    );
+    running += states.filter(Boolean).length;
+  }
   return running;
+}
+
+/**
+ * Watches how many processes of group `pgid` are running, every `everyMs`, and calls `onExceeded`
+ * once when more than `max` are. Contains fork bombs without a user-wide RLIMIT_NPROC (which would
+ * count, and starve, every process of the server's user, and does not bind root): the group can
+ * outgrow `max` only by what it forks between two counts before it is killed. Returns a function
+ * that stops watching.
+ */
+export function watchGroupSize(
+  pgid: number,
+  max: number,
+  onExceeded: (running: number) => void,
+  everyMs = 50,
+): () => void {
+  let scanning = false;
+  let done = false;
+  const timer = setInterval(() => {
+    if (scanning || done) return;
+    scanning = true;
+    void runningMembers(pgid, max).then((running) => {
+      scanning = false;
+      if (done || running === Infinity || running <= max) return;
+      done = true;
+      clearInterval(timer);
+      onExceeded(running);
+    });
+  }, everyMs);
+  return () => {
+    done = true;
+    clearInterval(timer);
+  };
 }

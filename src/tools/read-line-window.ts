@@ -10,6 +10,8 @@ export interface LineWindow {
   totalLines: number | undefined;
   /** The file looks binary: a NUL byte in its first 8000 bytes (as git decides). */
   binary: boolean;
+  /** Reading stopped at `maxScanBytes` before the window was complete. */
+  scanStopped: boolean;
 }
 
 export interface LineWindowOptions {
@@ -21,6 +23,8 @@ export interface LineWindowOptions {
   maxLineChars: number;
   /** The file's size in bytes. */
   size: number;
+  /** Most bytes read from the start of the file to find the window (a huge file stays cheap). */
+  maxScanBytes: number;
   signal: AbortSignal;
 }
 
@@ -32,14 +36,15 @@ const LF = 0x0a;
  * Reads the window of lines from the start of `file`, chunk by chunk, and stops as soon as the
  * window is complete, so a window near the start of a huge file costs only what it shows. A line
  * ends at "\n"; a trailing "\r" is dropped; a last line without "\n" counts. Memory is bounded by
- * the window: at most `maxLineChars` characters are kept per line. Rejects with the signal's reason
- * when aborted.
+ * the window: at most `maxLineChars` characters are kept per line; time by `maxScanBytes`, where
+ * reading stops (`scanStopped`) with the lines found so far. Rejects with the signal's reason when
+ * aborted.
  */
 export async function readLineWindow(
   file: FileHandle,
   options: LineWindowOptions,
 ): Promise<LineWindow> {
-  const { offset, limit, maxLineChars, size, signal } = options;
+  const { offset, limit, maxLineChars, size, maxScanBytes, signal } = options;
   const maxLineBytes = maxLineChars * 4 + 4;
   const endLine = offset + limit;
   const buf = Buffer.allocUnsafe(CHUNK_BYTES);
@@ -64,7 +69,7 @@ export async function readLineWindow(
     if (bytesRead === 0) break;
     const data = buf.subarray(0, bytesRead);
     if (position === 0 && data.subarray(0, BINARY_PROBE_BYTES).includes(0)) {
-      return { lines: [], more: false, totalLines: undefined, binary: true };
+      return { lines: [], more: false, totalLines: undefined, binary: true, scanStopped: false };
     }
     let start = 0;
     for (;;) {
@@ -84,14 +89,19 @@ export async function readLineWindow(
       lineHasBytes = false;
       start = nl + 1;
       if (lineNo >= endLine) {
-        return { lines, more: position + start < size, totalLines: undefined, binary: false };
+        const more = position + start < size;
+        return { lines, more, totalLines: undefined, binary: false, scanStopped: false };
       }
     }
     position += bytesRead;
+    if (position >= maxScanBytes && position < size) {
+      if (lineNo >= offset && parts.length > 0) finishLine();
+      return { lines, more: true, totalLines: undefined, binary: false, scanStopped: true };
+    }
   }
   if (lineHasBytes && lineNo >= offset) finishLine();
   const totalLines = lineHasBytes ? lineNo : lineNo - 1;
-  return { lines, more: false, totalLines, binary: false };
+  return { lines, more: false, totalLines, binary: false, scanStopped: false };
 }
 
 function decodeLine(parts: Buffer[], cut: boolean, maxLineChars: number): string {

@@ -9,6 +9,8 @@ import { errorResult, interruptedResult } from "./tool-result.js";
 export const READ_MAX_LINES = 2000;
 /** Lines longer than this are cut with a marker. */
 export const READ_MAX_LINE_CHARS = 2000;
+/** Read looks for lines in the first this many bytes of a file only. */
+export const READ_MAX_SCAN_BYTES = 128 * 1024 * 1024;
 
 export const readInputSchema = z.strictObject({
   file_path: z
@@ -69,6 +71,7 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolResult> 
       limit,
       maxLineChars: READ_MAX_LINE_CHARS,
       size: opened.size,
+      maxScanBytes: READ_MAX_SCAN_BYTES,
       signal: ctx.signal,
     });
   } catch (err) {
@@ -80,7 +83,12 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolResult> 
 
   if (window.binary) {
     return errorResult(
-      `${shown} appears to be a binary file (it contains NUL bytes); Read shows text files only.`,
+      `${shown} appears to be a binary file (${opened.size} bytes, with NUL bytes near the start); Read shows text files only.`,
+    );
+  }
+  if (window.scanStopped && window.lines.length === 0) {
+    return errorResult(
+      `${shown} is ${opened.size} bytes; line ${offset} lies beyond the first ${READ_MAX_SCAN_BYTES} bytes, which is as far as Read looks. Use Grep, or Bash (e.g. tail -c), for such files.`,
     );
   }
   if (window.totalLines === 0) {
@@ -104,6 +112,8 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolResult> 
   let output = cap.text();
   if (cap.truncated) {
     output += `${cap.note}; use offset ${lastLine + 1} to read on.`;
+  } else if (window.scanStopped) {
+    output += `\n(showing lines ${offset}–${lastLine}; Read stopped at byte ${READ_MAX_SCAN_BYTES} of ${opened.size}: the last line may be cut, and the rest of the file is beyond Read)`;
   } else if (window.more) {
     output += `\n(showing lines ${offset}–${lastLine}; the file continues: use offset ${lastLine + 1} to read on)`;
   }
@@ -114,5 +124,6 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolResult> 
   };
   if (window.totalLines !== undefined) metadata.totalLines = window.totalLines;
   if (cap.truncated) metadata.truncated = true;
+  if (window.scanStopped) metadata.scanStopped = true;
   return { state: "success", output, metadata };
 }

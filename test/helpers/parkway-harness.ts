@@ -26,7 +26,8 @@ export interface Harness {
 
 /**
  * Starts the scripted model with `script`, then Parkway with one agent "test" using it through the
- * real openai adapter, on 127.0.0.1:0 with a fresh data directory.
+ * real openai adapter, on 127.0.0.1:0 with a fresh data directory. `config` is laid over the
+ * defaults, except that `config.model` is merged into the scripted model's settings.
  */
 export async function startHarness(
   script: Script,
@@ -42,9 +43,10 @@ export async function startHarness(
     config: parseConfig({
       listen: "127.0.0.1:0",
       data: dataDir,
-      model: { url: model.url, name: "scripted", maxRetries: 2 },
       agents: [{ id: "test", workingDirectories: [workdir], ...agent }] as never,
       ...config,
+      // `config.model` adds to the scripted model's settings (e.g. timeout, maxRetries).
+      model: { url: model.url, name: "scripted", maxRetries: 2, ...config.model },
     }),
     log,
   });

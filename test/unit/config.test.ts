@@ -12,6 +12,18 @@ describe("config", () => {
     expect(config.data).toBe("./data");
   });
 
+  it("gives agents a Bash config with nothing passed through by default", () => {
+    const config = parseConfig({
+      agents: [{ id: "a" }, { id: "b", bash: { env: { CI: "1" }, passEnv: ["GOPATH"] } }],
+    });
+    expect(config.agents[0]?.bash).toEqual({ env: {}, passEnv: [], maxProcesses: 1024 });
+    expect(config.agents[1]?.bash).toEqual({
+      env: { CI: "1" },
+      passEnv: ["GOPATH"],
+      maxProcesses: 1024,
+    });
+  });
+
   it.each([
     [{ listen: "127.0.0.1:65536" }, "listen: invalid port 65536"],
     [{ listen: "localhost" }, "listen: expected HOST:PORT"],
@@ -28,6 +40,12 @@ describe("config", () => {
       { tls: { cert: "c.pem", key: "k.pem", clientCa: "ca.pem", requireClientCert: false } },
       "tls.clientCa: client certificates are verified only when required",
     ],
+    [{ agents: [{ id: "a", bash: { passEnv: ["OK", "NOT-OK"] } }] }, "agents[0].bash.passEnv[1]:"],
+    [{ agents: [{ id: "a", bash: { env: { "1X": "v" } } }] }, "agents[0].bash.env.1X:"],
+    [{ agents: [{ id: "a", bash: { env: { X: 1 } } }] }, "agents[0].bash.env.X:"],
+    [{ agents: [{ id: "a", bash: { maxProcesses: 0 } }] }, "agents[0].bash.maxProcesses:"],
+    [{ agents: [{ id: "a", bash: { envs: {} } }] }, "agents[0].bash.envs: unknown key"],
+    [{ limits: { streamBacklogEvents: 0 } }, "limits.streamBacklogEvents:"],
   ])("rejects %j naming the key", (input, expected) => {
     expect(() => parseConfig(input as never)).toThrow(ConfigError);
     expect(() => parseConfig(input as never)).toThrow(expected);

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { isParkwayError } from "../../src/common/errors.js";
+import { Subscriber } from "../../src/session/subscriber.js";
+import type { StreamItem } from "../../src/session/stored-event.js";
+
+const ack = (n: number): StreamItem => ({ kind: "ack", ack: { requestId: `r${n}` } });
+
+describe("Subscriber", () => {
+  it("past its bound, drops its queue and fails with RESOURCE_EXHAUSTED naming the limit", async () => {
+    const sub = new Subscriber(3);
+    const failures: Error[] = [];
+    sub.whenFailed((err) => failures.push(err));
+    expect([1, 2, 3].map((n) => sub.push(ack(n)))).toEqual([true, true, true]);
+    expect(sub.push(ack(4))).toBe(false);
+    expect(sub.closed).toBe(true);
+    expect(failures).toHaveLength(1);
+    const err = failures[0];
+    expect(isParkwayError(err) && err.code).toBe("resource_exhausted");
+    expect(err?.message).toBe(
+      "limit streamBacklogEvents (3) reached: the stream fell more than 3 events behind (is the client still reading?); reattach with after_seq",
+    );
+    // Nothing queued is kept: the reader gets the error straight away.
+    const items = sub.items(new AbortController().signal);
+    await expect(items.next()).rejects.toBe(err);
+    // A listener registered late hears of the failure at once.
+    const late: Error[] = [];
+    sub.whenFailed((e) => late.push(e));
+    expect(late).toEqual([err]);
+  });
+
+  it("does not call the failure listener on a plain close", () => {
+    const sub = new Subscriber(3);
+    const failures: Error[] = [];
+    sub.whenFailed((err) => failures.push(err));
+    sub.close();
+    expect(failures).toEqual([]);
+  });
+});
