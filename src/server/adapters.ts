@@ -1,4 +1,3 @@
-import { once } from "node:events";
 import {
   type handleBidiStreamingCall,
   type handleUnaryCall,
@@ -12,6 +11,7 @@ import type { Logger } from "../common/logger.js";
 import type { Authenticate } from "./auth.js";
 import { type CallContext, type Principal, ServerShutdownError } from "./call-context.js";
 import { isUnexpected, toStatusObject } from "./errors.js";
+import { CallFailure } from "./call-failure.js";
 import { readMessages } from "./read-messages.js";
 
 /** A unary handler: a plain async function. */
@@ -60,18 +60,53 @@ function callControllers(env: AdapterEnv): Set<AbortController> {
   return calls;
 }
 
+/** A call's context: one per call, so a class (its methods are shared, not closures per call). */
+class Context implements CallContext {
+  readonly failure = new CallFailure();
+  readonly signal: AbortSignal;
+  private logger: Logger | undefined;
+
+  constructor(
+    private readonly env: AdapterEnv,
+    private readonly method: string,
+    private readonly controller: AbortController,
+    readonly metadata: Metadata,
+    readonly peer: string,
+    readonly principal: Principal,
+  ) {
+    this.signal = controller.signal;
+  }
+
+  /** Made on first use: most calls never log, and an idle stream should not hold a logger. */
+  get log(): Logger {
+    this.logger ??= this.env.log.child(
+      this.principal.tenant === "default"
+        ? { method: this.method, peer: this.peer }
+        : { method: this.method, peer: this.peer, tenant: this.principal.tenant },
+    );
+    return this.logger;
+  }
+
+  fail(error: Error): void {
+    this.failure.fail(error);
+  }
+
+  /** Forgets the call once it has ended. */
+  dispose(): void {
+    callControllers(this.env).delete(this.controller);
+  }
+}
+
 function createContext(
   call: { metadata: Metadata; getPeer(): string; on(event: "cancelled", fn: () => void): unknown },
   method: string,
   env: AdapterEnv,
-): { ctx: CallContext; failure: AbortSignal; dispose: () => void } {
+): Context {
   const controller = new AbortController();
-  const failure = new AbortController();
   const calls = callControllers(env);
   if (env.shutdown.aborted) controller.abort(env.shutdown.reason);
   else calls.add(controller);
   call.on("cancelled", () => controller.abort(new Error("cancelled by client")));
-  const peer = call.getPeer();
   let principal: Principal;
   try {
     principal = env.authenticate(call.metadata);
@@ -79,28 +114,7 @@ function createContext(
     calls.delete(controller);
     throw err;
   }
-  let log: Logger | undefined;
-  const ctx: CallContext = {
-    signal: controller.signal,
-    metadata: call.metadata,
-    peer,
-    // Made on first use: most calls never log, and an idle stream should not hold a logger.
-    get log() {
-      log ??= env.log.child(
-        principal.tenant === "default"
-          ? { method, peer }
-          : { method, peer, tenant: principal.tenant },
-      );
-      return log;
-    },
-    principal,
-    fail: (error) => failure.abort(error),
-  };
-  return {
-    ctx,
-    failure: failure.signal,
-    dispose: () => calls.delete(controller),
-  };
+  return new Context(env, method, controller, call.metadata, call.getPeer(), principal);
 }
 
 function report(ctx: CallContext, err: unknown): void {
@@ -123,14 +137,13 @@ export function adaptUnary<Req, Res>(
   env: AdapterEnv,
 ): handleUnaryCall<Req, Res> {
   return (call: ServerUnaryCall<Req, Res>, callback) => {
-    let context;
+    let ctx: Context;
     try {
-      context = createContext(call, method, env);
+      ctx = createContext(call, method, env);
     } catch (err) {
       callback(toStatusObject(err));
       return;
     }
-    const { ctx, dispose } = context;
     const work = (async () => {
       try {
         const response = await handler(call.request, ctx);
@@ -142,30 +155,11 @@ export function adaptUnary<Req, Res>(
           toStatusObject(shutdown ? new ParkwayError("unavailable", "server shutting down") : err),
         );
       } finally {
-        dispose();
+        ctx.dispose();
       }
     })();
     track(env, work);
   };
-}
-
-/**
- * Waits until `call` drains (the client read what was written); rejects with the failure's reason
- * as soon as the handler calls `ctx.fail` (a stream that gave up on a client that stopped reading
- * ends at once, not when the client reads again), or when `signal` aborts.
- */
-async function drained(
-  call: NodeJS.EventEmitter,
-  failure: AbortSignal,
-  signal: AbortSignal,
-): Promise<void> {
-  failure.throwIfAborted();
-  try {
-    await once(call, "drain", { signal: AbortSignal.any([failure, signal]) });
-  } catch (err) {
-    failure.throwIfAborted();
-    throw err;
-  }
 }
 
 /**
@@ -182,14 +176,14 @@ export function adaptBidi<Req, Res>(
   env: AdapterEnv,
 ): handleBidiStreamingCall<Req, Res> {
   return (call: ServerDuplexStream<Req, Res>) => {
-    let context;
+    let ctx: Context;
     try {
-      context = createContext(call, method, env);
+      ctx = createContext(call, method, env);
     } catch (err) {
       call.emit("error", toStatusObject(err));
       return;
     }
-    const { ctx, failure, dispose } = context;
+    const failure = ctx.failure;
     const work = (async () => {
       const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
       try {
@@ -197,11 +191,11 @@ export function adaptBidi<Req, Res>(
           const next = await responses.next();
           if (next.done) break;
           for (const message of next.value) {
-            failure.throwIfAborted();
-            if (!call.write(message)) await drained(call, failure, ctx.signal);
+            failure.throwIfFailed();
+            if (!call.write(message)) await failure.drained(call, ctx.signal);
           }
         }
-        failure.throwIfAborted();
+        failure.throwIfFailed();
         if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
         if (!ctx.signal.aborted) call.end();
       } catch (err) {
@@ -216,7 +210,7 @@ export function adaptBidi<Req, Res>(
         }
       } finally {
         await responses.return?.().catch(() => undefined);
-        dispose();
+        ctx.dispose();
       }
     })();
     track(env, work);

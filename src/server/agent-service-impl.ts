@@ -3,6 +3,7 @@ import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
 import type { SessionManager, SessionView } from "../session/session-manager.js";
 import type { StreamItem } from "../session/stored-event.js";
+import type { Subscriber } from "../session/subscriber.js";
 import { type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
 import { PermissionMode } from "../generated/parkway/v1/permission.js";
 import type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
@@ -58,6 +59,11 @@ function itemToPb(item: StreamItem, sessionId: string): ServerEvent {
       },
     },
   };
+}
+
+/** Sends the outcome of an input to the stream that sent it. */
+function pushAck(subscriber: Subscriber, requestId: string, error?: unknown): void {
+  subscriber.push({ kind: "ack", ack: { requestId, ...(error === undefined ? {} : { error }) } });
 }
 
 function parseExternalTools(
@@ -141,11 +147,6 @@ export function createAgentService(
       const { actor, subscriber } = attached;
       // Past its backlog the stream ends now, not when its client reads again.
       subscriber.whenFailed((err) => ctx.fail(err));
-      const ack = (requestId: string, error?: unknown) =>
-        subscriber.push({
-          kind: "ack",
-          ack: { requestId, ...(error === undefined ? {} : { error }) },
-        });
 
       const rate = options.inputsPerSecond;
       const limiter = rate === undefined ? undefined : new RateLimiter(rate);
@@ -167,10 +168,10 @@ export function createAgentService(
               principal: ctx.principal.name,
               requestId: msg.requestId,
             });
-            ack(msg.requestId);
+            pushAck(subscriber, msg.requestId);
           } catch (err) {
             if (!isParkwayError(err)) ctx.log.error({ err }, "input failed");
-            ack(msg.requestId, err);
+            pushAck(subscriber, msg.requestId, err);
           }
         }
       })();

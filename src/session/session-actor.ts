@@ -17,7 +17,7 @@ import {
   modeAudit,
 } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
-import { EventHub } from "./event-hub.js";
+import { EventHub, type HubOwner } from "./event-hub.js";
 import { foldEvents } from "./fold-events.js";
 import { pendingCalls } from "./pending-calls.js";
 import { assertIdle, assertParked, assertReply } from "./input-checks.js";
@@ -82,7 +82,7 @@ type Request = string | undefined;
  * produces), runs and parks its reply, and recovers a reply that a crash cut short. Its events go
  * through an `EventHub` (the log and the fan-out to attached streams).
  */
-export class SessionActor {
+export class SessionActor implements HubOwner {
   readonly events: EventHub;
   readonly tools: ReadonlyMap<string, Tool>;
   private chain: Promise<unknown> = Promise.resolve();
@@ -102,24 +102,26 @@ export class SessionActor {
       sessionTools.length === 0
         ? agent.tools
         : new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
-    this.events = new EventHub(
-      deps.store,
-      data.id,
-      data.lastSeq,
-      {
-        everyWrite: (batch, lastSeq) => {
-          if (!this.dirty && lastSeq === this.data.lastSeq) return;
-          this.dirty = false;
-          this.data = { ...this.data, lastSeq, updatedAt: new Date().toISOString() };
-          batch.put(SessionRecord, this.id, this.data);
-        },
-        syncWrite: (batch, lastSeq) => this.checkpoint(batch, lastSeq),
-        synced: () => {
-          for (const c of this.pendingCalls) if (c.expiresAt) this.deps.expiry?.note(c.expiresAt);
-        },
-      },
-      deps.logger,
-    );
+    // The actor is its hub's owner (methods, not closures: an attached session costs less).
+    this.events = new EventHub(deps.store, data.id, data.lastSeq, this, deps.logger);
+  }
+
+  /** HubOwner: the session record joins every write in which it changed. */
+  everyWrite(batch: StoreBatch, lastSeq: number): void {
+    if (!this.dirty && lastSeq === this.data.lastSeq) return;
+    this.dirty = false;
+    this.data = { ...this.data, lastSeq, updatedAt: new Date().toISOString() };
+    batch.put(SessionRecord, this.id, this.data);
+  }
+
+  /** HubOwner: a synced write that announces REQUIRE_* or REPLY_PARKED carries a checkpoint. */
+  syncWrite(batch: StoreBatch, lastSeq: number): void {
+    this.checkpoint(batch, lastSeq);
+  }
+
+  /** HubOwner: once parked calls are stored, their deadlines are scheduled. */
+  synced(): void {
+    for (const c of this.pendingCalls) if (c.expiresAt) this.deps.expiry?.note(c.expiresAt);
   }
 
   get id(): string {

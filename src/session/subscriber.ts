@@ -65,6 +65,11 @@ export class Subscriber {
     return this.closedWith !== undefined;
   }
 
+  /** The abort of the signal given to `items`: wakes the reader. */
+  handleEvent(): void {
+    this.notify();
+  }
+
   private notify(): void {
     const wake = this.wake;
     this.wake = undefined;
@@ -77,8 +82,8 @@ export class Subscriber {
    * stops sends what it has written), unless the consumer stops first.
    */
   async *items(signal: AbortSignal): AsyncGenerator<StreamItem[]> {
-    const onAbort = () => this.notify();
-    signal.addEventListener("abort", onAbort, { once: true });
+    // The subscriber is its own abort listener (`handleEvent`): no closure per stream.
+    signal.addEventListener("abort", this, { once: true });
     try {
       for (;;) {
         if (this.queue.length > 0) {
@@ -93,7 +98,7 @@ export class Subscriber {
         await new Promise<void>((resolve) => (this.wake = resolve));
       }
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", this);
     }
   }
 }
