@@ -117,18 +117,14 @@ export class EventHub {
   }
 
   /**
-   * Logs an event; attached streams receive it once it is written. The write starts at once for a
-   * REQUIRE_* or REPLY_PARKED event, else after the current turn of the event loop, so events
-   * emitted together (a model turn's tail and the permission request after it) share one write.
+   * Logs an event; attached streams receive it once it is written. The write starts after the
+   * current turn of the event loop, so events emitted together share one write: a model turn's
+   * tail, the REQUIRE_* after it and the REPLY_PARKED that follows go out in one synced batch.
    */
   emit(replyId: string, body: EventBody): StoredEvent {
     const event = this.log.append(replyId, body);
-    if (SYNC_EVENTS.has(body.type)) {
-      this.syncEvent = true;
-      this.kick();
-    } else {
-      this.kickSoon();
-    }
+    if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
+    this.kickSoon();
     return event;
   }
 

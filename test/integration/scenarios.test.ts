@@ -204,6 +204,12 @@ class Runner {
     for (const [file, content] of Object.entries(final.files ?? {})) {
       expect(await readFile(path.join(this.h.workdir, file), "utf8")).toBe(content);
     }
+    if (final.rules !== undefined) {
+      const rules = await this.h.client.listRules({ sessionId: this.sessionId });
+      expect(rules.length, rules.map((r) => `${r.toolName}(${r.ruleContent})`).join(", ")).toBe(
+        final.rules,
+      );
+    }
   }
 }
 
