@@ -88,3 +88,18 @@ export function shape(events: ServerEvent[]): string[] {
   }
   return out;
 }
+
+/** A tool call's result as the events tell it: its text deltas joined, and its end state. */
+export function toolResult(events: ServerEvent[], id: string): { state?: number; text: string } {
+  let text = "";
+  let state: number | undefined;
+  for (const e of events) {
+    if (e.event?.$case === "toolResultTextDelta" && e.event.value.toolCallId === id) {
+      text += e.event.value.delta;
+    }
+    if (e.event?.$case === "toolResultEnd" && e.event.value.toolCallId === id) {
+      state = e.event.value.state;
+    }
+  }
+  return { state, text };
+}

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FinishedReason, ToolResultState } from "../../src/generated/parkway/v1/content.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
-import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
+import { collect, type Harness, startHarness, toolResult } from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -10,20 +10,6 @@ afterEach(async () => {
   delete process.env.PARKWAY_TEST_PASSED;
   delete process.env.PARKWAY_TEST_SECRET;
 });
-
-function result(events: ServerEvent[], id: string): { state?: number; text: string } {
-  let text = "";
-  let state: number | undefined;
-  for (const e of events) {
-    if (e.event?.$case === "toolResultTextDelta" && e.event.value.toolCallId === id) {
-      text += e.event.value.delta;
-    }
-    if (e.event?.$case === "toolResultEnd" && e.event.value.toolCallId === id) {
-      state = e.event.value.state;
-    }
-  }
-  return { state, text };
-}
 
 async function run(command: string): Promise<ServerEvent[]> {
   await h!.model.reset({
@@ -61,7 +47,7 @@ describe("Bash in a served agent", () => {
       'echo "$GREETING / $PARKWAY_TEST_PASSED / ${PARKWAY_TEST_SECRET:-absent} / $TERM"; env',
     );
     expect(finished(events)).toBe(FinishedReason.FINISHED_REASON_COMPLETED);
-    const bash = result(events, "call_bash");
+    const bash = toolResult(events, "call_bash");
     expect(bash.state).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
     expect(bash.text).toMatch(/^hello \/ passed through \/ absent \/ dumb\n/);
     expect(bash.text).not.toContain("sk-must-not-leak");
@@ -76,7 +62,7 @@ describe("Bash in a served agent", () => {
       "f() { if [ $1 -gt 0 ]; then f $(($1-1)) & f $(($1-1)) & fi; sleep 60; }; f 8",
     );
     expect(finished(events)).toBe(FinishedReason.FINISHED_REASON_COMPLETED);
-    const bash = result(events, "call_bash");
+    const bash = toolResult(events, "call_bash");
     expect(bash.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(bash.text).toMatch(/killed: more than 40 processes at once/);
     const tool = h.model.requests[1]!.messages.find((m) => m.role === "tool");

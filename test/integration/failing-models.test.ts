@@ -5,7 +5,7 @@ import { FinishedReason, ToolResultState } from "../../src/generated/parkway/v1/
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import type { Script } from "../../src/model/scripted/index.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
-import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
+import { collect, type Harness, startHarness, toolResult } from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
 let revived: ScriptedModelServer | undefined;
@@ -19,20 +19,6 @@ afterEach(async () => {
 function replyEnd(events: ServerEvent[]) {
   const last = events[events.length - 1];
   return last?.event?.$case === "replyEnd" ? last.event.value : undefined;
-}
-
-function result(events: ServerEvent[], id: string): { state?: number; text: string } {
-  let text = "";
-  let state: number | undefined;
-  for (const e of events) {
-    if (e.event?.$case === "toolResultTextDelta" && e.event.value.toolCallId === id) {
-      text += e.event.value.delta;
-    }
-    if (e.event?.$case === "toolResultEnd" && e.event.value.toolCallId === id) {
-      state = e.event.value.state;
-    }
-  }
-  return { state, text };
 }
 
 /** A script whose "first" turn is `failing` and whose "second" turn answers "working again". */
@@ -164,10 +150,10 @@ describe("a model that calls tools wrongly", () => {
     const chat = await open();
     const events = await collect(chat.message("first"));
     expect(replyEnd(events)?.finishedReason).toBe(FinishedReason.FINISHED_REASON_COMPLETED);
-    const json = result(events, "call_json");
+    const json = toolResult(events, "call_json");
     expect(json.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(json.text).toMatch(/^the input is not valid JSON: /);
-    const unknown = result(events, "call_unknown");
+    const unknown = toolResult(events, "call_unknown");
     expect(unknown.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(unknown.text).toMatch(/^unknown tool "Teleport"; the tools are: Bash, Read, /);
     // The model saw both errors on its next turn.
