@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { ConfigError } from "../config/index.js";
+import { clientToken, ConfigError } from "../config/index.js";
 import { StoreLockedError } from "../store/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
@@ -10,7 +10,8 @@ const USAGE = `usage:
   parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
   parkway mock-model --script FILE [--listen HOST:PORT]
-  parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE]`;
+  parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
+               [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]`;
 
 /** Runs the command line; resolves with the exit code. Expected failures print one line. */
 async function main(argv: string[]): Promise<number> {
@@ -66,14 +67,21 @@ async function main(argv: string[]): Promise<number> {
           session: { type: "string" },
           agent: { type: "string" },
           external: { type: "string" },
+          token: { type: "string" },
+          "tls-ca": { type: "string" },
+          "tls-cert": { type: "string" },
+          "tls-key": { type: "string" },
         },
       });
       const { chat } = await import("./chat/index.js");
+      const token = values.token ?? clientToken();
       return chat({
         server: values.server,
         ...(values.session ? { session: values.session } : {}),
         ...(values.agent ? { agent: values.agent } : {}),
         ...(values.external ? { external: values.external } : {}),
+        ...(token ? { token } : {}),
+        tls: { ca: values["tls-ca"], cert: values["tls-cert"], key: values["tls-key"] },
       });
     }
     case undefined:

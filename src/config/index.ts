@@ -9,3 +9,4 @@ export {
 export { bashEnvironment } from "./bash-env.js";
 export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";
 export { readTlsFiles, type TlsMaterial } from "./read-tls-files.js";
+export { clientToken } from "./client-env.js";

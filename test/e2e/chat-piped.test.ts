@@ -1,9 +1,7 @@
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import { silentLogger } from "../../src/common/logger.js";
@@ -15,14 +13,13 @@ import {
   type ScriptedModelServer,
 } from "../../src/model/scripted/index.js";
 import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
+import { runChat } from "../helpers/run-chat.js";
 
 /**
  * `parkway chat` with piped input and output: one line answers each prompt, the transcript is plain
  * text without a single escape code (even when the environment asks for colour), and a reply left
  * parked when the input ends is asked again by the next chat that attaches to the session.
  */
-
-const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
 const SCRIPT: Script = {
   defaults: { chunkSize: 16 },
@@ -65,34 +62,6 @@ const SCRIPT: Script = {
     { match: { toolName: "Bash", lastToolResult: "parked-ok" }, text: "STEP parked done." },
   ],
 };
-
-/** Runs `parkway chat ARGS` with `stdin` piped in; resolves with its exit code and output. */
-function runChat(
-  args: string[],
-  stdin: string,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["bin/parkway.js", "chat", ...args], {
-      cwd: REPO,
-      env: { ...process.env, ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`chat did not exit:\n${stdout}\n${stderr}`));
-    }, 60_000);
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(stdin);
-  });
-}
 
 describe("parkway chat with piped input and output", () => {
   let root: string;

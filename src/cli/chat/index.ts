@@ -1,4 +1,10 @@
-import { createParkwayClient, type ParkwayClient, ParkwayClientError } from "../../client/index.js";
+import { readFile } from "node:fs/promises";
+import {
+  createParkwayClient,
+  type ParkwayClient,
+  ParkwayClientError,
+  type TlsOptions,
+} from "../../client/index.js";
 import { ChatApp } from "./app.js";
 import { HandlerModuleError, type Handlers, loadHandlers } from "./external.js";
 import type { Input } from "./input.js";
@@ -18,9 +24,14 @@ export interface ChatOptions {
   agent?: string;
   /** A module whose handlers answer external tool calls. */
   external?: string;
+  /** Bearer token for a server with tenants (also `PARKWAY_TOKEN`). */
+  token?: string;
+  /** PEM files for TLS: the CA to trust, and a client certificate and key for mTLS. */
+  tls?: { ca?: string; cert?: string; key?: string };
 }
 
 const UNAVAILABLE = 14;
+const UNAUTHENTICATED = 16;
 const NOT_FOUND = 5;
 
 /** A start-up failure the user can act on; the message is one line. */
@@ -52,12 +63,41 @@ async function createSession(
   return client.createSession({ agentId: agent.id, externalTools });
 }
 
+/** Reads the PEM files of `--tls-ca`, `--tls-cert` and `--tls-key`; none given = plaintext. */
+async function readTlsFiles(files: ChatOptions["tls"]): Promise<TlsOptions | undefined> {
+  if (!files || (!files.ca && !files.cert && !files.key)) return undefined;
+  if (!files.cert !== !files.key) {
+    throw new ChatStartError(
+      "--tls-cert and --tls-key go together (a client certificate and its key)",
+    );
+  }
+  const read = async (flag: string, file: string | undefined) => {
+    if (!file) return undefined;
+    try {
+      return await readFile(file);
+    } catch (err) {
+      throw new ChatStartError(
+        `${flag}: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? "error"})`,
+      );
+    }
+  };
+  const [ca, cert, key] = await Promise.all([
+    read("--tls-ca", files.ca),
+    read("--tls-cert", files.cert),
+    read("--tls-key", files.key),
+  ]);
+  return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
+}
+
 /** Explains a failure to reach or use the server in one line. */
 function startFailure(err: unknown, options: ChatOptions): string {
   if (err instanceof ChatStartError || err instanceof HandlerModuleError) return err.message;
   if (err instanceof ParkwayClientError) {
     if (err.code === UNAVAILABLE) {
       return `cannot reach a Parkway server at ${options.server}: start one with \`npm start\` (or pass --server HOST:PORT)`;
+    }
+    if (err.code === UNAUTHENTICATED) {
+      return `the server at ${options.server} wants a token: pass --token or set PARKWAY_TOKEN (${err.message})`;
     }
     if (err.code === NOT_FOUND && options.session) return `no session ${options.session}`;
     return `${err.codeName}: ${err.message}`;
@@ -78,7 +118,18 @@ export async function chat(options: ChatOptions): Promise<number> {
     process.stderr.write(`parkway: ${startFailure(err, options)}\n`);
     return 2;
   }
-  const client = createParkwayClient(options.server, { timeoutMs: 15_000 });
+  let tls: TlsOptions | undefined;
+  try {
+    tls = await readTlsFiles(options.tls);
+  } catch (err) {
+    process.stderr.write(`parkway: ${startFailure(err, options)}\n`);
+    return 1;
+  }
+  const client = createParkwayClient(options.server, {
+    timeoutMs: 15_000,
+    ...(options.token ? { token: options.token } : {}),
+    ...(tls ? { tls } : {}),
+  });
   let info: Session;
   try {
     info = options.session
