@@ -133,7 +133,7 @@ it(`answers ${COUNT} hostile inputs with proper statuses and changes nothing on 
     let before = await h.parkway.store.digest();
     for (let i = 0; i < COUNT; i++) {
       const sessionId = pick(ids);
-      const kind = Math.floor(random() * 4);
+      const kind = Math.floor(random() * 5);
       let outcome: string;
       try {
         if (kind === 0) {
@@ -149,6 +149,13 @@ it(`answers ${COUNT} hostile inputs with proper statuses and changes nothing on 
             status: randomInt(),
             pageSize: pick([0, 1, 5, 5000]),
             pageToken: pick(strings).slice(0, 50),
+          });
+        } else if (kind === 3) {
+          await h.client.listAuditRecords({
+            sessionId: random() < 0.3 ? "" : sessionId,
+            toolCallId: random() < 0.5 ? "" : pick(callIds),
+            pageSize: pick([0, 1, 5, 5000]),
+            pageToken: random() < 0.5 ? "" : pick(strings).slice(0, 80),
           });
         } else {
           const toolName = pick(["Bash", "", "Read", "Nope"]);
