@@ -1,16 +1,13 @@
 import { homedir } from "node:os";
-import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import { invalidArgument, notFound, ParkwayError } from "../common/errors.js";
 import { limitReached } from "../common/limits.js";
-import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
 import type { Store } from "../store/store.js";
 import {
   EventRecord,
   eventKey,
-  type ExternalToolSpec,
   MessageRecord,
   messageKey,
   ReplyRecord,
@@ -25,24 +22,19 @@ import {
 import { externalTool } from "../tools/external-tool.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
+import { type CreateSessionInput, newSession } from "./new-session.js";
 import { pendingCalls } from "./pending-calls.js";
 import { RuleBook } from "./rule-book.js";
 import { type ActorDeps, type ReplySettled, SessionActor } from "./session-actor.js";
 import type { StreamItem } from "./stored-event.js";
 import type { Subscriber } from "./subscriber.js";
+import { TenantSessionCount } from "./tenant-session-count.js";
+
+export type { CreateSessionInput } from "./new-session.js";
 
 /** A session as the API shows it. */
 export interface SessionView extends SessionData {
   pendingToolCalls: ToolCallBlock[];
-}
-
-/** What CreateSession accepts (already decoded from the wire). */
-export interface CreateSessionInput {
-  agentId: string;
-  externalTools: ExternalToolSpec[];
-  mode?: SessionData["mode"];
-  workingDirectories: string[];
-  metadata?: Record<string, unknown>;
 }
 
 /** Limits the sessions enforce; each is RESOURCE_EXHAUSTED naming it when reached. */
@@ -75,7 +67,7 @@ export class SessionManager {
   private readonly expiry: ExpiryScheduler;
   private readonly deps: Omit<ActorDeps, "rules">;
   private readonly limits: SessionLimits;
-  private readonly sessionCounts = new Map<string, number>();
+  private readonly sessionCount: TenantSessionCount;
 
   constructor(
     private readonly store: Store,
@@ -84,6 +76,7 @@ export class SessionManager {
     options: { keepFinishedReplies?: number; limits?: SessionLimits } = {},
   ) {
     this.limits = options.limits ?? {};
+    this.sessionCount = new TenantSessionCount(store);
     this.expiry = new ExpiryScheduler(store, log, async (sessionId, now) => {
       const actor = await this.actor(sessionId);
       await actor.serial(() => actor.expire(now));
@@ -141,78 +134,27 @@ export class SessionManager {
     return [...this.agents.values()];
   }
 
-  /** The tenant's session count, read once from its counter record and then kept in memory. */
-  private async sessionCount(tenant: string): Promise<number> {
-    let count = this.sessionCounts.get(tenant);
-    if (count === undefined) {
-      count = (await this.store.get(TenantCountRecord, tenant))?.sessions ?? 0;
-      this.sessionCounts.set(tenant, count);
-    }
-    return count;
-  }
-
-  async create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
-    const max = this.limits.sessionsPerTenant;
-    if (max !== undefined && (await this.sessionCount(tenant)) >= max) {
-      throw limitReached(
-        "sessionsPerTenant",
-        max,
-        `tenant ${tenant} has ${max} sessions; delete some`,
-      );
-    }
-    const agent = this.agents.get(input.agentId);
-    if (!input.agentId) {
-      throw invalidArgument([{ field: "agent_id", description: "is required" }]);
-    }
-    if (!agent) {
-      throw invalidArgument([
-        {
-          field: "agent_id",
-          description: `unknown agent ${JSON.stringify(input.agentId)}; known: ${[...this.agents.keys()].join(", ")}`,
-        },
-      ]);
-    }
-    const dirs = input.workingDirectories.length
-      ? input.workingDirectories.map((dir, i) => {
-          const resolved = path.resolve(dir);
-          const inside = agent.workingDirectories.some(
-            (root) => resolved === root || resolved.startsWith(root + path.sep),
-          );
-          if (!path.isAbsolute(dir) || !inside) {
-            throw invalidArgument([
-              {
-                field: `working_directories[${i}]`,
-                description: `must be an absolute path inside the agent's working directories (${agent.workingDirectories.join(", ")})`,
-              },
-            ]);
-          }
-          return resolved;
-        })
-      : [...agent.workingDirectories];
-    const now = new Date().toISOString();
-    const data: SessionData = {
-      id: newId("ses"),
-      tenant,
-      agentId: agent.id,
-      status: "idle",
-      ...(input.mode ? { mode: input.mode } : {}),
-      workingDirectories: dirs,
-      externalTools: input.externalTools,
-      ...(input.metadata ? { metadata: input.metadata } : {}),
-      createdAt: now,
-      updatedAt: now,
-      lastSeq: 0,
-      messageCount: 0,
-    };
-    const count = (await this.sessionCount(tenant)) + 1;
-    await this.store
-      .batch()
-      .put(SessionRecord, data.id, data)
-      .put(TenantSessionRecord, tenantSessionKey(tenant, data.id), { sessionId: data.id })
-      .put(TenantCountRecord, tenant, { sessions: count })
-      .write({ sync: true });
-    this.sessionCounts.set(tenant, count);
-    return { ...data, pendingToolCalls: [] };
+  /** Creates a session; the tenant's sessions are counted against `sessionsPerTenant`. */
+  create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
+    return this.sessionCount.update(tenant, async (count) => {
+      const max = this.limits.sessionsPerTenant;
+      if (max !== undefined && count >= max) {
+        throw limitReached(
+          "sessionsPerTenant",
+          max,
+          `tenant ${tenant} has ${max} sessions; delete some`,
+        );
+      }
+      const agent = this.agents.get(input.agentId);
+      const data = newSession(tenant, agent, [...this.agents.keys()], input);
+      await this.store
+        .batch()
+        .put(SessionRecord, data.id, data)
+        .put(TenantSessionRecord, tenantSessionKey(tenant, data.id), { sessionId: data.id })
+        .put(TenantCountRecord, tenant, { sessions: count + 1 })
+        .write({ sync: true });
+      return { count: count + 1, result: { ...data, pendingToolCalls: [] } };
+    });
   }
 
   /**
@@ -337,10 +279,11 @@ export class SessionManager {
       .del(ReplyRecord, sessionId)
       .del(SessionRecord, sessionId)
       .del(TenantSessionRecord, tenantSessionKey(tenant, sessionId));
-    const count = Math.max(0, (await this.sessionCount(tenant)) - 1);
-    batch.put(TenantCountRecord, tenant, { sessions: count });
-    await batch.write({ sync: true });
-    this.sessionCounts.set(tenant, count);
+    await this.sessionCount.update(tenant, async (count) => {
+      const next = Math.max(0, count - 1);
+      await batch.put(TenantCountRecord, tenant, { sessions: next }).write({ sync: true });
+      return { count: next, result: undefined };
+    });
   }
 
   /** Attaches a stream to a session (see `SessionActor.attach`). */

@@ -86,4 +86,27 @@ describe("limits", () => {
     });
     expect(fine.message?.finishedReason).toBe(1);
   });
+
+  it("counts concurrent creates one at a time: no more sessions than sessionsPerTenant", async () => {
+    h = await startHarness({ turns: [] }, {}, { limits: { sessionsPerTenant: 3 } });
+    const tries = await Promise.all(
+      Array.from({ length: 12 }, () => refusal(h!.client.createSession({ agentId: "test" }))),
+    );
+    const refused = tries.filter((e) => e !== undefined);
+    expect(refused).toHaveLength(9);
+    for (const e of refused) expect(e?.codeName).toBe("RESOURCE_EXHAUSTED");
+    const listed = await h.client.listSessions({ pageSize: 100 });
+    expect(listed.sessions).toHaveLength(3);
+
+    // Deleting one frees one place, also when deletes and creates race.
+    await Promise.all([
+      h.client.deleteSession(listed.sessions[0]!.id),
+      h.client.deleteSession(listed.sessions[1]!.id),
+    ]);
+    const again = await Promise.all(
+      Array.from({ length: 5 }, () => refusal(h!.client.createSession({ agentId: "test" }))),
+    );
+    expect(again.filter((e) => e === undefined)).toHaveLength(2);
+    expect((await h.client.listSessions({ pageSize: 100 })).sessions).toHaveLength(3);
+  });
 });
