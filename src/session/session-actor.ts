@@ -2,9 +2,7 @@ import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import type { PermissionState } from "../agent/gate.js";
 import { interruptCalls, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
-import { finishWithoutRunning } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
-import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
@@ -46,6 +44,7 @@ import {
 import type { RuleBook } from "./rule-book.js";
 import type { StreamItem } from "./stored-event.js";
 import type { Subscriber } from "./subscriber.js";
+import { denyExpired, newReply } from "./new-reply.js";
 import { waitingNotice } from "./waiting-notice.js";
 
 /** What a settled reply looks like to a waiting caller (the unary Reply RPC). */
@@ -242,23 +241,9 @@ export class SessionActor implements HubOwner {
     requestId?: Request,
   ): Promise<{ replyId: string; settled: Promise<ReplySettled> }> {
     assertIdle(this.id, this.active, this.disposed);
-    const now = new Date().toISOString();
-    const user: Msg = {
-      id: newId("msg"),
-      role: "user",
-      name: "user",
-      content: text === "" ? [] : [{ type: "text", id: newId("blk"), text }],
-      createdAt: now,
-    };
-    const replyId = newId("reply");
-    const data: ReplyData = {
-      replyId,
-      message: { id: replyId, role: "assistant", name: this.agent.id, content: [], createdAt: now },
-      iteration: 0,
-      state: "running",
-      startedAt: now,
-      snapshotSeq: this.events.lastSeq,
-    };
+    const { user, reply: data } = newReply(this.agent.id, text, this.events.lastSeq);
+    const replyId = data.replyId;
+    const now = data.startedAt;
     const index = this.data.messageCount;
     const keep = this.deps.keepFinishedReplies;
     this.data = {
@@ -407,21 +392,7 @@ export class SessionActor implements HubOwner {
     const audit = expiryAudit(this.id, replyId, due, `no answer within ${seconds}s; denied`);
     const message = structuredClone(active.data.message);
     const buffered: EventBody[] = [];
-    for (const { id } of due) {
-      const call = message.content.find(
-        (b): b is ToolCallBlock => b.type === "tool_call" && b.id === id,
-      );
-      if (!call) continue;
-      const what = call.state === "asking" ? "confirmation" : "external result";
-      message.content.push(
-        finishWithoutRunning(
-          call,
-          "denied",
-          `Timed out: no ${what} within ${seconds}s, so the call was not run.`,
-          (body) => buffered.push(body),
-        ),
-      );
-    }
+    denyExpired(message, due, seconds, (body) => buffered.push(body));
     await this.applyAnswer(active, message, buffered, (b) => writeAudit(b, this.tenant, audit));
     void this.resume(active);
   }
