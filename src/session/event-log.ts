@@ -73,7 +73,7 @@ export class EventLog {
   async chunkKeys(afterSeq: number, uptoSeq: number): Promise<string[]> {
     const keys: string[] = [];
     if (uptoSeq <= afterSeq) return keys;
-    for await (const [key] of this.store.entries(EventRecord, {
+    for await (const key of this.store.keys(EventRecord, {
       gt: eventKey(this.sessionId, afterSeq),
       lte: eventKey(this.sessionId, uptoSeq),
     })) {

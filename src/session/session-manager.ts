@@ -262,13 +262,13 @@ export class SessionManager {
     await actor.dispose(notFound("session", sessionId));
     this.actors.delete(sessionId);
     const batch = this.store.batch();
-    for await (const [key] of this.store.entries(EventRecord, {
+    for await (const key of this.store.keys(EventRecord, {
       gte: eventKey(sessionId, 0),
       lt: `${sessionId}0`,
     })) {
       batch.del(EventRecord, key);
     }
-    for await (const [key] of this.store.entries(MessageRecord, {
+    for await (const key of this.store.keys(MessageRecord, {
       gte: messageKey(sessionId, 0),
       lt: `${sessionId}0`,
     })) {
@@ -399,7 +399,7 @@ export class SessionManager {
    */
   async recover(): Promise<number> {
     const ids: string[] = [];
-    for await (const [sessionId] of this.store.entries(RunningRecord)) ids.push(sessionId);
+    for await (const sessionId of this.store.keys(RunningRecord)) ids.push(sessionId);
     for (const sessionId of ids) {
       try {
         const actor = await this.actor(sessionId);

@@ -118,6 +118,16 @@ export class LevelStore implements Store {
       await iterator.close();
     }
   }
+
+  async *keys<T>(type: RecordType<T>, options: RangeOptions = {}): AsyncIterable<string> {
+    const { signal, ...range } = options;
+    const iterator = this.sub(type.kind).keys({ ...range, ...(signal ? { signal } : {}) });
+    try {
+      for await (const key of iterator) yield key;
+    } finally {
+      await iterator.close();
+    }
+  }
 }
 
 /** Creates the LevelDB store for a data directory. */

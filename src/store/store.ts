@@ -41,6 +41,8 @@ export interface Store {
   batch(): StoreBatch;
   /** Scans one record kind in key order. */
   entries<T>(type: RecordType<T>, options?: RangeOptions): AsyncIterable<[string, T]>;
+  /** Scans the keys of one record kind in key order, without reading their values. */
+  keys<T>(type: RecordType<T>, options?: RangeOptions): AsyncIterable<string>;
   /** A SHA-256 digest of every key and value stored, to tell whether anything changed. */
   digest(): Promise<string>;
 }

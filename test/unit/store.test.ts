@@ -74,6 +74,12 @@ describe("LevelStore", () => {
     const keys: string[] = [];
     for await (const [key] of store.entries(Person, { gte: "a", limit: 10 })) keys.push(key);
     expect(keys).toEqual(["a", "b"]);
+    const keysOnly: string[] = [];
+    for await (const key of store.keys(Person, { gt: "a" })) keysOnly.push(key);
+    expect(keysOnly).toEqual(["b"]);
+    const tagKeys: string[] = [];
+    for await (const key of store.keys(Tag)) tagKeys.push(key);
+    expect(tagKeys).toEqual(["x"]);
     await store.close();
   });
 
