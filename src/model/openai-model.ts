@@ -121,10 +121,16 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       const onAbort = () => watch.abort(request.signal.reason);
       request.signal.addEventListener("abort", onAbort, { once: true });
       if (request.signal.aborted) onAbort();
+      // One timer, re-armed after each chunk (`refresh`, no new timer per chunk); while a chunk is
+      // being handled it does not fire: a slow consumer is not a stalled model.
+      let handling = false;
       let idle: NodeJS.Timeout | undefined;
       const touch = () => {
-        clearTimeout(idle);
-        idle = setTimeout(() => watch.abort(stalled), timeoutMs);
+        idle ??= setTimeout(() => {
+          if (handling) idle?.refresh();
+          else watch.abort(stalled);
+        }, timeoutMs);
+        idle.refresh();
       };
       try {
         const stream = await client.chat.completions.create(
@@ -139,8 +145,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         );
         touch();
         for await (const chunk of stream) {
-          // Counted from the end of handling one chunk: a slow consumer is not a stalled model.
-          clearTimeout(idle);
+          handling = true;
           try {
             if (chunk.usage) {
               yield {
@@ -173,6 +178,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
             }
             if (choice.finish_reason) finishReason = choice.finish_reason;
           } finally {
+            handling = false;
             touch();
           }
         }

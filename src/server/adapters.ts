@@ -69,6 +69,7 @@ class Context implements CallContext {
   constructor(
     private readonly env: AdapterEnv,
     private readonly method: string,
+    private readonly calls: Set<AbortController>,
     private readonly controller: AbortController,
     readonly metadata: Metadata,
     readonly peer: string,
@@ -93,7 +94,7 @@ class Context implements CallContext {
 
   /** Forgets the call once it has ended. */
   dispose(): void {
-    callControllers(this.env).delete(this.controller);
+    this.calls.delete(this.controller);
   }
 }
 
@@ -114,7 +115,7 @@ function createContext(
     calls.delete(controller);
     throw err;
   }
-  return new Context(env, method, controller, call.metadata, call.getPeer(), principal);
+  return new Context(env, method, calls, controller, call.metadata, call.getPeer(), principal);
 }
 
 function report(ctx: CallContext, err: unknown): void {
