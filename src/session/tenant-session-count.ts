@@ -26,8 +26,8 @@ export class TenantSessionCount {
       this.counts.set(tenant, count);
       return result;
     };
-    const previous = this.queues.get(tenant) ?? Promise.resolve();
-    const next = previous.then(run, run);
+    const previous = this.queues.get(tenant) ?? Promise.resolve(); // never rejects
+    const next = previous.then(run);
     const settledNext = next.catch(() => undefined);
     this.queues.set(tenant, settledNext);
     void settledNext.then(() => {
