@@ -1,0 +1,435 @@
+/**
+ * Gates hold end to end: a command that runs a program, writes outside the working directories or
+ * reads outside them is never classed read-only, so the reply parks for a person (or, in dont_ask,
+ * is denied) and, once the person denies it, nothing happened. Each case drives the real server
+ * through the real client over real sockets; the model is the scripted OpenAI-compatible server
+ * reached through the openai adapter, and calls one tool once.
+ *
+ * WD is the session's own first working directory (as the session reports it); OUT is a temporary
+ * directory beside the agent's working directory, outside every working directory, that holds the
+ * marker paths and an outside secret. Controls show that the checks are not vacuous: `cat f.txt`
+ * runs without a park, and in bypass mode the same marker commands do leave their markers.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import { collect, type Harness, startHarness, toolResult } from "../helpers/parkway-harness.js";
+
+type Mode = "default" | "accept_edits" | "dont_ask" | "bypass";
+
+/** Where a case runs and what it may touch. */
+interface Ctx {
+  /** The session's first working directory. */
+  wd: string;
+  /** A directory outside every working directory: markers and secret.txt. */
+  out: string;
+  /** The content of OUT/secret.txt. */
+  outsideSecret: string;
+  /** The content of WD/secret/key.txt (deny-rule cases). */
+  key: string;
+}
+
+/**
+ * One case. `expect`: "park" — REQUIRE_USER_CONFIRM for the call, then the test denies it; "deny" —
+ * refused without a park (a mode or a deny rule); "run" — runs without a park and succeeds; "ran" —
+ * runs without a park (a control; it may exit non-zero) and leaves its markers.
+ */
+interface Case {
+  name: string;
+  mode: Mode;
+  tool?: "Bash" | "Read" | "Grep";
+  input: (c: Ctx) => Record<string, unknown>;
+  expect: "park" | "deny" | "run" | "ran";
+  /** Make WD a git repository with f.txt staged. */
+  git?: boolean;
+  /** Create WD/secret/key.txt and the symlink WD/alias -> secret. */
+  secretDir?: boolean;
+  /** Markers in OUT that must not exist afterwards (or, for "ran" controls, must). */
+  markers?: string[];
+  /** Text that must appear in the call's result ("run" only). */
+  shows?: (c: Ctx) => string;
+}
+
+const ALL_MODES: Mode[] = ["default", "accept_edits", "dont_ask", "bypass"];
+const F_TXT = "alpha\nfoo bar\n";
+/** Files WD holds before every case, with their content; all must still be there afterwards. */
+const WD_FILES: Record<string, string> = {
+  "f.txt": F_TXT,
+  "keep.txt": "keep me\n",
+  "notes/a.txt": "a note\n",
+};
+const CALL = "call_gate";
+/** How long a Bash call may take (ms); no case needs more than a fraction of it. */
+const BASH_TIMEOUT_MS = 5_000;
+
+const bash = (command: (c: Ctx) => string) => (c: Ctx) => ({
+  command: command(c),
+  timeout: BASH_TIMEOUT_MS,
+});
+const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+
+const GIT_DIFF_OUTPUT: Case = {
+  name: "git diff --output=OUT/m5",
+  mode: "default",
+  git: true,
+  input: bash((c) => `git diff --output=${q(`${c.out}/m5`)}`),
+  expect: "park",
+  markers: ["m5"],
+};
+
+const CASES: Case[] = [
+  // --- control: a plain read inside WD runs without a park and shows the file ---
+  {
+    name: "control: cat f.txt runs without a park",
+    mode: "default",
+    input: bash(() => "cat f.txt"),
+    expect: "run",
+    shows: () => F_TXT,
+  },
+
+  // --- programs run by options of "read-only" commands ---
+  {
+    name: "git ls-remote --upload-pack='touch OUT/m1' .",
+    mode: "default",
+    git: true,
+    input: bash((c) => `git ls-remote --upload-pack=${q(`touch ${c.out}/m1`)} .`),
+    expect: "park",
+    markers: ["m1"],
+  },
+  {
+    name: "sort --compress-program=/bin/sh f.txt",
+    mode: "default",
+    input: bash(() => "sort --compress-program=/bin/sh f.txt"),
+    expect: "park",
+  },
+  {
+    name: "git grep --open=x foo",
+    mode: "default",
+    git: true,
+    input: bash(() => "git grep --open=x foo"),
+    expect: "park",
+  },
+  {
+    name: "sed -n '1e touch OUT/m2' f.txt (default)",
+    mode: "default",
+    input: bash((c) => `sed -n ${q(`1e touch ${c.out}/m2`)} f.txt`),
+    expect: "park",
+    markers: ["m2"],
+  },
+  {
+    name: "sed -n '1e touch OUT/m2' f.txt (accept_edits)",
+    mode: "accept_edits",
+    input: bash((c) => `sed -n ${q(`1e touch ${c.out}/m2`)} f.txt`),
+    expect: "park",
+    markers: ["m2"],
+  },
+  {
+    name: "sed -n '1e touch OUT/m2' f.txt (dont_ask: denied)",
+    mode: "dont_ask",
+    input: bash((c) => `sed -n ${q(`1e touch ${c.out}/m2`)} f.txt`),
+    expect: "deny",
+    markers: ["m2"],
+  },
+  {
+    name: "sed -i '1e touch OUT/m3' f.txt (accept_edits)",
+    mode: "accept_edits",
+    input: bash((c) => `sed -i ${q(`1e touch ${c.out}/m3`)} f.txt`),
+    expect: "park",
+    markers: ["m3"],
+  },
+
+  // --- writes outside WD by "read-only" commands ---
+  {
+    name: "sort --out=OUT/m4 f.txt",
+    mode: "default",
+    input: bash((c) => `sort --out=${q(`${c.out}/m4`)} f.txt`),
+    expect: "park",
+    markers: ["m4"],
+  },
+  {
+    name: "git diff --outp=OUT/m5",
+    mode: "default",
+    git: true,
+    input: bash((c) => `git diff --outp=${q(`${c.out}/m5`)}`),
+    expect: "park",
+    markers: ["m5"],
+  },
+  {
+    name: "nice time -o OUT/m6 cat f.txt",
+    mode: "default",
+    input: bash((c) => `nice time -o ${q(`${c.out}/m6`)} cat f.txt`),
+    expect: "park",
+    markers: ["m6"],
+  },
+  {
+    name: "sed 'w OUT/m7' f.txt",
+    mode: "default",
+    input: bash((c) => `sed ${q(`w ${c.out}/m7`)} f.txt`),
+    expect: "park",
+    markers: ["m7"],
+  },
+
+  GIT_DIFF_OUTPUT,
+
+  // --- commands built from piped input ---
+  {
+    name: "echo -delete | xargs find . (WD keeps its files)",
+    mode: "default",
+    input: bash(() => "echo -delete | xargs find ."),
+    expect: "park",
+  },
+  {
+    name: "echo touch OUT/m8 | xargs env",
+    mode: "default",
+    input: bash((c) => `echo touch ${q(`${c.out}/m8`)} | xargs env`),
+    expect: "park",
+    markers: ["m8"],
+  },
+
+  // --- reads outside WD ---
+  {
+    name: "cat OUT/secret.txt",
+    mode: "default",
+    input: bash((c) => `cat ${q(`${c.out}/secret.txt`)}`),
+    expect: "park",
+  },
+  {
+    name: "cd OUT && cat secret.txt",
+    mode: "default",
+    input: bash((c) => `cd ${q(c.out)} && cat secret.txt`),
+    expect: "park",
+  },
+
+  // --- removal of everything in WD ---
+  {
+    name: "rm -r ?* (accept_edits; WD keeps its files)",
+    mode: "accept_edits",
+    input: bash(() => "rm -r ?*"),
+    expect: "park",
+  },
+
+  // --- a deny rule Read(./secret/**) reached through the symlink alias -> secret ---
+  {
+    name: "control: deny rule: Read secret/key.txt (the rule itself holds)",
+    mode: "default",
+    tool: "Read",
+    secretDir: true,
+    input: () => ({ file_path: "secret/key.txt" }),
+    expect: "deny",
+  },
+  {
+    name: "deny rule: Read alias/key.txt",
+    mode: "default",
+    tool: "Read",
+    secretDir: true,
+    input: () => ({ file_path: "alias/key.txt" }),
+    expect: "deny",
+  },
+  {
+    name: "deny rule: Grep for the key in alias",
+    mode: "default",
+    tool: "Grep",
+    secretDir: true,
+    // Matches the key without containing it, so the key in an event can only come from the file.
+    input: () => ({ pattern: "KEY-[0-9a-f]+-END", path: "alias", output_mode: "content" }),
+    expect: "deny",
+  },
+  {
+    name: "deny rule: Bash cat alias/key.txt",
+    mode: "default",
+    secretDir: true,
+    input: bash(() => "cat alias/key.txt"),
+    expect: "deny",
+  },
+];
+
+/**
+ * Controls for the marker checks: in bypass mode the marker commands run (some exit non-zero after
+ * their side effect, e.g. git ls-remote) and each leaves its marker, so a marker's absence after a
+ * denial means something. git 2.39 rejects the abbreviation `--outp` of `git diff`, so its control
+ * (and an extra park case) use `--output`.
+ */
+const CONTROLS: Case[] = CASES.filter((c) => c.markers !== undefined && c.mode === "default")
+  .filter((c) => !c.name.startsWith("git diff"))
+  .concat(GIT_DIFF_OUTPUT)
+  .map((c) => ({
+    ...c,
+    name: `control (bypass): ${c.name} leaves its marker`,
+    mode: "bypass" as const,
+    expect: "ran" as const,
+  }));
+
+// --- running a case -------------------------------------------------------------------------
+
+const harnesses = new Map<Mode, Harness>();
+
+beforeAll(async () => {
+  const started = await Promise.all(
+    ALL_MODES.map((mode) =>
+      startHarness(
+        { turns: [{ text: "placeholder" }] },
+        { permissionMode: mode, permissions: { deny: ["Read(./secret/**)"] } },
+      ),
+    ),
+  );
+  ALL_MODES.forEach((mode, i) => harnesses.set(mode, started[i]!));
+});
+
+afterAll(async () => {
+  await Promise.all([...harnesses.values()].map((h) => h.close()));
+});
+
+/** Events as text, for "appears in no event" (seq may be a bigint in some builds). */
+function text(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
+}
+
+function confirmCall(events: ServerEvent[]) {
+  for (const e of events) {
+    if (e.event?.$case !== "requireUserConfirm") continue;
+    const call = e.event.value.toolCalls.find((c) => c.id === CALL);
+    if (call) return call;
+  }
+  return undefined;
+}
+
+const STATE = Object.fromEntries(
+  Object.entries(ToolResultState).filter(([, v]) => typeof v === "number"),
+) as Record<string, number>;
+const stateName = (state: number | undefined) =>
+  Object.keys(STATE).find((k) => STATE[k] === state) ?? String(state);
+
+/** Prepares WD and OUT for a case (WD may be shared between sessions, so it is made afresh). */
+async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
+  await mkdir(wd, { recursive: true });
+  for (const [rel, content] of Object.entries(WD_FILES)) {
+    await mkdir(path.dirname(path.join(wd, rel)), { recursive: true });
+    await writeFile(path.join(wd, rel), content);
+  }
+  const out = await mkdtemp(path.join(path.dirname(h.workdir), "out-"));
+  const outsideSecret = `outside-secret-${Math.random().toString(16).slice(2)}`;
+  await writeFile(path.join(out, "secret.txt"), outsideSecret);
+  const key = `KEY-${Math.random().toString(16).slice(2)}-END`;
+  if (c.git) {
+    execFileSync("git", ["init", "-q", wd]);
+    execFileSync("git", ["-C", wd, "add", "f.txt"]);
+  }
+  if (c.secretDir) {
+    await rm(path.join(wd, "alias"), { force: true });
+    await mkdir(path.join(wd, "secret"), { recursive: true });
+    await writeFile(path.join(wd, "secret", "key.txt"), `${key}\n`);
+    await symlink("secret", path.join(wd, "alias"));
+  }
+  return { wd, out, outsideSecret, key };
+}
+
+/** What the engine recorded for the call, for failure messages. */
+async function decisionOf(h: Harness, sessionId: string): Promise<string> {
+  try {
+    const { records } = await h.client.listAuditRecords({ sessionId, toolCallId: CALL });
+    return records.map((r) => `${r.check || r.rule || "?"}: ${r.reason}`).join(" | ");
+  } catch (err) {
+    return `(no audit: ${(err as Error).message})`;
+  }
+}
+
+async function play(c: Case): Promise<void> {
+  const h = harnesses.get(c.mode)!;
+  const tool = c.tool ?? "Bash";
+  const session = await h.client.createSession({ agentId: "test" });
+  const wd = session.workingDirectories[0]!;
+  const ctx = await prepare(h, wd, c);
+  const input = c.input(ctx);
+  await h.model.reset({
+    turns: [{ toolCalls: [{ id: CALL, name: tool, input }] }, { text: "ok" }],
+  });
+  const chat = await h.client.attach(session.id);
+  const events: ServerEvent[] = [];
+  try {
+    events.push(...(await collect(chat.message("go", AbortSignal.timeout(15_000)))));
+    const parked = confirmCall(events);
+    if (parked) {
+      expect(events.at(-1)?.event?.$case, "a park ends with REPLY_PARKED").toBe("replyParked");
+      await chat.deny(parked, "not allowed by the test");
+      events.push(...(await collect(chat.untilSettled(AbortSignal.timeout(15_000)))));
+    }
+    expect(events.at(-1)?.event?.$case, "the reply ends").toBe("replyEnd");
+    const result = toolResult(events, CALL);
+    const how = `${tool} ${text(input)} ended ${stateName(result.state)} (${await decisionOf(h, session.id)}): ${result.text.slice(0, 300)}`;
+
+    switch (c.expect) {
+      case "park":
+        expect(parked, `expected REQUIRE_USER_CONFIRM; instead ${how}`).toBeDefined();
+        expect(result.state, `the denial is the call's result; ${how}`).toBe(
+          ToolResultState.TOOL_RESULT_STATE_DENIED,
+        );
+        break;
+      case "deny":
+        expect(parked, `expected a denial without a park; instead it parked`).toBeUndefined();
+        // dont_ask denies by the mode; a deny rule may also surface as the tool's error.
+        expect(
+          c.mode === "dont_ask"
+            ? [ToolResultState.TOOL_RESULT_STATE_DENIED]
+            : [ToolResultState.TOOL_RESULT_STATE_DENIED, ToolResultState.TOOL_RESULT_STATE_ERROR],
+          `expected a denial; instead ${how}`,
+        ).toContain(result.state);
+        break;
+      case "run":
+        expect(parked, `expected no park`).toBeUndefined();
+        expect(result.state, how).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
+        if (c.shows) expect(result.text).toContain(c.shows(ctx));
+        break;
+      case "ran":
+        expect(parked, `expected no park`).toBeUndefined();
+        expect(
+          [ToolResultState.TOOL_RESULT_STATE_SUCCESS, ToolResultState.TOOL_RESULT_STATE_ERROR],
+          how,
+        ).toContain(result.state);
+        break;
+    }
+
+    // The model got the call's outcome as a tool result on its next turn.
+    const tools = h.model.requests[1]?.messages.filter((m) => m.role === "tool") ?? [];
+    const told = tools.find((m) => m.tool_call_id === CALL);
+    expect(told, "the model is told the call's outcome").toBeDefined();
+    expect(told?.content, "the model reads what the events tell").toBe(result.text);
+    if (parked) expect(told?.content, "the model reads the person's denial").toMatch(/denied/i);
+
+    // No side effect: markers absent (or, for bypass controls, present), WD and OUT untouched.
+    for (const m of c.markers ?? []) {
+      const there = existsSync(path.join(ctx.out, m));
+      if (c.expect === "ran")
+        expect(there, `control: OUT/${m} is written when the command runs`).toBe(true);
+      else expect(there, `OUT/${m} must not exist; ${how}`).toBe(false);
+    }
+    for (const [rel, content] of Object.entries(WD_FILES)) {
+      const file = path.join(ctx.wd, rel);
+      expect(existsSync(file), `WD/${rel} must still exist; ${how}`).toBe(true);
+      expect(await readFile(file, "utf8"), `WD/${rel} must be unchanged; ${how}`).toBe(content);
+    }
+    expect(await readFile(path.join(ctx.out, "secret.txt"), "utf8")).toBe(ctx.outsideSecret);
+
+    // Nothing read outside WD or behind the deny rule reached any event or the model.
+    const seen = text(events) + text(h.model.requests);
+    expect(seen.includes(ctx.outsideSecret), `OUT/secret.txt leaked; ${how}`).toBe(false);
+    expect(seen.includes(ctx.key), `the denied key leaked; ${how}`).toBe(false);
+  } finally {
+    chat.close();
+  }
+}
+
+describe("gates hold: dangerous calls park for a person and leave no side effect", () => {
+  it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    await play(c);
+  });
+});
+
+describe("gates hold: the marker checks are not vacuous", () => {
+  it.each(CONTROLS.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    await play(c);
+  });
+});
