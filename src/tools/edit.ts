@@ -36,9 +36,10 @@ export type EditInput = z.infer<typeof editInputSchema>;
 
 /**
  * Replaces exact text in a file inside the working directories. Errors, changing nothing, when
- * old_string equals new_string, is not found, or occurs more than once without replace_all. An
- * empty old_string creates a file that does not exist yet (or fills an empty one). When the file
- * uses CRLF line endings and the strings use LF, they are matched and written with CRLF.
+ * old_string equals new_string, is not found, or occurs more than once without replace_all, or when
+ * the file has more than one hard link. An empty old_string creates a file that does not exist yet
+ * (or fills an empty one). When the file uses CRLF line endings and the strings use LF, they are
+ * matched and written with CRLF.
  */
 export const editTool: Tool<EditInput> = {
   name: "Edit",
@@ -63,7 +64,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolResult> 
 
   if (!where.exists) {
     if (input.old_string !== "") return errorResult(`File does not exist: ${shown}`);
-    const error = await writeTextFile(where.path, input.new_string, shown);
+    const error = await writeTextFile(where.path, input.new_string, shown, "Edit");
     if (error !== null) return errorResult(error);
     return {
       state: "success",
@@ -108,7 +109,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolResult> 
         ? text.split(oldString).join(newString)
         : text.slice(0, first) + newString + text.slice(first + oldString.length);
 
-  const error = await writeTextFile(where.path, updated, shown);
+  const error = await writeTextFile(where.path, updated, shown, "Edit");
   if (error !== null) return errorResult(error);
   const replaced = input.replace_all ? count : 1;
   const output =
@@ -120,7 +121,7 @@ async function runEdit(input: EditInput, ctx: ToolContext): Promise<ToolResult> 
 type Text = { ok: true; text: string } | { ok: false; error: string };
 
 async function readText(realPath: string, shown: string): Promise<Text> {
-  const opened = await openRegularFile(realPath, READ_FLAGS, shown);
+  const opened = await openRegularFile(realPath, READ_FLAGS, shown, "Edit");
   if (!opened.ok) return opened;
   try {
     if (opened.size > EDIT_MAX_BYTES) {

@@ -79,10 +79,12 @@ export interface GrepOptions {
 /**
  * Searches file contents with a JavaScript regular expression, in Node (no ripgrep needed). Binary
  * files (NUL bytes near the start) and files over GREP_MAX_FILE_BYTES are skipped; so are
- * `node_modules` and `.git` unless the glob names them, and symlinks (see `listFiles`). Lines are
- * split at "\n" with "\r" dropped; "count" counts matching lines. Files are read 16 at a time and
- * matched under a time budget (see RegexBudget) so a catastrophic pattern cannot stall the server. Output is capped at
- * `ctx.maxOutputBytes`; content and count searches stop once the output is full.
+ * `node_modules` and `.git` unless the glob names them, and symlinks (see `listFiles`). Files with
+ * more than one hard link are skipped with a note saying how many, and refused when named as `path`
+ * (see `openRegularFile`). Lines are split at "\n" with "\r" dropped; "count" counts matching
+ * lines. Files are read 16 at a time and matched under a time budget (see RegexBudget) so a
+ * catastrophic pattern cannot stall the server. Output is capped at `ctx.maxOutputBytes`; content
+ * and count searches stop once the output is full.
  */
 export function createGrepTool(options: GrepOptions = {}): Tool<GrepInput> {
   const batchTimeMs = options.batchTimeMs ?? GREP_BATCH_TIME_MS;
@@ -143,17 +145,25 @@ async function runGrep(
   const budget = new RegexBudget(batchTimeMs);
   const matched: { file: string; mtimeMs: number }[] = [];
   let skippedLarge = 0;
+  let skippedHardLinked = 0;
 
   for (let i = 0; i < files.length && !out.full; i += READ_BATCH) {
     if (ctx.signal.aborted) return interruptedResult();
     const batch = files.slice(i, i + READ_BATCH);
-    const texts = await Promise.all(batch.map(readForGrep));
+    const texts = await Promise.all(
+      batch.map((file) => readForGrep(file, root.isFile ? root.shown : file)),
+    );
     skippedLarge += texts.filter((t) => t === "large").length;
+    for (const read of texts) {
+      if (typeof read === "string" || !("refused" in read)) continue;
+      if (root.isFile) return errorResult(read.refused);
+      skippedHardLinked++;
+    }
     let current = "";
     try {
       budget.run(() => {
         for (const [j, read] of texts.entries()) {
-          if (typeof read === "string" || out.full) continue;
+          if (typeof read === "string" || "refused" in read || out.full) continue;
           current = batch[j] ?? "";
           const lines = matcher.matchLines(read.text, mode === "files_with_matches");
           if (lines.length === 0) continue;
@@ -185,7 +195,11 @@ async function runGrep(
   if (skippedLarge > 0) {
     output += `\n(skipped ${skippedLarge} file${skippedLarge === 1 ? "" : "s"} larger than ${GREP_MAX_FILE_BYTES} bytes)`;
   }
+  if (skippedHardLinked > 0) {
+    output += `\n(skipped ${skippedHardLinked} file${skippedHardLinked === 1 ? "" : "s"} with more than one hard link: a hard-linked file may also be reachable from outside the working directories, so Grep does not search hard-linked files)`;
+  }
   const metadata: Record<string, unknown> = { files: matched.length, entries: out.count };
+  if (skippedHardLinked > 0) metadata.skippedHardLinked = skippedHardLinked;
   if (out.full) metadata.truncated = true;
   return { state: "success", output, metadata };
 }
@@ -197,11 +211,16 @@ function globPatterns(glob: string | undefined): string[] {
 }
 
 type GrepText = { text: string; mtimeMs: number };
+/** A file refused for having more than one hard link, with the error naming it as `shown`. */
+type GrepRefused = { refused: string };
 
-/** A text file's content with "\r\n" made "\n", or why it is skipped. */
-async function readForGrep(file: string): Promise<GrepText | "large" | "skip"> {
-  const opened = await openRegularFile(file, READ_FLAGS, file);
-  if (!opened.ok) return "skip";
+/** A text file's content with "\r\n" made "\n", or why it is skipped or refused. */
+async function readForGrep(
+  file: string,
+  shown: string,
+): Promise<GrepText | GrepRefused | "large" | "skip"> {
+  const opened = await openRegularFile(file, READ_FLAGS, shown, "Grep");
+  if (!opened.ok) return opened.hardLinked === true ? { refused: opened.error } : "skip";
   try {
     if (opened.size > GREP_MAX_FILE_BYTES) return "large";
     const bytes = Buffer.allocUnsafe(opened.size);

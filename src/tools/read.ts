@@ -38,9 +38,10 @@ export type ReadInput = z.infer<typeof readInputSchema>;
 
 /**
  * Reads a text file inside the working directories and shows it like `cat -n`: each line as its
- * number right-aligned in six columns, a tab, and the text. Refuses directories, non-regular files
- * and binary files (NUL bytes near the start). Only the requested window of lines is read, and the
- * output is capped at `ctx.maxOutputBytes` with a note saying which offset to continue from.
+ * number right-aligned in six columns, a tab, and the text. Refuses directories, non-regular files,
+ * files with more than one hard link and binary files (NUL bytes near the start). Only the requested
+ * window of lines is read, and the output is capped at `ctx.maxOutputBytes` with a note saying which
+ * offset to continue from.
  */
 export const readTool: Tool<ReadInput> = {
   name: "Read",
@@ -59,7 +60,7 @@ async function runRead(input: ReadInput, ctx: ToolContext): Promise<ToolResult> 
   const where = await resolveInside(input.file_path, ctx.workingDirectories);
   if (!where.ok) return errorResult(where.error);
   const shown = where.requested;
-  const opened = await openRegularFile(where.path, READ_FLAGS, shown);
+  const opened = await openRegularFile(where.path, READ_FLAGS, shown, "Read");
   if (!opened.ok) return errorResult(opened.error);
 
   const offset = input.offset ?? 1;

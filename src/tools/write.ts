@@ -18,7 +18,8 @@ export type WriteInput = z.infer<typeof writeInputSchema>;
 
 /**
  * Writes a file inside the working directories, replacing its content or creating it together with
- * its missing parent directories (which are then inside the working directories too).
+ * its missing parent directories (which are then inside the working directories too). Refuses a
+ * file with more than one hard link, leaving it unchanged.
  */
 export const writeTool: Tool<WriteInput> = {
   name: "Write",
@@ -35,7 +36,7 @@ async function runWrite(input: WriteInput, ctx: ToolContext): Promise<ToolResult
   if (ctx.signal.aborted) return interruptedResult();
   const where = await resolveInside(input.file_path, ctx.workingDirectories);
   if (!where.ok) return errorResult(where.error);
-  const error = await writeTextFile(where.path, input.content, where.requested);
+  const error = await writeTextFile(where.path, input.content, where.requested, "Write");
   if (error !== null) return errorResult(error);
   const bytes = Buffer.byteLength(input.content);
   return {
