@@ -8,7 +8,8 @@
  * WD is the session's own first working directory (as the session reports it); OUT is a temporary
  * directory beside the agent's working directory, outside every working directory, that holds the
  * marker paths and an outside secret. Controls show that the checks are not vacuous: `cat f.txt`
- * runs without a park, and in bypass mode the same marker commands do leave their markers.
+ * runs without a park, and the same marker commands, when a person confirms them (or when they run
+ * without a park), do leave their markers.
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -19,7 +20,7 @@ import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { collect, type Harness, startHarness, toolResult } from "../helpers/parkway-harness.js";
 
-type Mode = "default" | "accept_edits" | "dont_ask" | "bypass";
+type Mode = "default" | "accept_edits" | "dont_ask";
 
 /** Where a case runs and what it may touch. */
 interface Ctx {
@@ -36,7 +37,7 @@ interface Ctx {
 /**
  * One case. `expect`: "park" — REQUIRE_USER_CONFIRM for the call, then the test denies it; "deny" —
  * refused without a park (a mode or a deny rule); "run" — runs without a park and succeeds; "ran" —
- * runs without a park (a control; it may exit non-zero) and leaves its markers.
+ * a control: runs (confirmed by the test when it parks; it may exit non-zero) and leaves its markers.
  */
 interface Case {
   name: string;
@@ -54,7 +55,7 @@ interface Case {
   shows?: (c: Ctx) => string;
 }
 
-const ALL_MODES: Mode[] = ["default", "accept_edits", "dont_ask", "bypass"];
+const ALL_MODES: Mode[] = ["default", "accept_edits", "dont_ask"];
 const F_TXT = "alpha\nfoo bar\n";
 /** Files WD holds before every case, with their content; all must still be there afterwards. */
 const WD_FILES: Record<string, string> = {
@@ -248,18 +249,17 @@ const CASES: Case[] = [
 ];
 
 /**
- * Controls for the marker checks: in bypass mode the marker commands run (some exit non-zero after
- * their side effect, e.g. git ls-remote) and each leaves its marker, so a marker's absence after a
- * denial means something. git 2.39 rejects the abbreviation `--outp` of `git diff`, so its control
- * (and an extra park case) use `--output`.
+ * Controls for the marker checks: when a person confirms a marker command (or it runs without a
+ * park), it runs (some exit non-zero after their side effect, e.g. git ls-remote) and leaves its
+ * marker, so a marker's absence after a denial means something. git 2.39 rejects the abbreviation
+ * `--outp` of `git diff`, so its control (and an extra park case) use `--output`.
  */
 const CONTROLS: Case[] = CASES.filter((c) => c.markers !== undefined && c.mode === "default")
   .filter((c) => !c.name.startsWith("git diff"))
   .concat(GIT_DIFF_OUTPUT)
   .map((c) => ({
     ...c,
-    name: `control (bypass): ${c.name} leaves its marker`,
-    mode: "bypass" as const,
+    name: `control: ${c.name} leaves its marker once confirmed`,
     expect: "ran" as const,
   }));
 
@@ -354,7 +354,8 @@ async function play(c: Case): Promise<void> {
     const parked = confirmCall(events);
     if (parked) {
       expect(events.at(-1)?.event?.$case, "a park ends with REPLY_PARKED").toBe("replyParked");
-      await chat.deny(parked, "not allowed by the test");
+      if (c.expect === "ran") await chat.confirm(parked);
+      else await chat.deny(parked, "not allowed by the test");
       events.push(...(await collect(chat.untilSettled(AbortSignal.timeout(15_000)))));
     }
     expect(events.at(-1)?.event?.$case, "the reply ends").toBe("replyEnd");
@@ -384,7 +385,6 @@ async function play(c: Case): Promise<void> {
         if (c.shows) expect(result.text).toContain(c.shows(ctx));
         break;
       case "ran":
-        expect(parked, `expected no park`).toBeUndefined();
         expect(
           [ToolResultState.TOOL_RESULT_STATE_SUCCESS, ToolResultState.TOOL_RESULT_STATE_ERROR],
           how,
@@ -397,9 +397,11 @@ async function play(c: Case): Promise<void> {
     const told = tools.find((m) => m.tool_call_id === CALL);
     expect(told, "the model is told the call's outcome").toBeDefined();
     expect(told?.content, "the model reads what the events tell").toBe(result.text);
-    if (parked) expect(told?.content, "the model reads the person's denial").toMatch(/denied/i);
+    if (parked && c.expect !== "ran") {
+      expect(told?.content, "the model reads the person's denial").toMatch(/denied/i);
+    }
 
-    // No side effect: markers absent (or, for bypass controls, present), WD and OUT untouched.
+    // No side effect: markers absent (or, for the controls, present), WD and OUT untouched.
     for (const m of c.markers ?? []) {
       const there = existsSync(path.join(ctx.out, m));
       if (c.expect === "ran")
