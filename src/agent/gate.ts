@@ -1,5 +1,6 @@
 import { coveredBySuggested, evaluate, type PermissionMode } from "../permissions/index.js";
 import type { Tool } from "../tools/tool.js";
+import { realPathOf } from "./real-path.js";
 import type { DecisionInfo, Rule, ToolCallBlock } from "./types.js";
 
 /** The session's permission state at the moment of a decision. */
@@ -25,6 +26,7 @@ export function decide(
     rules: state.rules,
     workingDirectories: state.workingDirectories,
     homeDir: state.homeDir,
+    realPath: realPathOf,
     toolReadOnly: tool.isReadOnly(input),
     external: tool.external === true && tool.name !== "AskUser",
   });
@@ -61,7 +63,11 @@ export function findHolder(
         other.suggestedRules ?? [],
         call.name,
         input,
-        { workingDirectories: state.workingDirectories, homeDir: state.homeDir },
+        {
+          workingDirectories: state.workingDirectories,
+          homeDir: state.homeDir,
+          realPath: realPathOf,
+        },
         external,
       ),
   );

@@ -1,9 +1,10 @@
 import { posix } from "node:path";
 import { HARMLESS_DEVICES, dangerousPathReason } from "./dangerous-path.js";
 import { findInjection } from "./find-injection.js";
-import { writesFile } from "./is-read-only-bash.js";
+import { writesFile } from "./bash-analysis.js";
 import type { ShellScript } from "./parse-shell.js";
-import { isInside, resolvePath } from "./resolve-path.js";
+import { isInside, isInsideWorkingDirectory, locate, resolvePath } from "./resolve-path.js";
+import { readSed } from "./sed-script.js";
 import {
   type InnerCommand,
   flagsOf,
@@ -23,13 +24,16 @@ const DISK_TOOLS = new Set(["dd", "fdisk", "sfdisk", "cfdisk", "parted", "wipefs
 const KILL_SIGNALS = new Set(["9", "KILL", "SIGKILL"]);
 
 /**
- * Runs the Bash safety checks, in this order: injection, removal of a root, dangerous command,
- * dangerous path. The first that fires decides; undefined when none does. A safety finding is a
- * bypass-immune ASK: no allow rule clears it.
+ * Runs the Bash safety checks, in this order: injection, removal of a root, a sed script that runs
+ * a program or writes, dangerous command, dangerous path. The first that fires decides; undefined
+ * when none does. A safety finding is a bypass-immune ASK: no allow rule clears it. `written` are
+ * the files the commands write, links followed (from the Bash analysis), so a link does not hide a
+ * sensitive target.
  */
 export function checkBashSafety(
   script: ShellScript,
   context: PathContext,
+  written: readonly string[] = [],
 ): SafetyFinding | undefined {
   const injection = findInjection(script);
   if (injection !== undefined) {
@@ -43,6 +47,12 @@ export function checkBashSafety(
     for (const program of inner) {
       const reason = rmRootReason(program, context);
       if (reason !== undefined) return { check: "safety.rm_root", reason };
+    }
+  }
+  for (const { inner } of commands) {
+    for (const program of inner) {
+      const reason = sedScriptReason(program, context);
+      if (reason !== undefined) return { check: "safety.sed_script", reason };
     }
   }
   for (const { inner, redirects } of commands) {
@@ -61,6 +71,7 @@ export function checkBashSafety(
     const paths = [
       ...inner.flatMap((program) => pathArguments(program.argv)),
       ...redirects.map((redirect) => redirect.target?.value ?? ""),
+      ...written,
     ];
     for (const path of paths) {
       const reason = dangerousPathReason(path, context);
@@ -76,7 +87,7 @@ function rmRootReason(program: InnerCommand, context: PathContext): string | und
   const name = program.argv[0];
   if (name !== "rm" && name !== "rmdir") return undefined;
   for (const arg of pathArguments(program.argv)) {
-    if (arg === "*" || arg === ".*" || arg.endsWith("/*") || arg.endsWith("/.*")) {
+    if (matchesEveryName(posix.basename(arg))) {
       return `${name} of ${arg} removes everything it matches`;
     }
     if (arg.startsWith("$")) return `${name} of ${arg}: the path depends on a variable`;
@@ -90,6 +101,39 @@ function rmRootReason(program: InnerCommand, context: PathContext): string | und
       return `${name} of a working directory or above (${arg})`;
     }
   }
+  return undefined;
+}
+
+/**
+ * Whether a glob matches (nearly) every name in its directory: nothing is left once its wildcards
+ * (`*`, `?`, bracket expressions) and dots are removed, as in `*`, `.*`, `?*`, `[!.]*`, `**`.
+ */
+function matchesEveryName(segment: string): boolean {
+  if (!/[*?[]/.test(segment)) return false;
+  return segment.replace(/\[[^\]]*\]/g, "").replace(/[*?.]/g, "") === "";
+}
+
+const OUTPUT_DEVICES = new Set(["/dev/stdout", "/dev/stderr"]);
+
+/**
+ * Why a sed run by `program` may do more than edit its input, if it may: its script runs a program
+ * (`e`, `s///e`), writes a file (`w`, `W`, `s///w`), reads a file outside the working directories
+ * (`r`, `R`), or cannot be read (`-f`, syntax the check does not know).
+ */
+function sedScriptReason(program: InnerCommand, context: PathContext): string | undefined {
+  if (program.argv[0] !== "sed") return undefined;
+  const sed = readSed(program.argv.slice(1));
+  if (!sed.ok) return undefined;
+  const { effects } = sed;
+  if (effects.unreadable !== undefined)
+    return `sed script cannot be checked: ${effects.unreadable}`;
+  if (effects.exec !== undefined) return `sed script runs a program (${effects.exec})`;
+  const written = effects.writes.find((file) => !OUTPUT_DEVICES.has(file));
+  if (written !== undefined) return `sed script writes ${written}`;
+  const outside = effects.reads.find(
+    (file) => !isInsideWorkingDirectory(locate(file, context).real, context),
+  );
+  if (outside !== undefined) return `sed script reads ${outside} outside the working directories`;
   return undefined;
 }
 

@@ -19,7 +19,8 @@ export function coveredBySuggested(
   context: Partial<PathContext> = {},
   external = false,
 ): boolean {
-  const full = {
+  const full: PathContext = {
+    ...context,
     workingDirectories: context.workingDirectories ?? [],
     homeDir: context.homeDir ?? "/",
   };

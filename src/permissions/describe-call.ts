@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { isReadOnlyCommand } from "./is-read-only-bash.js";
-import { type ShellCommand, type ShellScript, parseShell } from "./parse-shell.js";
-import { isInsideWorkingDirectory, resolvePath } from "./resolve-path.js";
-import { pathArguments, splitAssignments } from "./shell-command.js";
+import { type BashAnalysis, analyzeBash } from "./bash-analysis.js";
+import { type ShellScript, parseShell } from "./parse-shell.js";
+import { type Located, locate } from "./resolve-path.js";
 import { BUILTIN_TOOL_NAMES, type BuiltinToolName, type PathContext } from "./types.js";
 
 /** What the engine understands of one tool call; built once per call and shared by every step. */
@@ -11,6 +10,8 @@ export type CallView =
       kind: "bash";
       command: string;
       script: ShellScript;
+      /** What each simple command reads and writes, and whether it only reads. */
+      analysis: BashAnalysis;
       /**
        * Per simple command of `script`: whether it needs no allow rule inside a compound command,
        * because it only reads by itself; a directory change counts only when it stays inside the
@@ -18,10 +19,16 @@ export type CallView =
        */
       needsNoRule: boolean[];
     }
-  /** Read, Write, Edit: the resolved `file_path`. */
-  | { kind: "file"; path: string; rawPath: string }
-  /** Glob, Grep: the resolved search root, then (Glob) the pattern resolved against it. */
-  | { kind: "search"; root: string; targets: string[] }
+  /**
+   * Read, Write, Edit: `file_path` where it really leads (`path`, links followed), as written
+   * (`rawPath`), and resolved as written (`located`).
+   */
+  | { kind: "file"; path: string; rawPath: string; located: Located; writes: boolean }
+  /**
+   * Glob, Grep: the search root (links followed), then (Glob) the pattern resolved against it;
+   * `located` also keeps each as written.
+   */
+  | { kind: "search"; root: string; targets: string[]; located: Located[] }
   | { kind: "ask_user" }
   /** A custom or external tool: only tool-name rules apply. */
   | { kind: "custom" }
@@ -53,11 +60,15 @@ export function describeCall(
       const parsed = bashInput.safeParse(input);
       if (!parsed.success) return { kind: "invalid", reason: "Bash input needs a command string" };
       const script = parseShell(parsed.data.command);
+      const analysis = analyzeBash(script, context);
       return {
         kind: "bash",
         command: parsed.data.command,
         script,
-        needsNoRule: script.commands.map((command) => needsNoRule(command, context)),
+        analysis,
+        needsNoRule: analysis.commands.map(
+          (command) => command.readOnly && (command.directoryChange?.inside ?? true),
+        ),
       };
     }
     case "Read":
@@ -67,34 +78,18 @@ export function describeCall(
       if (!parsed.success)
         return { kind: "invalid", reason: `${toolName} input needs a file_path` };
       const rawPath = parsed.data.file_path;
-      return { kind: "file", path: resolvePath(rawPath, context), rawPath };
+      const located = locate(rawPath, context);
+      return { kind: "file", path: located.real, rawPath, located, writes: toolName !== "Read" };
     }
     case "Glob":
     case "Grep": {
       const parsed = searchInput.safeParse(input);
       if (!parsed.success) return { kind: "invalid", reason: `${toolName} input needs a pattern` };
       const { pattern, path } = parsed.data;
-      const root = resolvePath(path === undefined || path === "" ? "." : path, context);
-      const targets = [root];
-      if (toolName === "Glob") {
-        targets.push(resolvePath(pattern, { ...context, workingDirectories: [root] }));
-      }
-      return { kind: "search", root, targets };
+      const root = locate(path === undefined || path === "" ? "." : path, context);
+      const located = [root];
+      if (toolName === "Glob") located.push(locate(pattern, context, root.real));
+      return { kind: "search", root: root.real, targets: located.map((l) => l.real), located };
     }
   }
-}
-
-const DIRECTORY_CHANGES = new Set(["cd", "pushd", "popd"]);
-
-/** See `needsNoRule` on the Bash view; a bare `cd` (home) or `popd` (unknown) needs a rule. */
-function needsNoRule(command: ShellCommand, context: PathContext): boolean {
-  if (!isReadOnlyCommand(command)) return false;
-  const { argv } = splitAssignments(command);
-  if (!DIRECTORY_CHANGES.has(argv[0] ?? "")) return true;
-  const targets = pathArguments(argv);
-  return (
-    argv[0] !== "popd" &&
-    targets.length > 0 &&
-    targets.every((target) => isInsideWorkingDirectory(resolvePath(target, context), context))
-  );
 }

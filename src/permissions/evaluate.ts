@@ -2,7 +2,6 @@ import { checkBashSafety } from "./check-bash-safety.js";
 import { dangerousPathReason } from "./dangerous-path.js";
 import { type CallView, describeCall } from "./describe-call.js";
 import { editsInsideWorkingDirectories } from "./edits-inside-working-directories.js";
-import { isReadOnlyBash } from "./is-read-only-bash.js";
 import { findAllowingRule, ruleMatchesCall } from "./match-rule.js";
 import { isInsideWorkingDirectory } from "./resolve-path.js";
 import { formatRule } from "./rule-syntax.js";
@@ -16,6 +15,9 @@ import type {
   PermissionRule,
   SafetyCheck,
 } from "./types.js";
+
+/** Safety checks that even bypass mode does not skip: a sed script that runs or writes. */
+const BYPASS_NEVER_SKIPS: ReadonlySet<PermissionCheck> = new Set(["safety.sed_script"]);
 
 /** What a tool's own check (step 4) says about a call. */
 type ToolCheck =
@@ -34,10 +36,11 @@ type ToolCheck =
  *    `toolReadOnly`).
  * 4. (not in explore) the tool's own check. ALLOW and DENY stand (edits inside the working
  *    directories in accept_edits and dont_ask; invalid input). A safety ASK (injection, dangerous
- *    command, dangerous path, removal of a root) stays ASK and is bypass-immune: no allow rule
- *    clears it, and no rules are suggested for it. In dont_ask it is a DENY; bypass mode, which a
- *    person chose for the session, skips it (ALLOW, check "mode.bypass", the reason names the
- *    skipped check). Any other ASK falls through.
+ *    command, dangerous path, removal of a root, a sed script that runs a program or writes) stays
+ *    ASK and is bypass-immune: no allow rule clears it, and no rules are suggested for it. In
+ *    dont_ask it is a DENY; bypass mode, which a person chose for the session, skips it (ALLOW,
+ *    check "mode.bypass", the reason names the skipped check), except the sed check, which no
+ *    mode clears. Any other ASK falls through.
  * 5. (not in explore) allow rules that cover the call → ALLOW.
  * 6. the mode: default and accept_edits ASK (check "custom_tool" for custom and external tools),
  *    bypass ALLOWs, dont_ask and explore DENY.
@@ -47,6 +50,7 @@ export function evaluate(request: PermissionRequest): Decision {
   const context: PathContext = {
     workingDirectories: request.workingDirectories,
     homeDir: request.homeDir,
+    ...(request.realPath === undefined ? {} : { realPath: request.realPath }),
   };
   const view = describeCall(toolName, request.input, context, request.external === true);
   const decide = (
@@ -101,7 +105,7 @@ export function evaluate(request: PermissionRequest): Decision {
       case "deny":
         return decide(own.kind, own.check, own.reason);
       case "safety":
-        if (mode === "bypass") {
+        if (mode === "bypass" && !BYPASS_NEVER_SKIPS.has(own.check)) {
           return decide(
             "allow",
             "mode.bypass",
@@ -145,7 +149,7 @@ export function evaluate(request: PermissionRequest): Decision {
 function readOnlyReason(view: CallView, request: PermissionRequest): string | undefined {
   switch (view.kind) {
     case "bash":
-      return isReadOnlyBash(view.script) ? "read-only command" : undefined;
+      return view.analysis.readOnly ? "read-only command" : undefined;
     case "file":
       return request.toolName === "Read" ? "Read only reads files" : undefined;
     case "search":
@@ -166,9 +170,12 @@ function toolCheck(view: CallView, request: PermissionRequest, context: PathCont
     case "invalid":
       return { kind: "deny", check: "tool.invalid_input", reason: view.reason };
     case "bash": {
-      const finding = checkBashSafety(view.script, context);
+      const written = view.analysis.commands.flatMap((command) =>
+        command.writes.map((located) => located.real),
+      );
+      const finding = checkBashSafety(view.script, context, written);
       if (finding !== undefined) return { kind: "safety", ...finding };
-      if (editsAllowed && editsInsideWorkingDirectories(view.script, context)) {
+      if (editsAllowed && editsInsideWorkingDirectories(view, context)) {
         return {
           kind: "allow",
           check: "working_directory.edit",
@@ -179,7 +186,9 @@ function toolCheck(view: CallView, request: PermissionRequest, context: PathCont
     }
     case "file": {
       const danger =
-        dangerousPathReason(view.path, context) ?? dangerousPathReason(view.rawPath, context);
+        dangerousPathReason(view.path, context) ??
+        dangerousPathReason(view.located.path, context) ??
+        dangerousPathReason(view.rawPath, context);
       if (danger !== undefined) {
         return { kind: "safety", check: "safety.dangerous_path", reason: `writes to a ${danger}` };
       }
@@ -208,7 +217,8 @@ function describeWork(view: CallView, toolName: string, external: boolean): stri
     case "bash": {
       const oneLine = view.command.replace(/\s+/g, " ").trim();
       const command = oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
-      return `command may change things: ${command}`;
+      const why = view.analysis.why;
+      return `command may change things${why === undefined ? "" : ` (${why})`}: ${command}`;
     }
     case "file":
       return `${toolName} writes ${view.path}`;

@@ -3,6 +3,7 @@ import picomatch from "picomatch/posix.js";
 import { type CallView, describeCall } from "./describe-call.js";
 import { escapeGlob } from "./escape-glob.js";
 import { innerCommands, splitAssignments, unwrap } from "./shell-command.js";
+import type { Located } from "./resolve-path.js";
 import type { PathContext, PermissionRule } from "./types.js";
 
 /**
@@ -15,6 +16,10 @@ import type { PathContext, PermissionRule } from "./types.js";
  *   without a slash (a trailing one aside) matches a name anywhere (`*.env`, `build/`), a relative
  *   pattern with a slash is anchored at each working directory (`src/**`).
  * - Other tools: only rules without content match.
+ *
+ * Deny and ask rules match a path as written and where its links lead; a `Read(…)` rule also
+ * reaches what Grep, Glob and Bash commands read, an `Edit(…)`/`Write(…)` rule what the other
+ * file-writing tool and Bash commands write (see `accessedPaths`).
  *
  * Compound commands and several paths: an allow rule must cover all of the call, a deny or ask rule
  * applies when it matches any part. For Bash, an allow rule matches when it matches every simple
@@ -46,19 +51,52 @@ export function ruleMatchesCall(
 ): boolean {
   if (rule.behavior === "allow")
     return findAllowingRule([rule], toolName, view, context) !== undefined;
-  if (rule.toolName !== toolName) return false;
   const content = rule.ruleContent;
+  if (rule.toolName !== toolName) {
+    if (content === undefined || content === "") return false;
+    return accessedPaths(rule.toolName, view).some((located) =>
+      matchesLocated(content, located, context),
+    );
+  }
   if (content === undefined || content === "") return true;
   switch (view.kind) {
     case "bash":
       return denyCandidates(view).some((text) => matchesBashPattern(content, text));
     case "file":
-      return matchesPathGlob(content, view.path, context);
+      return matchesLocated(content, view.located, context);
     case "search":
-      return view.targets.some((target) => matchesPathGlob(content, target, context));
+      return view.located.some((located) => matchesLocated(content, located, context));
     default:
       return false;
   }
+}
+
+const READ_RULE_TOOLS = new Set(["Read"]);
+const EDIT_RULE_TOOLS = new Set(["Edit", "Write"]);
+
+/**
+ * The files another tool's call reads or writes that a deny or ask rule of `ruleTool` reaches: a
+ * `Read(…)` rule also covers Grep and Glob roots and the files a Bash command reads; an `Edit(…)`
+ * or `Write(…)` rule covers both file-writing tools and the files a Bash command writes.
+ */
+function accessedPaths(ruleTool: string, view: CallView): readonly Located[] {
+  if (READ_RULE_TOOLS.has(ruleTool)) {
+    if (view.kind === "search") return view.located;
+    if (view.kind === "bash") return view.analysis.commands.flatMap((command) => command.reads);
+  }
+  if (EDIT_RULE_TOOLS.has(ruleTool)) {
+    if (view.kind === "file" && view.writes) return [view.located];
+    if (view.kind === "bash") return view.analysis.commands.flatMap((command) => command.writes);
+  }
+  return [];
+}
+
+/** Whether a path glob matches a path as written (resolved) or where it really leads. */
+function matchesLocated(pattern: string, located: Located, context: PathContext): boolean {
+  return (
+    matchesPathGlob(pattern, located.path, context) ||
+    (located.real !== located.path && matchesPathGlob(pattern, located.real, context))
+  );
 }
 
 /**
@@ -180,5 +218,9 @@ function matcher(glob: string): (path: string) => boolean {
 }
 
 function fullContext(context: Partial<PathContext>): PathContext {
-  return { workingDirectories: context.workingDirectories ?? [], homeDir: context.homeDir ?? "/" };
+  return {
+    ...context,
+    workingDirectories: context.workingDirectories ?? [],
+    homeDir: context.homeDir ?? "/",
+  };
 }

@@ -50,7 +50,11 @@ export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
 /** A safety check: its ASK is bypass-immune (no allow rule clears it). */
 export type SafetyCheck =
-  "safety.injection" | "safety.dangerous_command" | "safety.dangerous_path" | "safety.rm_root";
+  | "safety.injection"
+  | "safety.dangerous_command"
+  | "safety.dangerous_path"
+  | "safety.rm_root"
+  | "safety.sed_script";
 
 /** Stable id of the step that decided; clients and tests may branch on it. */
 export type PermissionCheck =
@@ -90,6 +94,12 @@ export interface PathContext {
   workingDirectories: readonly string[];
   /** The home directory that `~` and `$HOME` stand for. */
   homeDir: string;
+  /**
+   * Where an absolute path really leads: symbolic links resolved (for a path that does not exist,
+   * those of its nearest existing ancestor). Supplied by the caller, which may read the file
+   * system; without it, paths are judged as written.
+   */
+  realPath?: (path: string) => string;
 }
 
 /** One tool call to decide on. */

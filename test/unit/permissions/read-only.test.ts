@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { isReadOnlyBash } from "../../../src/permissions/is-read-only-bash.js";
+import { analyzeBash } from "../../../src/permissions/bash-analysis.js";
 import { parseShell } from "../../../src/permissions/parse-shell.js";
-import { bash, decide } from "./helpers.js";
+import { CONTEXT, bash, decide } from "./helpers.js";
 
-const readOnly = (command: string): boolean => isReadOnlyBash(parseShell(command));
+const readOnly = (command: string): boolean => analyzeBash(parseShell(command), CONTEXT).readOnly;
 
 describe("read-only Bash", () => {
   it.each([
@@ -41,12 +41,12 @@ describe("read-only Bash", () => {
     "sort < input.txt",
     "diff a.txt b.txt",
     "jq .name package.json",
-    "find . -type f | xargs grep -l TODO",
     "time ls",
     "! grep -q x a.txt",
     "command -v node",
     "stat -c %s a.txt",
     "sha256sum a.tgz",
+    "sed -n p a.txt",
   ])("%s is read-only", (command) => {
     expect(readOnly(command)).toBe(true);
     expect(decide("Bash", bash(command), "explore")).toMatchObject({
@@ -80,7 +80,8 @@ describe("read-only Bash", () => {
     ["sort -ro out.txt in.txt", "sort -o combined"],
     ["uniq in.txt out.txt", "uniq writes its second operand"],
     ["rg --pre ./script pattern", "rg --pre runs a program"],
-    ["sed -n p a.txt", "sed can write with w"],
+    ["sed -n 'w out' a.txt", "sed can write with w"],
+    ["find . -type f | xargs grep -l TODO", "xargs builds its command from its input"],
     ["awk '{print}' a.txt", "awk can run programs"],
     ["FOO=1 ls", "assignment"],
     ["PAGER=evil git log", "assignment of a pager"],

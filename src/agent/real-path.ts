@@ -1,0 +1,24 @@
+import { realpathSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+
+/**
+ * Where an absolute path really leads: every symbolic link resolved; for a path that does not
+ * exist yet, its nearest existing ancestor's real path joined with the missing segments. A path
+ * that cannot be resolved (a loop, no permission) is returned as it is.
+ */
+export function realPathOf(path: string): string {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(realpathSync(current), ...missing);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") return path;
+    }
+    const parent = dirname(current);
+    if (parent === current) return path;
+    missing.unshift(basename(current));
+    current = parent;
+  }
+}

@@ -1,0 +1,292 @@
+import { parseArgs } from "./command-options.js";
+import { HARMLESS_DEVICES } from "./dangerous-path.js";
+import { findInjection } from "./find-injection.js";
+import { readFind } from "./find-expression.js";
+import { GIT_READERS, splitGit } from "./git-readers.js";
+import type { ShellCommand, ShellRedirect, ShellScript } from "./parse-shell.js";
+import { READER_PROGRAMS } from "./reader-programs.js";
+import type { ReaderSpec } from "./reader-spec.js";
+import { effectText, unwrapForReading } from "./read-only-wrappers.js";
+import { type Located, isInsideWorkingDirectory, locate } from "./resolve-path.js";
+import { readSed } from "./sed-script.js";
+import { innerCommands, lookup, pathArguments, splitAssignments } from "./shell-command.js";
+import type { PathContext } from "./types.js";
+
+/**
+ * What a Bash command line reads and writes, command by command, and whether each only reads.
+ * A command is read-only when it is a known reader (see reader-programs, git-readers,
+ * find-expression, sed-script) run directly or through a read-only wrapper, no option of it can
+ * run a program, write a file, change system state or follow links, it sets no variables, it
+ * redirects output only to a harmless device, and every file it reads resolves (links followed)
+ * inside the working directories. `cd` and `pushd` move where later relative paths start; after a
+ * directory change the analysis cannot follow (`cd -`, `popd`), relative paths are unknown.
+ */
+
+/** One simple command. */
+export interface CommandAnalysis {
+  readOnly: boolean;
+  /** Why it is not read-only. */
+  why?: string;
+  /** Files it reads that the analysis can name: operands, option values, input redirections. */
+  reads: Located[];
+  /** Files it writes that the analysis can name: output redirections, an edit command's operands. */
+  writes: Located[];
+  /** Whether it only reads apart from its output redirections (`cat > notes.md <<EOF`). */
+  readerApartFromOutput: boolean;
+  /** A directory change (`cd`, `pushd`, `popd`): whether it stays inside the working directories. */
+  directoryChange?: { inside: boolean };
+}
+
+export interface BashAnalysis {
+  commands: CommandAnalysis[];
+  /** Whether the whole line only reads: no injection risk, and every command reads. */
+  readOnly: boolean;
+  /** Why it does not, for reasons. */
+  why?: string;
+}
+
+const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"]);
+
+/** Whether a redirection writes to a file (not a harmless device, a duplicated fd, or a heredoc). */
+export function writesFile(redirect: ShellRedirect): boolean {
+  if (!OUTPUT_OPS.has(redirect.op)) return false;
+  const target = redirect.target?.value;
+  if (target === undefined) return true;
+  if ((redirect.op === ">&" || redirect.op === "<>") && /^(\d+|-)$/.test(target)) return false;
+  return !HARMLESS_DEVICES.has(target);
+}
+
+/** Programs whose operands are the files they change. */
+const EDIT_PROGRAMS = new Set([
+  "mkdir",
+  "touch",
+  "rm",
+  "rmdir",
+  "mv",
+  "cp",
+  "ln",
+  "chmod",
+  "truncate",
+]);
+
+/** Analyses every simple command of `script`, in order. */
+export function analyzeBash(script: ShellScript, context: PathContext): BashAnalysis {
+  let cwd: string | undefined = context.workingDirectories[0];
+  const stack: (string | undefined)[] = [];
+  const commands = script.commands.map((command) => {
+    const result = analyzeCommand(command, context, cwd);
+    if (result.nextCwd !== SAME) {
+      if (result.push) stack.push(cwd);
+      cwd = result.nextCwd === POP ? stack.pop() : result.nextCwd;
+    }
+    return result.analysis;
+  });
+  const injection = findInjection(script);
+  const firstNo = commands.find((command) => !command.readOnly);
+  const why = injection ?? firstNo?.why ?? (commands.length === 0 ? "no command" : undefined);
+  return why === undefined ? { commands, readOnly: true } : { commands, readOnly: false, why };
+}
+
+/** Later commands run where this one did. */
+const SAME = Symbol("same");
+/** Later commands run where the last `pushd` left (popd). */
+const POP = Symbol("pop");
+
+interface Step {
+  analysis: CommandAnalysis;
+  /** The directory later commands run in: unchanged, a path, unknown, or the one pushed before. */
+  nextCwd: typeof SAME | typeof POP | string | undefined;
+  push?: true;
+}
+
+function analyzeCommand(
+  command: ShellCommand,
+  context: PathContext,
+  cwd: string | undefined,
+): Step {
+  const reads: Located[] = [];
+  const writes: Located[] = [];
+  const at = (word: string, base = cwd): Located | undefined =>
+    base === undefined && !word.startsWith("/") && !word.startsWith("~")
+      ? undefined
+      : locate(word, context, base);
+  let unknownPath: string | undefined;
+  const read = (word: string, base = cwd): void => {
+    if (word === "-" || HARMLESS_DEVICES.has(word)) return;
+    const located = at(word, base);
+    if (located === undefined) unknownPath ??= word;
+    else reads.push(located);
+  };
+  const write = (word: string): void => {
+    const located = at(word);
+    if (located === undefined) unknownPath ??= word;
+    else writes.push(located);
+  };
+  for (const redirect of command.redirects) {
+    const target = redirect.target?.value ?? "";
+    if (writesFile(redirect)) write(target);
+    else if (redirect.op === "<") read(target);
+  }
+  const redirected = writes.length;
+  const { assignments, argv } = splitAssignments(command);
+  for (const inner of innerCommands(argv)) {
+    if (EDIT_PROGRAMS.has(inner.argv[0] ?? "")) {
+      for (const path of pathArguments(inner.argv)) write(path);
+    }
+    if (inner.argv[0] === "sed") {
+      const sed = readSed(inner.argv.slice(1));
+      if (sed.ok && sed.inPlace) for (const path of sed.files) write(path);
+    }
+  }
+  let why: string | undefined;
+  let change: CommandAnalysis["directoryChange"];
+  let nextCwd: Step["nextCwd"] = SAME;
+  let push: true | undefined;
+  if (writes.length > redirected) why = `changes ${writes[redirected]?.written}`;
+  else if (assignments.length > 0) {
+    why = `sets ${assignments[0]?.split("=")[0]}, which a program may act on`;
+  } else if (argv.length === 0) why = "a redirection without a command";
+  else {
+    const unwrapped = unwrapForReading(argv);
+    if (!unwrapped.ok) why = unwrapped.reason;
+    else {
+      const base = unwrapped.chdir === undefined ? cwd : at(unwrapped.chdir)?.real;
+      if (unwrapped.chdir !== undefined) read(unwrapped.chdir);
+      const [name = "", ...args] = unwrapped.argv;
+      if (name === "cd" || name === "pushd" || name === "popd") {
+        const moved = directoryChange(name, args, context, base);
+        if (name === "pushd") push = true;
+        nextCwd = moved.next;
+        change = { inside: moved.inside };
+      } else {
+        why = readerVerdict(name, args, (word, from) => read(word, from ?? base), base, context);
+      }
+    }
+  }
+  if (why === undefined && unknownPath !== undefined) {
+    why = `the directory ${unknownPath} is taken from is not known`;
+  }
+  if (why === undefined) {
+    const outside = reads.find((located) => !isInsideWorkingDirectory(located.real, context));
+    if (outside !== undefined) why = `reads ${outside.written} outside the working directories`;
+  }
+  const readerApartFromOutput = why === undefined && change === undefined;
+  if (why === undefined && redirected > 0) why = `writes ${writes[0]?.written}`;
+  const analysis: CommandAnalysis = {
+    readOnly: why === undefined,
+    ...(why === undefined ? {} : { why }),
+    reads,
+    writes,
+    readerApartFromOutput,
+    ...(change === undefined ? {} : { directoryChange: change }),
+  };
+  return { analysis, nextCwd, ...(push ? { push } : {}) };
+}
+
+/** Where `cd`/`pushd`/`popd` leads, and whether that stays inside the working directories. */
+function directoryChange(
+  name: string,
+  args: readonly string[],
+  context: PathContext,
+  cwd: string | undefined,
+): { next: Step["nextCwd"]; inside: boolean } {
+  if (name === "popd") return { next: POP, inside: false };
+  const target = args.filter((arg) => !/^-[LPe@]+$/.test(arg))[0];
+  if (target === "-" || (name === "pushd" && target === undefined)) {
+    return { next: undefined, inside: false };
+  }
+  const located = locate(target ?? "~", context, cwd);
+  if (cwd === undefined && !located.written.startsWith("/") && !located.written.startsWith("~")) {
+    return { next: undefined, inside: false };
+  }
+  return { next: located.real, inside: isInsideWorkingDirectory(located.real, context) };
+}
+
+/**
+ * Why `name args` is more than a read (undefined when it only reads). `read` records each file it
+ * reads, from `base` or the directory given.
+ */
+function readerVerdict(
+  name: string,
+  args: readonly string[],
+  read: (word: string, from?: string) => void,
+  base: string | undefined,
+  context: PathContext,
+): string | undefined {
+  if (name === "command") return undefined;
+  if (name === "find") {
+    const found = readFind(args);
+    if (!found.ok) return found.reason;
+    for (const path of found.reads) read(path);
+    return undefined;
+  }
+  if (name === "sed") {
+    const sed = readSed(args);
+    if (!sed.ok) return sed.reason;
+    if (sed.inPlace) return "sed -i edits files";
+    const { effects } = sed;
+    if (effects.unreadable !== undefined) return `sed: ${effects.unreadable}`;
+    if (effects.exec !== undefined) return `sed script runs a program (${effects.exec})`;
+    if (effects.writes.length > 0) return `sed script writes ${effects.writes[0]}`;
+    for (const path of [...effects.reads, ...sed.files]) read(path);
+    return undefined;
+  }
+  if (name === "git") {
+    const call = splitGit(args);
+    if (!call.ok) return call.reason;
+    let gitBase = base;
+    for (const option of call.global.options) {
+      const effect = option.spec.effect;
+      if (effect === "chdir") {
+        read(option.value ?? "");
+        gitBase =
+          gitBase === undefined ? undefined : locate(option.value ?? "", context, gitBase).real;
+      } else if (effect === "read") read(option.value ?? "");
+      else if (effect !== undefined) return `git ${option.spec.name} ${effectText(effect)}`;
+    }
+    const spec = lookup(GIT_READERS, call.sub);
+    if (spec === undefined) return `git ${call.sub} is not a read-only git command`;
+    return specVerdict(`git ${call.sub}`, spec, call.args, (word) => read(word, gitBase));
+  }
+  const spec = lookup(READER_PROGRAMS, name);
+  if (spec === undefined) return `${name} is not a known read-only program`;
+  return specVerdict(name, spec, args, (word) => read(word));
+}
+
+/** Applies a reader's table to its words. */
+function specVerdict(
+  name: string,
+  spec: ReaderSpec,
+  args: readonly string[],
+  read: (word: string) => void,
+): string | undefined {
+  if (spec.anyArgs === true) return spec.check?.([], args);
+  const parsed = parseArgs(spec.options, args);
+  if (!parsed.ok) return `${name}: ${parsed.reason}`;
+  for (const option of parsed.options) {
+    const effect = option.spec.effect;
+    if (effect === "read") read(option.value ?? "");
+    else if (effect !== undefined) return `${name} ${option.spec.name} ${effectText(effect)}`;
+  }
+  const own = spec.check?.(parsed.options, parsed.operands);
+  if (own !== undefined) return own;
+  if (spec.operands === "none") {
+    return parsed.operands.length > 0 ? `${name} with an operand may change things` : undefined;
+  }
+  if (spec.operands === "text") return undefined;
+  let operands = parsed.operands;
+  const leading = spec.leading;
+  if (leading !== undefined) {
+    const given = parsed.options.some((option) => leading.unless.includes(option.spec.name));
+    if (!given) operands = operands.slice(leading.count);
+  }
+  if (spec.writesFrom !== undefined && operands.length > spec.writesFrom) {
+    return `${name} writes ${operands[spec.writesFrom]}`;
+  }
+  for (const operand of operands) read(operand);
+  if (operands.length === 0) {
+    const fallback = spec.defaultOperand?.(parsed.options);
+    if (fallback !== undefined) read(fallback);
+  }
+  return undefined;
+}

@@ -1,0 +1,271 @@
+import { type OptionEffect, type OptionValue, optionTable, parseArgs } from "./command-options.js";
+import { type ReaderSpec, given } from "./reader-spec.js";
+
+/**
+ * The git subcommands that only read, as data: each with the options the check accepts and the
+ * ones that disqualify it (`--output`, `--ext-diff`, `--upload-pack`, `--open-files-in-pager`, …).
+ * git accepts unambiguous abbreviations of long options (`--outp`), and so does the check. Every
+ * operand (revisions included) is resolved as a path, so one that points outside the working
+ * directories (`git diff --no-index /etc/passwd x`) disqualifies the call.
+ */
+
+type Effects = Record<string, OptionEffect | [OptionEffect, OptionValue]>;
+
+const spec = (
+  flags: string,
+  values: string,
+  long: string,
+  effects: Effects = {},
+  extra: Partial<ReaderSpec> = {},
+): ReaderSpec => ({
+  options: optionTable({ flags, values, long, effects, numeric: true }),
+  operands: "files",
+  ...extra,
+});
+
+const DIFF_LONG =
+  "patch no-patch unified= raw patch-with-raw patch-with-stat stat[=] stat-width= stat-name-width= " +
+  "stat-count= stat-graph-width= compact-summary numstat shortstat dirstat[=] cumulative " +
+  "dirstat-by-file[=] summary name-only name-status submodule[=] color[=] no-color color-moved[=] " +
+  "no-color-moved color-moved-ws= word-diff[=] word-diff-regex= color-words[=] no-renames " +
+  "rename-empty no-rename-empty check ws-error-highlight= full-index binary abbrev[=] " +
+  "break-rewrites[=] find-renames[=] find-copies[=] find-copies-harder irreversible-delete " +
+  "diff-filter= pickaxe-all pickaxe-regex find-object= skip-to= rotate-to= relative[=] no-relative " +
+  "text ignore-cr-at-eol ignore-space-at-eol ignore-space-change ignore-all-space " +
+  "ignore-blank-lines ignore-matching-lines= indent-heuristic no-indent-heuristic minimal " +
+  "patience histogram anchored= diff-algorithm= inter-hunk-context= function-context exit-code " +
+  "quiet no-ext-diff textconv no-textconv ignore-submodules[=] src-prefix= dst-prefix= no-prefix " +
+  "default-prefix line-prefix= ita-invisible-in-index ita-visible-in-index cached staged merge-base " +
+  "no-index base ours theirs";
+const DIFF_EFFECTS: Effects = {
+  "--output": "write",
+  "--ext-diff": ["exec", "none"],
+  "-O": ["read", "required"],
+};
+const LOG_LONG =
+  `${DIFF_LONG} oneline graph all decorate[=] no-decorate decorate-refs= decorate-refs-exclude= ` +
+  "source mailmap use-mailmap full-diff log-size max-count= skip= since= after= until= before= " +
+  "since-as-filter= author= committer= grep-reflog= grep= all-match invert-grep " +
+  "regexp-ignore-case basic-regexp extended-regexp fixed-strings perl-regexp remove-empty merges " +
+  "no-merges min-parents= max-parents= no-min-parents no-max-parents first-parent " +
+  "exclude-first-parent-only not branches[=] tags[=] remotes[=] glob= exclude= reflog alternate-refs " +
+  "single-worktree ignore-missing bisect stdin cherry-mark cherry-pick left-only right-only cherry " +
+  "walk-reflogs merge boundary simplify-by-decoration show-pulls full-history dense sparse " +
+  "simplify-merges ancestry-path[=] date-order author-date-order topo-order reverse no-walk[=] " +
+  "do-walk format= pretty[=] abbrev-commit no-abbrev-commit encoding= expand-tabs[=] no-expand-tabs " +
+  "notes[=] no-notes show-notes-by-default show-notes[=] standard-notes no-standard-notes " +
+  "show-linear-break[=] relative-date date= parents children left-right cc combined-all-paths " +
+  "dd remerge-diff[=] diff-merges= no-diff-merges follow count objects objects-edge " +
+  "no-object-names object-names unpacked timestamp header clear-decorations";
+const log = spec("pusimnMCBDRWwbzRaG", "nUSGlLlO", LOG_LONG, DIFF_EFFECTS);
+const diff = spec("pusRzabwWMCBD", "UlSGO", DIFF_LONG, DIFF_EFFECTS);
+
+const grep = spec(
+  "aiIrwvhHEGPFnlLzocpWq",
+  "ABCmfe",
+  "text textconv no-textconv ignore-case max-depth= recursive no-recursive word-regexp " +
+    "invert-match full-name extended-regexp basic-regexp perl-regexp fixed-strings line-number " +
+    "column files-with-matches name-only files-without-match null only-matching count color[=] " +
+    "no-color break heading show-function context= after-context= before-context= " +
+    "function-context max-count= threads= and or not all-match quiet cached untracked no-index " +
+    "exclude-standard no-exclude-standard recurse-submodules parent-basename=",
+  {
+    "-O": ["exec", "optional"],
+    "--open-files-in-pager": ["exec", "optional"],
+    "-f": ["read", "required"],
+    "--file": "read",
+  },
+  { leading: { count: 1, unless: ["-e", "-f", "--file"] } },
+);
+
+const blame = spec(
+  "bltpcsewnfM",
+  "LC",
+  "root show-stats reverse= first-parent porcelain line-porcelain incremental encoding= date= " +
+    "progress no-progress score-debug show-name show-number show-email abbrev= ignore-rev= " +
+    "color-lines color-by-age minimal",
+  { "--contents": "read", "-S": ["read", "required"], "--ignore-revs-file": "read" },
+);
+
+const text = (flags: string, values: string, long: string): ReaderSpec => ({
+  ...spec(flags, values, long),
+  operands: "text",
+});
+
+const config: ReaderSpec = {
+  operands: "text",
+  options: optionTable({
+    flags: "lz",
+    long:
+      "get get-all get-regexp get-urlmatch list global system local worktree blob= show-origin " +
+      "show-scope name-only null type= default= includes no-includes bool int bool-or-int path " +
+      "expiry-date fixed-value",
+    effects: { "-f": ["read", "required"], "--file": "read" },
+  }),
+  check: (options, operands) =>
+    given(options, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l") ||
+    operands[0] === "get" ||
+    operands[0] === "list"
+      ? undefined
+      : "git config without --get or --list may change the configuration",
+};
+
+/** `git branch`, `git tag`, … that list only with these exact words. */
+const onlyWords = (what: string, ok: (args: readonly string[]) => boolean): ReaderSpec => ({
+  ...text("", "", ""),
+  anyArgs: true,
+  check: (_, operands) => (ok(operands) ? undefined : `git ${what} may change the repository`),
+});
+
+const BRANCH_LISTING = new Set([
+  "-a",
+  "-r",
+  "-v",
+  "-vv",
+  "-l",
+  "--all",
+  "--remotes",
+  "--list",
+  "--show-current",
+]);
+
+/** The read-only git subcommands. */
+export const GIT_READERS: Record<string, ReaderSpec> = {
+  status: spec(
+    "sbvuz",
+    "",
+    "short branch porcelain[=] long verbose untracked-files[=] ignored[=] ignore-submodules[=] " +
+      "column[=] no-column ahead-behind no-ahead-behind renames no-renames find-renames[=] show-stash",
+  ),
+  log,
+  whatchanged: log,
+  show: log,
+  diff,
+  shortlog: spec("nsecw", "", `numbered summary email committer group= ${LOG_LONG}`, DIFF_EFFECTS),
+  "rev-list": log,
+  blame,
+  describe: text(
+    "",
+    "",
+    "all tags contains abbrev= candidates= exact-match debug long match= exclude= always " +
+      "first-parent dirty[=] broken[=]",
+  ),
+  "rev-parse": text(
+    "q",
+    "",
+    "show-toplevel abbrev-ref[=] short[=] verify quiet git-dir is-inside-work-tree " +
+      "is-inside-git-dir show-prefix show-cdup symbolic symbolic-full-name all branches[=] tags[=] " +
+      "remotes[=] absolute-git-dir git-common-dir is-bare-repository is-shallow-repository sq " +
+      "default= revs-only no-revs flags no-flags local-env-vars show-object-format[=] " +
+      "path-format= git-path= show-superproject-working-tree shared-index-path since= until= " +
+      "resolve-git-dir= prefix= verify end-of-options",
+  ),
+  "ls-files": spec(
+    "cdmoisukztvf",
+    "x",
+    "cached deleted modified others ignored stage killed directory no-empty-directory unmerged " +
+      "resolve-undo exclude= exclude-per-directory= exclude-standard error-unmatch with-tree= " +
+      "full-name recurse-submodules abbrev[=] debug eol deduplicate sparse format=",
+    { "--exclude-from": "read", "-X": ["read", "required"] },
+  ),
+  "ls-tree": spec(
+    "drtlz",
+    "",
+    "long name-only name-status object-only full-name full-tree abbrev[=] format=",
+  ),
+  "ls-remote": {
+    ...spec(
+      "qbt",
+      "o",
+      "heads tags branches refs quiet exit-code get-url symref sort= server-option=",
+      { "--upload-pack": "exec", "--exec": "exec" },
+    ),
+    check: (_, operands) =>
+      operands.some((operand) => operand.includes("::"))
+        ? "a remote helper URL (::) runs a program"
+        : undefined,
+  },
+  "cat-file": text(
+    "tsepZ",
+    "",
+    "textconv filters batch[=] batch-check[=] batch-command[=] batch-all-objects " +
+      "follow-symlinks buffer unordered allow-unknown-type path= use-mailmap no-use-mailmap",
+  ),
+  "show-ref": text(
+    "dsq",
+    "",
+    "head heads tags branches dereference hash[=] verify abbrev[=] quiet exclude-existing[=] exists",
+  ),
+  "merge-base": text("a", "", "all octopus independent is-ancestor fork-point"),
+  "name-rev": text("", "", "tags refs= exclude= all annotate-stdin name-only no-undefined always"),
+  "for-each-ref": text(
+    "",
+    "",
+    "count= shell perl python tcl sort= format= color[=] points-at= merged[=] no-merged[=] " +
+      "contains[=] no-contains[=] ignore-case omit-empty exclude= include-root-refs",
+  ),
+  "check-ignore": spec("qvnz", "", "quiet verbose non-matching no-index"),
+  "count-objects": text("vH", "", "verbose human-readable"),
+  grep,
+  reflog: onlyWords("reflog", (args) => args.length === 0 || args[0] === "show"),
+  stash: onlyWords("stash", (args) => args[0] === "list" || args[0] === "show"),
+  worktree: onlyWords("worktree", (args) => args[0] === "list"),
+  remote: onlyWords(
+    "remote",
+    (args) => args.every((arg) => arg === "-v" || arg === "--verbose") || args[0] === "get-url",
+  ),
+  branch: onlyWords("branch", (args) => args.every((arg) => BRANCH_LISTING.has(arg))),
+  tag: onlyWords("tag", (args) => args.length === 0 || args[0] === "-l" || args[0] === "--list"),
+  config,
+  help: onlyWords("help", (args) => args.every((arg) => !arg.startsWith("-"))),
+  version: text("", "", "build-options"),
+};
+
+/** git's own options before the subcommand. */
+const GIT_GLOBAL = optionTable({
+  flags: "pP",
+  long:
+    "no-pager paginate no-optional-locks no-replace-objects literal-pathspecs glob-pathspecs " +
+    "noglob-pathspecs icase-pathspecs bare no-advice namespace=",
+  effects: {
+    "-C": ["chdir", "required"],
+    "-c": ["exec", "required"],
+    "--config-env": "exec",
+    "--exec-path": ["exec", "optional"],
+    "--git-dir": "read",
+    "--work-tree": "read",
+    "--list-cmds": ["exec", "required"],
+  },
+});
+
+/** A git command line split into its global options and the subcommand's words. */
+export type GitCall =
+  | { ok: true; global: ReturnType<typeof parseArgs> & { ok: true }; sub: string; args: string[] }
+  | { ok: false; reason: string };
+
+/** Splits `git [global options] subcommand args…`; `git --version` is the `version` subcommand. */
+export function splitGit(args: readonly string[]): GitCall {
+  let k = 0;
+  while (k < args.length && (args[k] as string).startsWith("-")) {
+    const arg = args[k] as string;
+    if (arg === "--version") return { ok: true, global: okEmpty(), sub: "version", args: [] };
+    if (arg === "--help") return { ok: true, global: okEmpty(), sub: "help", args: [] };
+    const takesNext = arg === "-C" || arg === "-c" || (/^--[a-z-]+$/.test(arg) && needsValue(arg));
+    k += takesNext ? 2 : 1;
+  }
+  const global = parseArgs(GIT_GLOBAL, args.slice(0, k));
+  if (!global.ok) return global;
+  const sub = args[k];
+  if (sub === undefined) return { ok: false, reason: "git without a subcommand" };
+  return { ok: true, global, sub, args: args.slice(k + 1) };
+}
+
+function needsValue(arg: string): boolean {
+  const name = arg.slice(2);
+  const spec = GIT_GLOBAL.long.get(name);
+  return spec?.value === "required";
+}
+
+function okEmpty(): ReturnType<typeof parseArgs> & { ok: true } {
+  return { ok: true, options: [], operands: [] };
+}
