@@ -56,8 +56,8 @@ export function writesFile(redirect: ShellRedirect): boolean {
   return !HARMLESS_DEVICES.has(target);
 }
 
-/** Programs whose operands are the files they change. */
-const EDIT_PROGRAMS = new Set([
+/** Programs whose operands are the files they change, for rules on what a command writes. */
+const CHANGES_OPERANDS = new Set([
   "mkdir",
   "touch",
   "rm",
@@ -130,7 +130,7 @@ function analyzeCommand(
   const redirected = writes.length;
   const { assignments, argv } = splitAssignments(command);
   for (const inner of innerCommands(argv)) {
-    if (EDIT_PROGRAMS.has(inner.argv[0] ?? "")) {
+    if (CHANGES_OPERANDS.has(inner.argv[0] ?? "")) {
       for (const path of pathArguments(inner.argv)) write(path);
     }
     if (inner.argv[0] === "sed") {

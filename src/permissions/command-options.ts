@@ -12,12 +12,16 @@
  * - `exec`: runs a program; `write`: writes a file; `state`: changes system state;
  * - `follow`: follows symbolic links while walking, so it may read outside the working directories;
  * - `read`: its value names a file the program reads (checked like an operand);
- * - `chdir`: its value is a directory the program works in (later relative paths start there).
+ * - `chdir`: its value is a directory the program works in (later relative paths start there);
+ * - `target`: its value names a file or directory the program writes (`cp -t DIR`).
  */
-export type OptionEffect = "exec" | "write" | "state" | "follow" | "read" | "chdir";
+export type OptionEffect = "exec" | "write" | "state" | "follow" | "read" | "chdir" | "target";
 
-/** Whether an option takes a value: none, always (`--opt=v` or `--opt v`), or only as `--opt=v`. */
-export type OptionValue = "none" | "required" | "optional";
+/**
+ * Whether an option takes a value: none, always (`--opt=v` or `--opt v`), only as `--opt=v`, or
+ * two words (jq's `--slurpfile NAME FILE`; the value kept is the second).
+ */
+export type OptionValue = "none" | "required" | "optional" | "two";
 
 export interface OptionSpec {
   /** The name as written: `-o` or `--output`. */
@@ -38,7 +42,8 @@ export interface OptionTable {
  * Builds a table from a compact description:
  * - `flags`: short letters that take no value, e.g. `"aAlR1"`;
  * - `values`: short letters that take a value, e.g. `"nI"`;
- * - `long`: space-separated long names; `name=` takes a value, `name[=]` an optional one;
+ * - `long`: space-separated long names; `name=` takes a value, `name[=]` an optional one, `name=2`
+ *   two words;
  * - `effects`: option names (`-o`, `--output`) with their effect; a name listed here and not in
  *   the other fields is added as a long option with a value (`--output`) or a flag (`-C`), so the
  *   dangerous options are known to the abbreviation rules even when nothing else needs them.
@@ -61,10 +66,12 @@ export function optionTable(description: {
     if (word === "") continue;
     const value: OptionValue = word.endsWith("[=]")
       ? "optional"
-      : word.endsWith("=")
-        ? "required"
-        : "none";
-    const name = word.replace(/\[?=\]?$/, "");
+      : word.endsWith("=2")
+        ? "two"
+        : word.endsWith("=")
+          ? "required"
+          : "none";
+    const name = word.replace(/(\[=\]|=2|=)$/, "");
     long.set(name, { name: `--${name}`, value });
   }
   for (const [name, described] of Object.entries(description.effects ?? {})) {
@@ -136,11 +143,12 @@ export function parseArgs(
       if (eq !== -1) {
         if (spec.value === "none") return { ok: false, reason: `${spec.name} takes no value` };
         options.push({ spec, value: arg.slice(eq + 1) });
-      } else if (spec.value === "required") {
-        const value = args[k + 1];
+      } else if (spec.value === "required" || spec.value === "two") {
+        const words = spec.value === "two" ? 2 : 1;
+        const value = args[k + words];
         if (value === undefined) return { ok: false, reason: `${spec.name} needs a value` };
         options.push({ spec, value });
-        k += 1;
+        k += words;
       } else options.push({ spec });
       continue;
     }

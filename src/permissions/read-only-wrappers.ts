@@ -131,6 +131,7 @@ export function effectText(effect: string): string {
     case "exec":
       return "runs a program";
     case "write":
+    case "target":
       return "writes a file";
     case "state":
       return "changes system state";

@@ -236,12 +236,17 @@ const diff = files(
       "left-column suppress-common-lines show-c-function show-function-line= label= expand-tabs " +
       "initial-tab tabsize= suppress-blank-empty paginate recursive no-dereference new-file " +
       "unidirectional-new-file ignore-file-name-case no-ignore-file-name-case exclude= " +
-      "starting-file= from-file= to-file= ignore-case ignore-tab-expansion " +
+      "starting-file= ignore-case ignore-tab-expansion " +
       "ignore-trailing-space ignore-space-change ignore-all-space ignore-blank-lines " +
       "ignore-matching-lines= text strip-trailing-cr minimal horizon-lines= speed-large-files " +
       "color[=] palette= line-format= old-line-format= new-line-format= unchanged-line-format= " +
       "old-group-format= new-group-format= changed-group-format= unchanged-group-format=",
-    effects: { "--exclude-from": "read", "-X": ["read", "required"] },
+    effects: {
+      "--exclude-from": "read",
+      "-X": ["read", "required"],
+      "--from-file": "read",
+      "--to-file": "read",
+    },
   }),
 );
 
@@ -369,11 +374,15 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
     }),
   ),
   hexdump,
-  xxd: plainFiles(
-    "aCEeiuRdp",
-    "clgnos",
-    "autoskip capitalize cols= EBCDIC groupsize= include len= name= offset= postscript " +
-      "plain uppercase",
+  xxd: files(
+    optionTable({
+      flags: "aCEeiuRdpr",
+      values: "clgnos",
+      long:
+        "autoskip capitalize cols= EBCDIC groupsize= include len= name= offset= postscript " +
+        "plain uppercase revert",
+    }),
+    { writesFrom: 1 },
   ),
   strings: plainFiles(
     "afwd",
@@ -420,13 +429,13 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
       flags: "rjacnseSCMh",
       long:
         "raw-output join-output ascii-output compact-output null-input slurp exit-status " +
-        "sort-keys color-output monochrome-output tab indent= arg= argjson= args jsonargs seq " +
+        "sort-keys color-output monochrome-output tab indent= arg=2 argjson=2 args jsonargs seq " +
         "stream stream-errors raw-input raw-output0 unbuffered",
       effects: {
         "-f": ["read", "required"],
         "--from-file": "read",
-        "--slurpfile": "read",
-        "--rawfile": "read",
+        "--slurpfile": ["read", "two"],
+        "--rawfile": ["read", "two"],
         "-L": ["read", "required"],
       },
     }),

@@ -1,0 +1,78 @@
+import { type OptionTable, optionTable, parseArgs } from "./command-options.js";
+import { effectText } from "./read-only-wrappers.js";
+
+/**
+ * The programs accept_edits and dont_ask allow inside the working directories, as data: the
+ * options each may be given (anything else makes the call an ordinary ASK), and the ones whose
+ * value is a file it reads or writes. `sed -i` is read by sed-script.
+ */
+const EDIT_PROGRAMS: Record<string, OptionTable> = {
+  mkdir: optionTable({ flags: "pvZ", values: "m", long: "mode= parents verbose context[=]" }),
+  touch: optionTable({
+    flags: "acfhm",
+    values: "dt",
+    long: "no-create date= no-dereference time=",
+    effects: { "-r": ["read", "required"], "--reference": "read" },
+  }),
+  rm: optionTable({
+    flags: "dfirRIv",
+    long: "force interactive[=] one-file-system no-preserve-root preserve-root[=] recursive dir verbose",
+  }),
+  rmdir: optionTable({ flags: "pv", long: "ignore-fail-on-non-empty parents verbose" }),
+  mv: optionTable({
+    flags: "bfinuvTZ",
+    values: "S",
+    long:
+      "backup[=] force interactive no-clobber no-copy strip-trailing-slashes suffix= " +
+      "no-target-directory update[=] verbose context exchange debug",
+    effects: { "-t": ["target", "required"], "--target-directory": "target" },
+  }),
+  cp: optionTable({
+    flags: "abdfHilnPprsTuvxZ",
+    values: "S",
+    long:
+      "archive attributes-only backup[=] copy-contents force interactive link no-dereference " +
+      "no-clobber parents recursive preserve[=] no-preserve= reflink[=] remove-destination " +
+      "sparse= strip-trailing-slashes symbolic-link suffix= no-target-directory update[=] " +
+      "verbose one-file-system context[=] debug keep-directory-symlink",
+    effects: {
+      "-t": ["target", "required"],
+      "--target-directory": "target",
+      "-L": "follow",
+      "--dereference": "follow",
+    },
+  }),
+};
+
+/** The names of the edit programs, sed included. */
+export const EDIT_PROGRAM_NAMES: ReadonlySet<string> = new Set([
+  ...Object.keys(EDIT_PROGRAMS),
+  "sed",
+]);
+
+export type EditCall =
+  { ok: true; reads: string[]; writes: string[] } | { ok: false; reason: string };
+
+/**
+ * Reads an edit program's words (`argv` with the program name): the files it writes (its operands
+ * and `-t` directory; a copy's or move's sources too, since they must also lie inside) and reads.
+ */
+export function readEdit(argv: readonly string[]): EditCall {
+  const [name = "", ...args] = argv;
+  const table = Object.hasOwn(EDIT_PROGRAMS, name) ? EDIT_PROGRAMS[name] : undefined;
+  if (table === undefined) return { ok: false, reason: `${name} is not an edit program` };
+  const parsed = parseArgs(table, args);
+  if (!parsed.ok) return { ok: false, reason: `${name}: ${parsed.reason}` };
+  const reads: string[] = [];
+  const writes = [...parsed.operands];
+  for (const option of parsed.options) {
+    const effect = option.spec.effect;
+    if (effect === "read") reads.push(option.value ?? "");
+    else if (effect === "target") writes.push(option.value ?? "");
+    else if (effect !== undefined) {
+      return { ok: false, reason: `${name} ${option.spec.name} ${effectText(effect)}` };
+    }
+  }
+  if (writes.length === 0) return { ok: false, reason: `${name} without an operand` };
+  return { ok: true, reads, writes };
+}
