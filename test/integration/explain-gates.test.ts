@@ -69,14 +69,28 @@ const GATED: [command: string, why: string][] = [
   ["echo -delete | xargs find .", "xargs runs a command line built from its input"],
   ["echo touch X | xargs env", "xargs runs a command line built from its input"],
   // reads outside the working directories
-  ["cat /etc/shadow", "reads /etc/shadow outside the working directories"],
-  ["cat ~/.ssh/id_rsa", "reads ~/.ssh/id_rsa outside the working directories"],
   ["cd / && cat etc/passwd", "reads etc/passwd outside the working directories"],
   ["cat < /etc/passwd", "reads /etc/passwd outside the working directories"],
   ["grep -R foo .", "grep -R follows symbolic links, possibly outside the working directories"],
   ["find / -name x", "reads / outside the working directories"],
   ["git -C / log", "reads / outside the working directories"],
 ];
+
+/**
+ * Reads of system and sensitive paths: the dangerous-path safety check decides before the mode, so
+ * the ASK is bypass-immune (no allow rule clears it); bypass mode, a person's choice, skips it.
+ */
+const SENSITIVE_READS: [command: string, why: string][] = [
+  ["cat /etc/shadow", "touches a system path /etc/shadow"],
+  ["cat ~/.ssh/id_rsa", "touches a sensitive path ~/.ssh/id_rsa"],
+];
+const SENSITIVE_BY_MODE: Record<Mode, { behavior: Behavior; check: string }> = {
+  default: { behavior: "ASK", check: "safety.dangerous_path" },
+  accept_edits: { behavior: "ASK", check: "safety.dangerous_path" },
+  explore: { behavior: "DENY", check: "mode.explore" },
+  bypass: { behavior: "ALLOW", check: "mode.bypass" },
+  dont_ask: { behavior: "DENY", check: "safety.dangerous_path" },
+};
 
 /** sed scripts that run a program, write, read outside, or cannot be checked. */
 const SED_SCRIPTS: string[] = [
@@ -182,6 +196,14 @@ describe("Explain: running a program, writing elsewhere or reading outside is ne
     const d = await explain(sessions.get(mode)!, "Bash", bash(command));
     expect(d.check, `not read-only; got ${d.shown}`).not.toBe("read_only");
     expect({ behavior: behaviorName(d.behavior), check: d.check }, d.shown).toEqual(BY_MODE[mode]);
+    if (mode === "default") expect(d.reason, "the ASK names why").toContain(why);
+  });
+
+  it.each(cross(SENSITIVE_READS))("%s: %s", async (mode, command, why) => {
+    const d = await explain(sessions.get(mode)!, "Bash", bash(command));
+    expect({ behavior: behaviorName(d.behavior), check: d.check }, d.shown).toEqual(
+      SENSITIVE_BY_MODE[mode],
+    );
     if (mode === "default") expect(d.reason, "the ASK names why").toContain(why);
   });
 });
