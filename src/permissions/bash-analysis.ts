@@ -69,6 +69,9 @@ const CHANGES_OPERANDS = new Set([
   "truncate",
 ]);
 
+/** Where a sed script's `w` writes only to the program's own output. */
+export const SED_OUTPUTS: ReadonlySet<string> = new Set(["/dev/stdout", "/dev/stderr"]);
+
 /** Analyses every simple command of `script`, in order. */
 export function analyzeBash(script: ShellScript, context: PathContext): BashAnalysis {
   let cwd: string | undefined = context.workingDirectories[0];
@@ -227,7 +230,8 @@ function readerVerdict(
     const { effects } = sed;
     if (effects.unreadable !== undefined) return `sed: ${effects.unreadable}`;
     if (effects.exec !== undefined) return `sed script runs a program (${effects.exec})`;
-    if (effects.writes.length > 0) return `sed script writes ${effects.writes[0]}`;
+    const written = effects.writes.find((file) => !SED_OUTPUTS.has(file));
+    if (written !== undefined) return `sed script writes ${written}`;
     for (const path of [...effects.reads, ...sed.files]) read(path);
     return undefined;
   }

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { HARMLESS_DEVICES, dangerousPathReason } from "./dangerous-path.js";
 import { findInjection } from "./find-injection.js";
-import { writesFile } from "./bash-analysis.js";
+import { SED_OUTPUTS, writesFile } from "./bash-analysis.js";
 import type { ShellScript } from "./parse-shell.js";
 import { isInside, isInsideWorkingDirectory, locate, resolvePath } from "./resolve-path.js";
 import { readSed } from "./sed-script.js";
@@ -113,8 +113,6 @@ function matchesEveryName(segment: string): boolean {
   return segment.replace(/\[[^\]]*\]/g, "").replace(/[*?.]/g, "") === "";
 }
 
-const OUTPUT_DEVICES = new Set(["/dev/stdout", "/dev/stderr"]);
-
 /**
  * Why a sed run by `program` may do more than edit its input, if it may: its script runs a program
  * (`e`, `s///e`), writes a file (`w`, `W`, `s///w`), reads a file outside the working directories
@@ -128,7 +126,7 @@ function sedScriptReason(program: InnerCommand, context: PathContext): string | 
   if (effects.unreadable !== undefined)
     return `sed script cannot be checked: ${effects.unreadable}`;
   if (effects.exec !== undefined) return `sed script runs a program (${effects.exec})`;
-  const written = effects.writes.find((file) => !OUTPUT_DEVICES.has(file));
+  const written = effects.writes.find((file) => !SED_OUTPUTS.has(file));
   if (written !== undefined) return `sed script writes ${written}`;
   const outside = effects.reads.find(
     (file) => !isInsideWorkingDirectory(locate(file, context).real, context),
