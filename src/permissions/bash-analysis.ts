@@ -27,6 +27,11 @@ export interface CommandAnalysis {
   readOnly: boolean;
   /** Why it is not read-only. */
   why?: string;
+  /**
+   * Set when `why` is worth showing a person: a program that usually only reads, disqualified by an
+   * option, a path or a wrapper (not an unknown program, an edit or a redirection).
+   */
+  notable?: true;
   /** Files it reads that the analysis can name: operands, option values, input redirections. */
   reads: Located[];
   /** Files it writes that the analysis can name: output redirections, an edit command's operands. */
@@ -43,6 +48,8 @@ export interface BashAnalysis {
   readOnly: boolean;
   /** Why it does not, for reasons. */
   why?: string;
+  /** The first `notable` why of a command (see CommandAnalysis), or an injection risk. */
+  detail?: string;
 }
 
 const OUTPUT_OPS = new Set([">", ">>", ">|", "&>", "&>>", "<>", ">&"]);
@@ -87,7 +94,11 @@ export function analyzeBash(script: ShellScript, context: PathContext): BashAnal
   const injection = findInjection(script);
   const firstNo = commands.find((command) => !command.readOnly);
   const why = injection ?? firstNo?.why ?? (commands.length === 0 ? "no command" : undefined);
-  return why === undefined ? { commands, readOnly: true } : { commands, readOnly: false, why };
+  if (why === undefined) return { commands, readOnly: true };
+  const detail = injection ?? commands.find((command) => command.notable === true)?.why;
+  return detail === undefined
+    ? { commands, readOnly: false, why }
+    : { commands, readOnly: false, why, detail };
 }
 
 /** Later commands run where this one did. */
@@ -145,8 +156,11 @@ function analyzeCommand(
   let change: CommandAnalysis["directoryChange"];
   let nextCwd: Step["nextCwd"] = SAME;
   let push: true | undefined;
-  if (writes.length > redirected) why = `changes ${writes[redirected]?.written}`;
-  else if (assignments.length > 0) {
+  let plain = false;
+  if (writes.length > redirected) {
+    why = `changes ${writes[redirected]?.written}`;
+    plain = true;
+  } else if (assignments.length > 0) {
     why = `sets ${assignments[0]?.split("=")[0]}, which a program may act on`;
   } else if (argv.length === 0) why = "a redirection without a command";
   else {
@@ -163,6 +177,7 @@ function analyzeCommand(
         change = { inside: moved.inside };
       } else {
         why = readerVerdict(name, args, (word, from) => read(word, from ?? base), base, context);
+        plain = !isReader(name);
       }
     }
   }
@@ -174,10 +189,14 @@ function analyzeCommand(
     if (outside !== undefined) why = `reads ${outside.written} outside the working directories`;
   }
   const readerApartFromOutput = why === undefined && change === undefined;
-  if (why === undefined && redirected > 0) why = `writes ${writes[0]?.written}`;
+  if (why === undefined && redirected > 0) {
+    why = `writes ${writes[0]?.written}`;
+    plain = true;
+  }
   const analysis: CommandAnalysis = {
     readOnly: why === undefined,
     ...(why === undefined ? {} : { why }),
+    ...(why !== undefined && !plain ? { notable: true } : {}),
     reads,
     writes,
     readerApartFromOutput,
@@ -256,6 +275,13 @@ function readerVerdict(
   if (spec === undefined) return `${name} is not a known read-only program`;
   return specVerdict(name, spec, args, (word) => read(word));
 }
+
+/** Whether `name` is a program the read-only check knows (the others are never read-only). */
+function isReader(name: string): boolean {
+  return READERS_WITH_OWN_FILES.has(name) || lookup(READER_PROGRAMS, name) !== undefined;
+}
+
+const READERS_WITH_OWN_FILES = new Set(["command", "find", "sed", "git"]);
 
 /** Applies a reader's table to its words. */
 function specVerdict(

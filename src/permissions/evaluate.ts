@@ -217,7 +217,7 @@ function describeWork(view: CallView, toolName: string, external: boolean): stri
     case "bash": {
       const oneLine = view.command.replace(/\s+/g, " ").trim();
       const command = oneLine.length > 80 ? `${oneLine.slice(0, 77)}...` : oneLine;
-      const why = view.analysis.why;
+      const why = view.analysis.detail;
       return `command may change things${why === undefined ? "" : ` (${why})`}: ${command}`;
     }
     case "file":
