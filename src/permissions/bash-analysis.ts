@@ -7,9 +7,20 @@ import type { ShellCommand, ShellRedirect, ShellScript } from "./parse-shell.js"
 import { READER_PROGRAMS } from "./reader-programs.js";
 import type { ReaderSpec } from "./reader-spec.js";
 import { effectText, unwrapForReading } from "./read-only-wrappers.js";
-import { type Located, isInsideWorkingDirectory, locate } from "./resolve-path.js";
+import {
+  type Located,
+  dependsOnVariable,
+  isInsideWorkingDirectory,
+  locate,
+} from "./resolve-path.js";
 import { readSed } from "./sed-script.js";
-import { innerCommands, lookup, pathArguments, splitAssignments } from "./shell-command.js";
+import {
+  expandBraces,
+  innerCommands,
+  lookup,
+  pathArguments,
+  splitAssignments,
+} from "./shell-command.js";
 import type { PathContext } from "./types.js";
 
 /**
@@ -121,20 +132,25 @@ function analyzeCommand(
   const reads: Located[] = [];
   const writes: Located[] = [];
   const at = (word: string, base = cwd): Located | undefined =>
-    base === undefined && !word.startsWith("/") && !word.startsWith("~")
+    (base === undefined && !word.startsWith("/") && !word.startsWith("~")) ||
+    dependsOnVariable(word)
       ? undefined
       : locate(word, context, base);
   let unknownPath: string | undefined;
   const read = (word: string, base = cwd): void => {
-    if (word === "-" || HARMLESS_DEVICES.has(word)) return;
-    const located = at(word, base);
-    if (located === undefined) unknownPath ??= word;
-    else reads.push(located);
+    for (const path of expandBraces(word)) {
+      if (path === "-" || HARMLESS_DEVICES.has(path)) continue;
+      const located = at(path, base);
+      if (located === undefined) unknownPath ??= path;
+      else reads.push(located);
+    }
   };
   const write = (word: string): void => {
-    const located = at(word);
-    if (located === undefined) unknownPath ??= word;
-    else writes.push(located);
+    for (const path of expandBraces(word)) {
+      const located = at(path);
+      if (located === undefined) unknownPath ??= path;
+      else writes.push(located);
+    }
   };
   for (const redirect of command.redirects) {
     const target = redirect.target?.value ?? "";
@@ -182,7 +198,9 @@ function analyzeCommand(
     }
   }
   if (why === undefined && unknownPath !== undefined) {
-    why = `the directory ${unknownPath} is taken from is not known`;
+    why = dependsOnVariable(unknownPath)
+      ? `the path ${unknownPath} depends on a variable`
+      : `the directory ${unknownPath} is taken from is not known`;
   }
   if (why === undefined) {
     const outside = reads.find((located) => !isInsideWorkingDirectory(located.real, context));

@@ -1,8 +1,8 @@
 import type { CallView } from "./describe-call.js";
 import { EDIT_PROGRAM_NAMES, readEdit } from "./edit-programs.js";
-import { isInsideWorkingDirectory, locate } from "./resolve-path.js";
+import { dependsOnVariable, isInsideWorkingDirectory, locate } from "./resolve-path.js";
 import { readSed } from "./sed-script.js";
-import { splitAssignments } from "./shell-command.js";
+import { expandBraces, splitAssignments } from "./shell-command.js";
 import type { PathContext } from "./types.js";
 
 /**
@@ -21,7 +21,10 @@ export function editsInsideWorkingDirectories(
   const { script, analysis } = view;
   if (script.risks.length > 0 || context.workingDirectories.length === 0) return false;
   const inside = (word: string): boolean =>
-    isInsideWorkingDirectory(locate(word, context).real, context);
+    expandBraces(word).every(
+      (path) =>
+        !dependsOnVariable(path) && isInsideWorkingDirectory(locate(path, context).real, context),
+    );
   let edits = 0;
   for (const [k, command] of script.commands.entries()) {
     const facts = analysis.commands[k];

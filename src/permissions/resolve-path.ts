@@ -43,3 +43,8 @@ export function isInside(path: string, dir: string): boolean {
 export function isInsideWorkingDirectory(path: string, context: PathContext): boolean {
   return context.workingDirectories.some((dir) => isInside(path, dir));
 }
+
+/** Whether a path is only known once a variable is expanded (`$HOME` itself is known). */
+export function dependsOnVariable(word: string): boolean {
+  return word.replace(/^\$HOME(?=\/|$)/, "").includes("$");
+}

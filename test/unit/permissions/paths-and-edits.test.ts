@@ -43,6 +43,10 @@ describe("reads outside the working directories", () => {
     "cd - && cat a.txt",
     "popd && cat a.txt",
     "grep -r TODO /srv",
+    "cat {a.txt,/srv/secret}",
+    "cat $TMPDIR/x",
+    "ls $OLDPWD",
+    "cat a.txt > $OUT",
   ])("%s is not read-only", (command) => {
     expectNotReadOnly(command);
   });
@@ -72,6 +76,9 @@ describe("reads outside the working directories", () => {
     "pushd src && ls && popd",
     "cat ./a.txt ../repo/b.txt",
     "ls /dev/null",
+    "cat {a,b}.txt",
+    "echo $PATH",
+    "grep -e 'x$' a.txt",
   ])("%s stays inside: read-only", (command) => {
     expectReadOnly(command);
   });
@@ -192,6 +199,8 @@ describe("edit programs in accept_edits and dont_ask", () => {
     ["a directory change", "cd src && touch a.txt"],
     ["an assignment", "X=1 touch a.txt"],
     ["through a wrapper", "nice touch a.txt"],
+    ["a path from a variable", "rm -f $TMPDIR/x"],
+    ["a brace that leads outside", "touch {a.txt,/srv/b.txt}"],
   ])("%s: %s is not an edit inside", (_, command) => {
     for (const mode of ["accept_edits", "dont_ask"] as const) {
       const decision = decide("Bash", bash(command), mode);
