@@ -2,6 +2,7 @@ import { posix } from "node:path";
 import picomatch from "picomatch/posix.js";
 import { type CallView, describeCall } from "./describe-call.js";
 import { escapeGlob } from "./escape-glob.js";
+import { globsMayOverlap, hasWildcard } from "./glob-overlap.js";
 import { innerCommands, splitAssignments, unwrap } from "./shell-command.js";
 import type { Located } from "./resolve-path.js";
 import type { PathContext, PermissionRule } from "./types.js";
@@ -91,11 +92,14 @@ function accessedPaths(ruleTool: string, view: CallView): readonly Located[] {
   return [];
 }
 
-/** Whether a path glob matches a path as written (resolved) or where it really leads. */
+/**
+ * Whether a path glob matches a path as written (resolved) or where it really leads; a path with
+ * wildcards, when it may name a matching file.
+ */
 function matchesLocated(pattern: string, located: Located, context: PathContext): boolean {
   return (
-    matchesPathGlob(pattern, located.path, context) ||
-    (located.real !== located.path && matchesPathGlob(pattern, located.real, context))
+    mayCover(pattern, located.path, context) ||
+    (located.real !== located.path && mayCover(pattern, located.real, context))
   );
 }
 
@@ -195,16 +199,34 @@ const matchers = new Map<string, (path: string) => boolean>();
 
 /** Whether a path glob matches an absolute path. */
 export function matchesPathGlob(pattern: string, path: string, context: PathContext): boolean {
+  return ruleGlobs(pattern, context).some((glob) => matcher(glob)(path));
+}
+
+/**
+ * The absolute globs a rule's path pattern stands for: `~/` is the home directory, a pattern
+ * without a slash matches a name anywhere (and below it), a relative one is anchored at each
+ * working directory.
+ */
+function ruleGlobs(pattern: string, context: PathContext): string[] {
   let glob = pattern.trim();
   if (glob === "~" || glob.startsWith("~/")) glob = escapeGlob(context.homeDir) + glob.slice(1);
   if (glob.startsWith("./")) glob = glob.slice(2);
   const anchored = glob.replace(/\/+$/, "").includes("/");
   if (glob.endsWith("/")) glob += "**";
-  if (glob.startsWith("/")) return matcher(glob)(path);
-  if (!anchored) return matcher(`**/${glob}`)(path) || matcher(`**/${glob}/**`)(path);
-  return context.workingDirectories.some((dir) =>
-    matcher(`${escapeGlob(posix.normalize(dir)).replace(/\/+$/, "")}/${glob}`)(path),
+  if (glob.startsWith("/")) return [glob];
+  if (!anchored) return [`**/${glob}`, `**/${glob}/**`];
+  return context.workingDirectories.map(
+    (dir) => `${escapeGlob(posix.normalize(dir)).replace(/\/+$/, "")}/${glob}`,
   );
+}
+
+/**
+ * Whether a deny or ask rule's pattern may cover a path: a path with wildcards (`cat secre?/key.txt`)
+ * is covered when the two may match a common file.
+ */
+function mayCover(pattern: string, path: string, context: PathContext): boolean {
+  if (!hasWildcard(path)) return matchesPathGlob(pattern, path, context);
+  return ruleGlobs(pattern, context).some((glob) => globsMayOverlap(glob, path));
 }
 
 function matcher(glob: string): (path: string) => boolean {

@@ -103,6 +103,11 @@ describe("deny rules match where a path leads", () => {
     ["Bash", bash("grep KEY alias/key.txt")],
     ["Bash", bash("cd alias && cat key.txt")],
     ["Bash", bash("wc < alias/key.txt")],
+    ["Bash", bash("cat */key.txt")],
+    ["Bash", bash("cat secre?/key.txt")],
+    ["Bash", bash("cat s[a-z]cret/*")],
+    ["Bash", bash("grep -r KEY *")],
+    ["Bash", bash("cat {public,secret}/key.txt")],
   ])("%s %j is denied in every mode", (tool, input) => {
     for (const mode of MODES) {
       const decision = decide(tool, input, mode, rules, WITH_LINKS);
@@ -129,8 +134,13 @@ describe("deny rules match where a path leads", () => {
     }
   });
 
-  it("a path neither written nor leading under the rule is not denied", () => {
-    const decision = decide("Read", { file_path: "public/a.txt" }, "default", rules, WITH_LINKS);
+  it.each([
+    ["Read", { file_path: "public/a.txt" }],
+    ["Bash", bash("cat *.txt")],
+    ["Bash", bash("cat public/*")],
+    ["Bash", bash("cat src/secret/x")],
+  ])("%s %j neither names nor may name a file under the rule: not denied", (tool, input) => {
+    const decision = decide(tool, input, "default", rules, WITH_LINKS);
     expect(decision).toMatchObject({ behavior: "allow", check: "read_only" });
   });
 
