@@ -184,7 +184,9 @@ func WithPermissionMode(mode pb.PermissionMode) SessionOption {
 	return func(r *pb.CreateSessionRequest) { r.PermissionMode = mode }
 }
 
-// WithWorkingDirectories confines the session to directories inside the agent's own.
+// WithWorkingDirectories confines the session to directories inside the agent's own. Only an agent
+// that shares its working directories (shareWorkingDirectories) accepts them; any other gives each
+// session a directory of its own and refuses this option with INVALID_ARGUMENT.
 func WithWorkingDirectories(dirs ...string) SessionOption {
 	return func(r *pb.CreateSessionRequest) { r.WorkingDirectories = append(r.WorkingDirectories, dirs...) }
 }

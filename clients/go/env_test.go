@@ -16,7 +16,7 @@ type testEnv struct {
 	model   *testserver.MockModel
 	server  *testserver.Server
 	client  *parkway.Client
-	workdir string // every agent's working directory
+	workdir string // every agent's working directory; sessions work in <workdir>/<session id>
 }
 
 // startEnv starts a scripted model and a server with the given agents (each gets the env's working

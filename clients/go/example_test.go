@@ -46,7 +46,6 @@ func testExample(t *testing.T, env *testEnv) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_ = os.Remove(filepath.Join(env.workdir, "approved.txt"))
 			env.play(t, exampleScript)
 			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
@@ -69,15 +68,19 @@ func testExample(t *testing.T, env *testEnv) {
 					t.Errorf("the output lacks %q:\n%s", want, output)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(env.workdir, "approved.txt")); err != nil {
-				t.Errorf("the approved command did not run: %v", err)
-			}
-
-			// The first line names the session; the suggested rule is stored only with -remember.
+			// The first line names the session; the command ran in the session's own directory, and
+			// the suggested rule is stored only with -remember.
 			first, _, _ := strings.Cut(output, "\n")
 			sessionID, ok := strings.CutPrefix(first, "session ")
 			if !ok {
 				t.Fatalf("the first line %q does not name the session", first)
+			}
+			info, err := env.client.GetSession(ctx, sessionID)
+			if err != nil {
+				t.Fatalf("GetSession: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(info.GetWorkingDirectories()[0], "approved.txt")); err != nil {
+				t.Errorf("the approved command did not run: %v", err)
 			}
 			rules, err := env.client.PermissionService().ListRules(ctx, &pb.ListRulesRequest{SessionId: sessionID})
 			if err != nil {

@@ -110,7 +110,7 @@ func TestReconnectAfterCrash(t *testing.T) {
 					t.Errorf("event %d (%s) has seq %d, want %d", i, ev.Kind(), ev.GetSeq(), i+1)
 				}
 			}
-			if _, err := os.Stat(filepath.Join(env.workdir, "survived.txt")); err != nil {
+			if _, err := os.Stat(filepath.Join(info.GetWorkingDirectories()[0], "survived.txt")); err != nil {
 				t.Errorf("the confirmed command did not run: %v", err)
 			}
 			got, err := client.GetSession(ctx, info.GetId())

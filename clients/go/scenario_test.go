@@ -153,7 +153,12 @@ func TestScenarios(t *testing.T) {
 		if err != nil {
 			ls.err = err
 		} else {
-			agent := map[string]any{"id": stem, "workingDirectories": []string{ls.workdir}}
+			// Sessions share the agent's directory, where the scenario's files are.
+			agent := map[string]any{
+				"id":                      stem,
+				"workingDirectories":      []string{ls.workdir},
+				"shareWorkingDirectories": true,
+			}
 			for key, value := range ls.sc.Agent {
 				agent[key] = value
 			}

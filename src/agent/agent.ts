@@ -14,8 +14,13 @@ export interface AgentDefinition {
   /** Every tool the agent may call, by name (builtins, custom tools, external tools). */
   readonly tools: ReadonlyMap<string, Tool>;
   readonly permissionMode: "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
-  /** Absolute, resolved directories its file tools and Bash are confined to. */
+  /** Absolute, resolved directories its sessions' file tools and Bash are confined to. */
   readonly workingDirectories: readonly string[];
+  /**
+   * True: sessions work in `workingDirectories` themselves. False: each session works in its own
+   * `<dir>/<session id>` inside each of them.
+   */
+  readonly shareWorkingDirectories: boolean;
   /** Most model calls in one reply. */
   readonly maxIters: number;
   /** How long a parked call waits; undefined = forever. */

@@ -125,8 +125,19 @@ export const agentConfigSchema = z.strictObject({
   permissionMode: z
     .enum(["default", "accept_edits", "explore", "bypass", "dont_ask"])
     .default("default"),
-  /** Directories its file tools and Bash are confined to (created when missing). */
+  /**
+   * Directories its file tools and Bash are confined to (created when missing); each session works
+   * in a directory of its own inside them unless `shareWorkingDirectories` is set.
+   */
   workingDirectories: z.array(z.string().min(1)).min(1).default(["./workspace"]),
+  /**
+   * Whether its sessions share its working directories. False (the default): each session works in
+   * a directory of its own, `<dir>/<session id>` inside each of them, created (mode 0700) with the
+   * session, so no session (of any tenant) reads or changes another's files by accident. True:
+   * every session works in the agent's directories themselves, and CreateSession's
+   * working_directories may pick directories inside them.
+   */
+  shareWorkingDirectories: z.boolean().default(false),
   maxIters: z.number().int().min(1).max(1000).default(20),
   /** How long a parked call waits for an answer; unset = no expiry. */
   confirmTimeout: duration().optional(),

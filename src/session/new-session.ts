@@ -1,6 +1,7 @@
+import { chmod, mkdir, rmdir } from "node:fs/promises";
 import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
-import { invalidArgument } from "../common/errors.js";
+import { invalidArgument, ParkwayError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import type { ExternalToolSpec, SessionData } from "./records.js";
 
@@ -9,14 +10,19 @@ export interface CreateSessionInput {
   agentId: string;
   externalTools: ExternalToolSpec[];
   mode?: SessionData["mode"];
-  /** Absolute directories inside the agent's; empty = the agent's own. */
+  /**
+   * Absolute directories inside the agent's, for an agent that shares its directories; empty = the
+   * agent's own, or the session's own directories for an agent that does not share them.
+   */
   workingDirectories: string[];
   metadata?: Record<string, unknown>;
 }
 
 /**
  * The record of a new session of `agent` (undefined: the id asked for is not configured), or
- * INVALID_ARGUMENT naming the field that is wrong.
+ * INVALID_ARGUMENT naming the field that is wrong. For an agent that does not share its working
+ * directories, the session's are `<dir>/<session id>` for each of the agent's; they do not exist
+ * until `makeSessionDirectories` creates them.
  */
 export function newSession(
   tenant: string,
@@ -35,14 +41,15 @@ export function newSession(
       },
     ]);
   }
+  const id = newId("ses");
   const now = new Date().toISOString();
   return {
-    id: newId("ses"),
+    id,
     tenant,
     agentId: agent.id,
     status: "idle",
     ...(input.mode ? { mode: input.mode } : {}),
-    workingDirectories: workingDirectories(agent, input.workingDirectories),
+    workingDirectories: workingDirectories(agent, id, input.workingDirectories),
     externalTools: input.externalTools,
     ...(input.metadata ? { metadata: input.metadata } : {}),
     createdAt: now,
@@ -52,8 +59,28 @@ export function newSession(
   };
 }
 
-/** The session's directories: each absolute and inside one of the agent's; none = the agent's. */
-function workingDirectories(agent: AgentDefinition, dirs: readonly string[]): string[] {
+/**
+ * The session's directories. An agent that shares its directories: each one asked for must be
+ * absolute and inside one of the agent's, and none asked for = the agent's. Otherwise the session's
+ * own, `<dir>/<session id>` for each of the agent's, and asking for any is refused (the client cannot
+ * know the session id beforehand).
+ */
+function workingDirectories(
+  agent: AgentDefinition,
+  sessionId: string,
+  dirs: readonly string[],
+): string[] {
+  if (!agent.shareWorkingDirectories) {
+    if (dirs.length > 0) {
+      throw invalidArgument([
+        {
+          field: "working_directories",
+          description: `must be empty: agent ${agent.id} gives each session its own directory inside each of its working directories; an agent with shareWorkingDirectories set lets sessions choose directories inside its own`,
+        },
+      ]);
+    }
+    return agent.workingDirectories.map((dir) => path.join(dir, sessionId));
+  }
   if (dirs.length === 0) return [...agent.workingDirectories];
   return dirs.map((dir, i) => {
     const resolved = path.resolve(dir);
@@ -70,4 +97,45 @@ function workingDirectories(agent: AgentDefinition, dirs: readonly string[]): st
     }
     return resolved;
   });
+}
+
+/**
+ * Creates the session's own working directories (mode 0700, each inside one of the agent's), unless
+ * the agent shares its directories. When one cannot be created, removes those it made and throws
+ * INTERNAL naming the directory and the reason.
+ */
+export async function makeSessionDirectories(
+  agent: AgentDefinition,
+  session: SessionData,
+): Promise<void> {
+  if (agent.shareWorkingDirectories) return;
+  const made: string[] = [];
+  for (const dir of session.workingDirectories) {
+    try {
+      await mkdir(dir, { mode: 0o700 });
+      made.push(dir);
+      // mkdir's mode is narrowed by the umask; chmod makes it exactly 0700.
+      await chmod(dir, 0o700);
+    } catch (err) {
+      await removeSessionDirectories(agent, { ...session, workingDirectories: made });
+      throw new ParkwayError(
+        "internal",
+        `cannot create the working directory ${dir} of the new session: ${(err as Error).message}`,
+        {},
+        { cause: err },
+      );
+    }
+  }
+}
+
+/**
+ * Removes the session's own working directories when they are still empty (a session whose record
+ * could not be written); never removes the agent's shared directories or any file.
+ */
+export async function removeSessionDirectories(
+  agent: AgentDefinition,
+  session: SessionData,
+): Promise<void> {
+  if (agent.shareWorkingDirectories) return;
+  await Promise.all(session.workingDirectories.map((dir) => rmdir(dir).catch(() => undefined)));
 }

@@ -129,7 +129,10 @@ export class PermissionAdmin {
     return result;
   }
 
-  /** What the engine would decide for a call in a session (or for an agent's new session). */
+  /**
+   * What the engine would decide for a call in a session, or for an agent: its mode and rules, with
+   * the agent's working directories (those a session of an agent that shares them works in).
+   */
   async explain(
     target: { sessionId?: string; agentId?: string },
     toolName: string,

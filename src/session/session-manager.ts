@@ -22,7 +22,12 @@ import {
 import { externalTool } from "../tools/external-tool.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
-import { type CreateSessionInput, newSession } from "./new-session.js";
+import {
+  type CreateSessionInput,
+  makeSessionDirectories,
+  newSession,
+  removeSessionDirectories,
+} from "./new-session.js";
 import { pendingCalls } from "./pending-calls.js";
 import { RuleBook } from "./rule-book.js";
 import { type ActorDeps, type ReplySettled, SessionActor } from "./session-actor.js";
@@ -134,7 +139,11 @@ export class SessionManager {
     return [...this.agents.values()];
   }
 
-  /** Creates a session; the tenant's sessions are counted against `sessionsPerTenant`. */
+  /**
+   * Creates a session; the tenant's sessions are counted against `sessionsPerTenant`. Unless its
+   * agent shares its working directories, the session's own directories are created before its
+   * record is written; when they cannot be, nothing is written.
+   */
   create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
     return this.sessionCount.update(tenant, async (count) => {
       const max = this.limits.sessionsPerTenant;
@@ -145,14 +154,21 @@ export class SessionManager {
           `tenant ${tenant} has ${max} sessions; delete some`,
         );
       }
-      const agent = this.agents.get(input.agentId);
-      const data = newSession(tenant, agent, [...this.agents.keys()], input);
-      await this.store
-        .batch()
-        .put(SessionRecord, data.id, data)
-        .put(TenantSessionRecord, tenantSessionKey(tenant, data.id), { sessionId: data.id })
-        .put(TenantCountRecord, tenant, { sessions: count + 1 })
-        .write({ sync: true });
+      const known = [...this.agents.keys()];
+      const data = newSession(tenant, this.agents.get(input.agentId), known, input);
+      const agent = this.agent(data.agentId);
+      await makeSessionDirectories(agent, data);
+      try {
+        await this.store
+          .batch()
+          .put(SessionRecord, data.id, data)
+          .put(TenantSessionRecord, tenantSessionKey(tenant, data.id), { sessionId: data.id })
+          .put(TenantCountRecord, tenant, { sessions: count + 1 })
+          .write({ sync: true });
+      } catch (err) {
+        await removeSessionDirectories(agent, data);
+        throw err;
+      }
       return { count: count + 1, result: { ...data, pendingToolCalls: [] } };
     });
   }

@@ -142,13 +142,17 @@ describe("parkway chat with piped input and output", () => {
     );
     expect(out).toContain("result (start with ! to report an error): manual answer\n");
     expect(out).toContain("STEP lookup done.");
-    expect(existsSync(path.join(workdir, "approved.txt"))).toBe(true);
     expect(JSON.stringify(model.requests.at(-2)?.messages.at(-1))).toContain("manual answer");
 
     // The input ended while the last reply waited: it stays parked on the server.
     const sessionId = /session (ses_\w+)/.exec(out)?.[1] ?? "";
     expect(out).toContain(`session ${sessionId}: 1 call(s) still wait there`);
     const parked = await client.getSession(sessionId);
+    // The session's files are in its own directory, which the chat names.
+    const own = path.join(workdir, sessionId);
+    expect(parked.workingDirectories).toEqual([own]);
+    expect(out).toContain(`working directory: ${own}\n`);
+    expect(existsSync(path.join(own, "approved.txt"))).toBe(true);
     expect(parked.status).toBe(SessionStatus.SESSION_STATUS_AWAITING_PERMISSION);
     expect(parked.pendingToolCalls.map((c) => c.name)).toEqual(["Bash"]);
 
@@ -159,7 +163,7 @@ describe("parkway chat with piped input and output", () => {
     expect(second.stdout).toContain("awaiting permission, 1 pending");
     expect(second.stdout).toContain("  command: touch parked.txt && echo parked-ok");
     expect(second.stdout).toContain("  choose 1-4: y\n  ⎿ ✓ parked-ok\nSTEP parked done.");
-    expect(existsSync(path.join(workdir, "parked.txt"))).toBe(true);
+    expect(existsSync(path.join(own, "parked.txt"))).toBe(true);
     expect((await client.getSession(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
   }, 120_000);
 });

@@ -291,6 +291,10 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     );
     await tmux.waitFor("parkway chat · agent test", 1, 60_000);
     const session = await chatSession();
+    // The session works in a directory of its own inside the agent's; the chat shows where.
+    const own = session.workingDirectories[0]!;
+    expect(own).toBe(path.join(workdir, session.id));
+    await tmux.waitFor(`working directory: ${own}`);
 
     // Approve.
     tmux.type("approve please");
@@ -311,7 +315,7 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     tmux.press("y");
     screen = await tmux.waitFor("STEP approved done.");
     expect(screen).toContain("⎿ ✓ approved-ok");
-    expect(existsSync(path.join(workdir, "approved.txt"))).toBe(true);
+    expect(existsSync(path.join(own, "approved.txt"))).toBe(true);
 
     // Approve always, for every session of the agent.
     tmux.type("always please");
@@ -322,7 +326,7 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     expect(screen).toContain("2. every session of agent test");
     tmux.press("2");
     await tmux.waitFor("STEP always done.");
-    expect(await readFile(path.join(workdir, "always.txt"), "utf8")).toBe("kept\n");
+    expect(await readFile(path.join(own, "always.txt"), "utf8")).toBe("kept\n");
     const accepted = async () =>
       (await client.listRules({ sessionId: session.id })).filter(
         (r) => r.source !== RuleSource.RULE_SOURCE_CONFIG,
@@ -342,7 +346,7 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     tmux.press("Enter");
     await tmux.waitFor("STEP again done.");
     expect(tmux.count("Write needs your approval")).toBe(1);
-    expect(existsSync(path.join(workdir, "again.txt"))).toBe(true);
+    expect(existsSync(path.join(own, "again.txt"))).toBe(true);
 
     // /rules lists it, /rules revoke removes it.
     tmux.type("/rules");
@@ -444,7 +448,7 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     tmux.press("y");
     screen = await tmux.waitFor("STEP restart done.");
     expect(screen).toContain("⎿ ✓ restarted-ok");
-    expect(existsSync(path.join(workdir, "restarted.txt"))).toBe(true);
+    expect(existsSync(path.join(own, "restarted.txt"))).toBe(true);
 
     // Slash commands: the mode, the sessions with their pending calls.
     tmux.type("/mode accept_edits");
@@ -538,11 +542,14 @@ describe.skipIf(!HAS_TMUX)("the README's first run", () => {
   });
 
   it("walks through an approval, a question and an approval that keeps a rule", async () => {
-    const workspace = path.join(cwd, "workspace");
     tmux.start(`node bin/parkway.js chat --server ${server!.address}`);
     await tmux.waitFor("parkway chat · agent assistant", 1, 60_000);
     const { sessions } = await client!.listSessions();
     const session = sessions[0]!;
+    // The session's own directory, ./workspace/<session id>, shown at the top of the chat.
+    const workspace = path.join(await realpath(path.join(cwd, "workspace")), session.id);
+    expect(session.workingDirectories).toEqual([workspace]);
+    await tmux.waitFor(`working directory: ${workspace}`);
 
     // 1. Any message that is not a question starts the demo: a command that asks first.
     tmux.type("go");
@@ -570,10 +577,12 @@ describe.skipIf(!HAS_TMUX)("the README's first run", () => {
     expect(screen).toContain("1. this session");
     tmux.press("Enter");
 
-    // 4. The demo concludes; the files are in ./workspace and the rule is stored.
+    // 4. The demo concludes; the files are in ./workspace/<session id> and the rule is stored.
     await tmux.waitFor("That was every gate");
     screen = await tmux.waitForPrompt();
-    expect(screen).toContain("Done: hello-parkway.md is in the agent's working directory");
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      "Done: hello-parkway.md is in this session's working directory (by default its own, ./workspace/<session id>, shown at the top of the chat).",
+    );
     expect(existsSync(path.join(workspace, "hello-parkway.txt"))).toBe(true);
     expect(await readFile(path.join(workspace, "hello-parkway.md"), "utf8")).toBe(
       "# hello-parkway.md\n\nHello, Parkway!\n",
@@ -582,7 +591,7 @@ describe.skipIf(!HAS_TMUX)("the README's first run", () => {
     expect(rules).toEqual([
       expect.objectContaining({
         toolName: "Write",
-        ruleContent: `${await realpath(workspace)}/**`,
+        ruleContent: `${workspace}/**`,
         scope: RuleScope.RULE_SCOPE_SESSION,
         source: RuleSource.RULE_SOURCE_CONFIRMATION,
       }),

@@ -100,7 +100,8 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
     config,
     JSON.stringify({
       model: { url: model.url, name: "scripted", maxRetries: 0 },
-      agents: [{ id: "test", workingDirectories: [workdir] }],
+      // Every session appends to the one effects file, so they share the agent's directory.
+      agents: [{ id: "test", workingDirectories: [workdir], shareWorkingDirectories: true }],
     }),
   );
 

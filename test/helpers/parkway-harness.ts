@@ -17,7 +17,10 @@ export interface Harness {
   parkway: RunningParkway;
   model: ScriptedModelServer;
   client: ParkwayClient;
-  /** The agent's working directory. */
+  /**
+   * The agent's working directory. Each session works in its own `<workdir>/<session id>` (as it
+   * reports in `workingDirectories`) unless the agent sets `shareWorkingDirectories`.
+   */
   workdir: string;
   dataDir: string;
   log: ReturnType<typeof captureLog>;

@@ -64,10 +64,11 @@ describe("examples/typescript/approve.ts", () => {
     expect(stdout).toContain("[approve] Bash");
     expect(stdout).toContain('[ask] {"Which database?":"Postgres"}');
     expect(stdout).toContain("[final] All set with Postgres. (finished_reason=1)");
-    expect(existsSync(path.join(h.workdir, "approved.txt"))).toBe(true);
     const sessions = await h.client.listSessions();
+    const session = sessions.sessions[0]!;
+    expect(existsSync(path.join(session.workingDirectories[0]!, "approved.txt"))).toBe(true);
     const rules = await h.client.listRules({
-      sessionId: sessions.sessions[0]!.id,
+      sessionId: session.id,
       scope: RuleScope.RULE_SCOPE_SESSION,
     });
     expect(rules.map((r) => r.ruleContent)).toEqual(["touch approved.txt:*"]);

@@ -27,7 +27,8 @@ function processAlive(pid: number): boolean {
 describe("interrupting a reply", () => {
   it("kills a running Bash command and its children and ends with REPLY_END(interrupted)", async () => {
     h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
-    const pidFile = path.join(h.workdir, "child.pid");
+    const session = await h.client.createSession({ agentId: "test" });
+    const pidFile = path.join(session.workingDirectories[0]!, "child.pid");
     await h.model.reset({
       turns: [
         {
@@ -42,7 +43,6 @@ describe("interrupting a reply", () => {
         { text: "never reached" },
       ],
     });
-    const session = await h.client.createSession({ agentId: "test" });
     const chat = await h.client.attach(session.id);
     await chat.send({ $case: "userMessage", value: { text: "run it", content: [] } });
     const events: ServerEvent[] = [];

@@ -30,9 +30,14 @@ function resultState(events: ServerEvent[], id: string): number | undefined {
   return end?.event?.$case === "toolResultEnd" ? end.event.value.state : undefined;
 }
 
-async function run(text: string): Promise<ServerEvent[]> {
+/** A new session of the agent and its (own) first working directory. */
+async function newSession(): Promise<{ id: string; wd: string }> {
   const session = await h!.client.createSession({ agentId: "test" });
-  const chat = await h!.client.attach(session.id);
+  return { id: session.id, wd: session.workingDirectories[0]! };
+}
+
+async function run(sessionId: string, text: string): Promise<ServerEvent[]> {
+  const chat = await h!.client.attach(sessionId);
   try {
     return await collect(chat.message(text));
   } finally {
@@ -43,21 +48,22 @@ async function run(text: string): Promise<ServerEvent[]> {
 describe("tool calls in a reply", () => {
   it("runs two parallel read-only calls together and gives both results to the next model turn", async () => {
     h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
-    await writeFile(path.join(h.workdir, "a.txt"), "alpha\n");
-    await writeFile(path.join(h.workdir, "b.txt"), "bravo\n");
+    const session = await newSession();
+    await writeFile(path.join(session.wd, "a.txt"), "alpha\n");
+    await writeFile(path.join(session.wd, "b.txt"), "bravo\n");
     await h.model.reset({
       turns: [
         {
           toolCalls: [
-            { id: "call_a", name: "Read", input: { file_path: path.join(h.workdir, "a.txt") } },
-            { id: "call_b", name: "Read", input: { file_path: path.join(h.workdir, "b.txt") } },
+            { id: "call_a", name: "Read", input: { file_path: path.join(session.wd, "a.txt") } },
+            { id: "call_b", name: "Read", input: { file_path: path.join(session.wd, "b.txt") } },
           ],
           chunkSize: 4,
         },
         { text: "Both files read." },
       ],
     });
-    const events = await run("read both");
+    const events = await run(session.id, "read both");
     const kinds = events.map(kind);
 
     // START/DELTA of the two calls interleave: b starts before a's deltas are over.
@@ -100,7 +106,8 @@ describe("tool calls in a reply", () => {
 
   it("runs a Write then a Read of the same turn one after the other", async () => {
     h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
-    const file = path.join(h.workdir, "note.txt");
+    const session = await newSession();
+    const file = path.join(session.wd, "note.txt");
     await h.model.reset({
       turns: [
         {
@@ -112,7 +119,7 @@ describe("tool calls in a reply", () => {
         { text: "done" },
       ],
     });
-    const events = await run("write then read");
+    const events = await run(session.id, "write then read");
     const order = events
       .filter((e) => ["tool_result_start", "tool_result_end"].includes(kind(e)))
       .map((e) => `${kind(e)}:${callId(e)}`);
@@ -128,10 +135,11 @@ describe("tool calls in a reply", () => {
 
   it("turns a schema failure, a path outside the working directory and a symlink escape into error results", async () => {
     h = await startHarness({ turns: [{ text: "placeholder" }] }, { permissionMode: "bypass" });
+    const session = await newSession();
     const outside = path.join(path.dirname(h.workdir), "outside");
     await mkdir(outside, { recursive: true });
     await writeFile(path.join(outside, "secret.txt"), "top secret");
-    await symlink(outside, path.join(h.workdir, "link"));
+    await symlink(outside, path.join(session.wd, "link"));
     await h.model.reset({
       turns: [
         {
@@ -146,19 +154,19 @@ describe("tool calls in a reply", () => {
             {
               id: "call_link",
               name: "Read",
-              input: { file_path: path.join(h.workdir, "link", "secret.txt") },
+              input: { file_path: path.join(session.wd, "link", "secret.txt") },
             },
             {
               id: "call_write",
               name: "Write",
-              input: { file_path: path.join(h.workdir, "link", "planted.txt"), content: "x" },
+              input: { file_path: path.join(session.wd, "link", "planted.txt"), content: "x" },
             },
           ],
         },
         { text: "ok" },
       ],
     });
-    const events = await run("try to escape");
+    const events = await run(session.id, "try to escape");
     for (const id of ["call_schema", "call_json", "call_out", "call_link", "call_write"]) {
       expect(resultState(events, id), id).toBe(2); // ERROR
       expect(resultText(events, id), id).not.toContain("top secret");

@@ -19,7 +19,6 @@ interface Crashable {
   server: SpawnedServer;
   client: ParkwayClient;
   root: string;
-  workdir: string;
   config: string;
   restart(how: "SIGKILL" | "SIGTERM"): Promise<void>;
   close(): Promise<void>;
@@ -65,7 +64,6 @@ async function start(
     server: await launch(),
     client: undefined as unknown as ParkwayClient,
     root,
-    workdir,
     config,
     async restart(how) {
       self.client.close();
@@ -140,7 +138,7 @@ describe("restarts", () => {
     expect(after[0]!.seq).toBe(parked.lastSeq + 1);
     expect(after.map(kind)).not.toContain("reply_start");
     expect(replyEnd(after)?.finishedReason).toBe(1);
-    expect(existsSync(path.join(c.workdir, "kept.txt"))).toBe(true);
+    expect(existsSync(path.join(session.workingDirectories[0]!, "kept.txt"))).toBe(true);
     expect(JSON.stringify(c.model.requests.at(-1)?.messages)).toContain("kept");
   });
 
@@ -200,12 +198,18 @@ describe("restarts", () => {
         input: { $case: "userMessage", value: { text: "hello again", content: [] } },
       });
       expect(next.message?.finishedReason).toBe(1);
-      expect((await readFile(path.join(c.workdir, "runs.txt"), "utf8")).trim().split("\n")).toEqual(
-        ["run"],
-      );
+      expect(
+        (await readFile(path.join(session.workingDirectories[0]!, "runs.txt"), "utf8"))
+          .trim()
+          .split("\n"),
+      ).toEqual(["run"]);
     } finally {
       const pid = Number(
-        (await readFile(path.join(c.workdir, "sleep.pid"), "utf8").catch(() => "0")).trim(),
+        (
+          await readFile(path.join(session.workingDirectories[0]!, "sleep.pid"), "utf8").catch(
+            () => "0",
+          )
+        ).trim(),
       );
       if (pid > 0) {
         try {
@@ -287,7 +291,7 @@ describe("restarts", () => {
     expect(rest.map(kind).at(-1)).toBe("reply_end");
     const seqs = [...parked, ...rest].map((e) => e.seq).filter((seq) => seq > 0);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
-    expect(existsSync(path.join(c.workdir, "again.txt"))).toBe(true);
+    expect(existsSync(path.join(session.workingDirectories[0]!, "again.txt"))).toBe(true);
   });
 });
 

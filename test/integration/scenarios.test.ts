@@ -217,7 +217,11 @@ describe("scenarios", () => {
   for (const { file, text } of loadScenarios()) {
     it(file.replace(/\.json$/, ""), async () => {
       const probe = JSON.parse(text) as Scenario;
-      const h = await startHarness({ turns: [] }, probe.agent ?? {});
+      // The scenario's files are in the agent's directory, which its sessions share.
+      const h = await startHarness(
+        { turns: [] },
+        { shareWorkingDirectories: true, ...(probe.agent ?? {}) },
+      );
       try {
         const scenario = instantiate(text, h.workdir);
         await mkdir(h.workdir, { recursive: true });

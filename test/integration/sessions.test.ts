@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { ParkwayClientError } from "../../src/client/index.js";
@@ -24,11 +26,14 @@ describe("sessions", () => {
     const created = [];
     for (let i = 0; i < 5; i++) created.push(await h.client.createSession({ agentId: "test" }));
     expect(created[0]!.status).toBe(1);
-    expect(created[0]!.workingDirectories).toEqual([h.workdir]);
+    // Each session works in a directory of its own inside the agent's.
+    expect(created[0]!.workingDirectories).toEqual([path.join(h.workdir, created[0]!.id)]);
+    expect(existsSync(path.join(h.workdir, created[0]!.id))).toBe(true);
 
     const got = await h.client.getSession(created[2]!.id);
     expect(got.id).toBe(created[2]!.id);
     expect(got.agentId).toBe("test");
+    expect(got.workingDirectories).toEqual(created[2]!.workingDirectories);
 
     const page1 = await h.client.listSessions({ pageSize: 2 });
     expect(page1.sessions.map((s) => s.id)).toEqual([created[4]!.id, created[3]!.id]);
@@ -50,18 +55,29 @@ describe("sessions", () => {
     const gone = await rejection(h.client.getSession(created[0]!.id));
     expect(gone.code).toBe(status.NOT_FOUND);
     expect((await h.client.listSessions()).sessions).toHaveLength(4);
+    // Deleting a session leaves its files.
+    expect(existsSync(created[0]!.workingDirectories[0]!)).toBe(true);
   });
 
-  it("refuses an unknown agent, a working directory outside the agent's, and bad schemas, naming the field", async () => {
+  it("refuses an unknown agent, working directories the agent does not let sessions choose, and bad schemas, naming the field", async () => {
     h = await startHarness({ turns: [{ text: "ok" }] });
     const unknown = await rejection(h.client.createSession({ agentId: "nobody" }));
     expect(unknown.code).toBe(status.INVALID_ARGUMENT);
     expect(unknown.fieldViolations[0]?.field).toBe("agent_id");
 
-    const outside = await rejection(
-      h.client.createSession({ agentId: "test", workingDirectories: ["/etc"] }),
+    // The agent gives each session its own directory: a client cannot choose one.
+    const chosen = await rejection(
+      h.client.createSession({ agentId: "test", workingDirectories: [h.workdir] }),
     );
-    expect(outside.fieldViolations[0]?.field).toBe("working_directories[0]");
+    expect(chosen.code).toBe(status.INVALID_ARGUMENT);
+    expect(chosen.fieldViolations).toEqual([
+      {
+        field: "working_directories",
+        description: expect.stringMatching(
+          /gives each session its own directory .*shareWorkingDirectories set lets sessions choose/,
+        ) as string,
+      },
+    ]);
 
     const schema = await rejection(
       h.client.createSession({
@@ -73,6 +89,20 @@ describe("sessions", () => {
     );
     expect(schema.fieldViolations[0]?.field).toBe("external_tools[0].input_schema");
     expect((await h.client.listSessions()).sessions).toHaveLength(0);
+  });
+
+  it("lets sessions of an agent that shares its directories work in them or choose inside them", async () => {
+    h = await startHarness({ turns: [{ text: "ok" }] }, { shareWorkingDirectories: true });
+    const shared = await h.client.createSession({ agentId: "test" });
+    expect(shared.workingDirectories).toEqual([h.workdir]);
+    const sub = path.join(h.workdir, "sub");
+    const chosen = await h.client.createSession({ agentId: "test", workingDirectories: [sub] });
+    expect(chosen.workingDirectories).toEqual([sub]);
+    const outside = await rejection(
+      h.client.createSession({ agentId: "test", workingDirectories: ["/etc"] }),
+    );
+    expect(outside.code).toBe(status.INVALID_ARGUMENT);
+    expect(outside.fieldViolations[0]?.field).toBe("working_directories[0]");
   });
 
   it("answers NOT_FOUND for an unknown session on every RPC", async () => {

@@ -24,6 +24,13 @@ describe("config", () => {
     });
   });
 
+  it("gives each session of an agent its own working directories unless shareWorkingDirectories is set", () => {
+    const config = parseConfig({
+      agents: [{ id: "a" }, { id: "b", shareWorkingDirectories: true }],
+    });
+    expect(config.agents.map((a) => a.shareWorkingDirectories)).toEqual([false, true]);
+  });
+
   it.each([
     [{ listen: "127.0.0.1:65536" }, "listen: invalid port 65536"],
     [{ listen: "localhost" }, "listen: expected HOST:PORT"],
@@ -46,6 +53,10 @@ describe("config", () => {
     [{ agents: [{ id: "a", bash: { maxProcesses: 0 } }] }, "agents[0].bash.maxProcesses:"],
     [{ agents: [{ id: "a", bash: { envs: {} } }] }, "agents[0].bash.envs: unknown key"],
     [{ limits: { streamBacklogEvents: 0 } }, "limits.streamBacklogEvents:"],
+    [
+      { agents: [{ id: "a", shareWorkingDirectories: "yes" }] },
+      "agents[0].shareWorkingDirectories:",
+    ],
   ])("rejects %j naming the key", (input, expected) => {
     expect(() => parseConfig(input as never)).toThrow(ConfigError);
     expect(() => parseConfig(input as never)).toThrow(expected);

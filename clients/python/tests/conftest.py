@@ -72,9 +72,10 @@ def parkway_channel(parkway_addr: str) -> Iterator[grpc.Channel]:
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     """One mock model and one Parkway server for the whole test session, configured with one agent
-    per scenario file (id = the file's stem, working directory <root>/<stem>, the scenario's `agent`
-    merged over it, `$WORKDIR` replaced) plus EXTRA_AGENTS (working directory <root>/<id>). Tests
-    reset the model's script before use, so they must not run concurrently."""
+    per scenario file (id = the file's stem, working directory <root>/<stem> shared by its sessions,
+    the scenario's `agent` merged over it, `$WORKDIR` replaced) plus EXTRA_AGENTS (working directory
+    <root>/<id>, in which each session gets its own <root>/<id>/<session id>). Tests reset the
+    model's script before use, so they must not run concurrently."""
     root = tmp_path_factory.mktemp("stack")
     agents = []
     for file in scenario_files():
@@ -82,7 +83,12 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         workdir = root / stem
         scenario = instantiate((scenario_dir() / file).read_text(encoding="utf-8"), workdir)
         agents.append(
-            {"id": stem, "workingDirectories": [str(workdir)], **scenario.get("agent", {})}
+            {
+                "id": stem,
+                "workingDirectories": [str(workdir)],
+                "shareWorkingDirectories": True,
+                **scenario.get("agent", {}),
+            }
         )
     for agent_id in EXTRA_AGENTS:
         agents.append({"id": agent_id, "workingDirectories": [str(root / agent_id)]})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -47,7 +48,7 @@ def test_blocking_flow(stack: Stack) -> None:
             assert rest[-1].kind == "reply_end"
             text = "".join(e.text for e in rest if e.kind == "text_block_delta")
             assert text == "Created sync.txt."
-            assert (stack.root / "py-basic" / "sync.txt").exists()
+            assert (Path(session.working_directories[0]) / "sync.txt").exists()
 
         state = client.get_session(session.id)
         assert state.status == agent_service_pb2.SESSION_STATUS_IDLE

@@ -60,5 +60,6 @@ async def test_parked_in_typescript_killed_resumed_in_python(stack: tuple[Stack,
         assert rest[-1].kind == "reply_end"
         assert rest[-1].finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED
         await chat.close()
-    assert (workdir / "crossed.txt").exists()
+    assert (Path(session.working_directories[0]) / "crossed.txt").exists()
+    assert session.working_directories[0] == str(workdir / state["sessionId"])
     assert "crossed" in json.dumps(s.model.requests()[-1]["messages"])

@@ -81,8 +81,6 @@ def example_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize("accept_suggested", [False, True])
 def test_approve_example(stack: Stack, example_python: Path, accept_suggested: bool) -> None:
     stack.model.reset(SCRIPT)
-    workdir = stack.root / "py-basic"
-    (workdir / "approved.txt").unlink(missing_ok=True)
     argv = [
         str(example_python),
         str(find_repo_root() / "examples" / "python" / "approve.py"),
@@ -103,10 +101,11 @@ def test_approve_example(stack: Stack, example_python: Path, accept_suggested: b
     assert f"[ask] {QUESTION} -> Postgres" in out
     assert "All set: approved.txt exists and we use Postgres.\n" in out  # streamed
     assert "[final] All set: approved.txt exists and we use Postgres. (completed)" in out
-    assert (workdir / "approved.txt").exists()
 
     session_id = out.split("[session] ", 1)[1].split()[0]
     with parkway.Client(stack.address) as client:
+        workdir = Path(client.get_session(session_id).working_directories[0])
+        assert (workdir / "approved.txt").exists()
         rules = client.list_rules(session_id)
     if accept_suggested:
         assert "(rules: none)" not in out

@@ -104,7 +104,7 @@ def assert_exactly_once(events: list[parkway.Event], last_seq: int) -> None:
 
 
 async def test_sigkill_while_parked_reconnects_and_resumes(own_stack: tuple[Stack, Path]) -> None:
-    stack, workdir = own_stack
+    stack, _ = own_stack
     stack.model.reset(SCRIPT)
     async with parkway.AsyncClient(
         stack.address, timeout=20, reconnect=parkway.ReconnectPolicy(give_up_after=60)
@@ -133,7 +133,7 @@ async def test_sigkill_while_parked_reconnects_and_resumes(own_stack: tuple[Stac
         assert rest[-1].kind == "reply_end"
         assert rest[-1].finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED
         assert_exactly_once(everything, chat.last_seq)
-        assert (workdir / "made.txt").exists()
+        assert (Path(session.working_directories[0]) / "made.txt").exists()
 
         final = await client.get_session(session.id)
         assert final.status == parkway.v1.agent_service_pb2.SESSION_STATUS_IDLE
@@ -216,9 +216,8 @@ async def test_input_whose_ack_was_lost_is_resent_and_applied_once(
     """The server applies a confirmation but its acknowledgement never arrives; the stream then
     breaks. The session re-attaches and sends the confirmation again with the same request id: the
     server acknowledges it without applying it twice, so confirm() returns normally."""
-    stack, workdir = own_stack
+    stack, _ = own_stack
     stack.model.reset(SCRIPT)
-    (workdir / "made.txt").unlink(missing_ok=True)
     proxy = Proxy(stack.address)
     address = await proxy.start()
     try:
@@ -250,6 +249,6 @@ async def test_input_whose_ack_was_lost_is_resent_and_applied_once(
             assert ends == [("c1", "SUCCESS")]
             assert everything[-1].kind == "reply_end"
             assert_exactly_once(everything, chat.last_seq)
-            assert (workdir / "made.txt").exists()
+            assert (Path(session.working_directories[0]) / "made.txt").exists()
     finally:
         await proxy.close()

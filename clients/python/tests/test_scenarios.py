@@ -2,8 +2,9 @@
 
 No per-scenario code: the step semantics, the expectation format and the error checks are those of
 the TypeScript runner (test/integration/scenarios.test.ts), described in test/scenarios/README.md.
-Each scenario talks to its own agent (id = file stem, working directory <root>/<stem>) of the
-session-wide `stack` fixture, whose mock model is reset to the scenario's script first.
+Each scenario talks to its own agent (id = file stem, working directory <root>/<stem>, shared by its
+sessions) of the session-wide `stack` fixture, whose mock model is reset to the scenario's script
+first.
 """
 
 from __future__ import annotations
@@ -51,13 +52,10 @@ def shape_against(events: list[parkway.Event], expected: list[str]) -> list[str]
 class Runner:
     """Plays one scenario's steps on one session, as the TypeScript runner does."""
 
-    def __init__(
-        self, stack: Stack, agent_id: str, scenario: dict[str, Any], workdir: Path
-    ) -> None:
+    def __init__(self, stack: Stack, agent_id: str, scenario: dict[str, Any]) -> None:
         self.stack = stack
         self.agent_id = agent_id
         self.scenario = scenario
-        self.workdir = workdir
         self.client = parkway.AsyncClient(stack.address, timeout=15)
         self.chat: parkway.AsyncSession | None = None
         self.session_id = ""
@@ -179,8 +177,12 @@ class Runner:
             )
             for text in final["model_saw"]:
                 assert text in seen
-        for name, content in (final.get("files") or {}).items():
-            assert (self.workdir / name).read_text(encoding="utf-8") == content, name
+        if final.get("files"):
+            # The session's first working directory: the agent's when the agent shares it.
+            session = await self.client.get_session(self.session_id)
+            workdir = Path(session.working_directories[0])
+            for name, content in final["files"].items():
+                assert (workdir / name).read_text(encoding="utf-8") == content, name
         if "rules" in final:
             rules = await self.client.list_rules(self.session_id)
             assert len(rules) == final["rules"], [f"{r.tool_name}({r.rule_content})" for r in rules]
@@ -195,7 +197,7 @@ async def test_scenario(stack: Stack, file: str) -> None:
     for name, content in (scenario.get("files") or {}).items():
         (workdir / name).write_text(content, encoding="utf-8")
     stack.model.reset(scenario["script"])
-    runner = Runner(stack, stem, scenario, workdir)
+    runner = Runner(stack, stem, scenario)
     try:
         await asyncio.wait_for(runner.run(), 60)
     finally:
@@ -255,10 +257,8 @@ RECONNECT_RESTART: dict[str, Any] = {
 
 
 async def test_runner_reconnect_and_restart_steps(stack: Stack) -> None:
-    workdir = stack.root / "py-basic"
-    workdir.mkdir(parents=True, exist_ok=True)
     stack.model.reset(RECONNECT_RESTART["script"])
-    runner = Runner(stack, "py-basic", RECONNECT_RESTART, workdir)
+    runner = Runner(stack, "py-basic", RECONNECT_RESTART)
     try:
         await asyncio.wait_for(runner.run(), 60)
     finally:

@@ -290,12 +290,16 @@ export class ChatApp implements ChatControl {
     this.banner(info);
   }
 
-  /** Prints which session the chat is attached to. */
+  /** Prints which session the chat is attached to, and where its files are. */
   banner(info: Session): void {
     const c = this.screen.c;
     const n = info.pendingToolCalls.length;
+    const dirs = info.workingDirectories;
     this.screen.line(
       `${c.bold("parkway chat")} ${c.dim("·")} agent ${c.bold(info.agentId)} ${c.dim("·")} session ${info.id} ${c.dim(`· ${statusName(info.status)}${n > 0 ? `, ${n} pending` : ""}`)}`,
+      ...(dirs.length > 0
+        ? [c.dim(`working ${dirs.length === 1 ? "directory" : "directories"}: ${dirs.join(", ")}`)]
+        : []),
     );
   }
 

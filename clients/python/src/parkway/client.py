@@ -159,7 +159,9 @@ class AsyncClient:
                 ``{"name", "description", "input_schema", "metadata_schema"}`` (schemas as dicts).
             permission_mode: ``"default"``, ``"accept_edits"``, ``"explore"``, ``"bypass"``,
                 ``"dont_ask"`` (or a ``PermissionMode``); None uses the agent's.
-            working_directories: each inside one of the agent's; empty uses the agent's.
+            working_directories: each absolute and inside one of the agent's, for an agent that
+                shares its working directories; empty uses the agent's. Any other agent gives each
+                session a directory of its own and refuses a non-empty list (INVALID_ARGUMENT).
             metadata: free-form data stored with the session.
         """
         request = agent_service_pb2.CreateSessionRequest(

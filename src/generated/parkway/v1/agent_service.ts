@@ -174,7 +174,10 @@ export interface Agent {
   tools: ToolInfo[];
   /** Its default permission mode. */
   permissionMode: PermissionMode;
-  /** Directories its file tools and Bash are confined to. */
+  /**
+   * Its working directories. Unless the agent shares them (config shareWorkingDirectories), each
+   * session works in a directory of its own inside each of them, <dir>/<session id>.
+   */
   workingDirectories: string[];
   /** Most model calls in one reply. */
   maxIters: number;
@@ -202,7 +205,10 @@ export interface Session {
   replyId: string;
   /** Its permission mode. */
   permissionMode: PermissionMode;
-  /** Directories its file tools and Bash are confined to. */
+  /**
+   * Absolute directories its file tools and Bash are confined to; Bash runs in the first. Unless
+   * the agent shares its directories, these are the session's own, <agent dir>/<session id>.
+   */
   workingDirectories: string[];
   /** External tools declared for it at creation. */
   externalTools: ExternalTool[];
@@ -261,7 +267,12 @@ export interface CreateSessionRequest {
   externalTools: ExternalTool[];
   /** The permission mode; UNSPECIFIED uses the agent's. */
   permissionMode: PermissionMode;
-  /** Working directories; each must lie inside one of the agent's. Empty uses the agent's. */
+  /**
+   * Working directories, for an agent that shares its directories (config
+   * shareWorkingDirectories): each must be absolute and inside one of the agent's; empty uses the
+   * agent's. Any other agent gives each session its own directory inside each of its own, and a
+   * non-empty list is refused with INVALID_ARGUMENT (the session id is not known beforehand).
+   */
   workingDirectories: string[];
   /** Free-form data stored with the session. */
   metadata: { [key: string]: any } | undefined;

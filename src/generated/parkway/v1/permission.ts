@@ -359,7 +359,10 @@ export interface SetModeResponse {
 export interface ExplainRequest {
   /** The session whose rules, mode and working directories apply; or set agent_id instead. */
   sessionId: string;
-  /** The agent whose rules and configuration apply, when no session is given. */
+  /**
+   * The agent whose rules and configuration apply, when no session is given; paths are judged
+   * against the agent's own working directories, not those of any one session.
+   */
   agentId: string;
   /** The tool, e.g. "Bash". */
   toolName: string;

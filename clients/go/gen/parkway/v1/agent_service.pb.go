@@ -297,7 +297,8 @@ type Agent struct {
 	Tools []*ToolInfo `protobuf:"bytes,4,rep,name=tools,proto3" json:"tools,omitempty"`
 	// Its default permission mode.
 	PermissionMode PermissionMode `protobuf:"varint,5,opt,name=permission_mode,json=permissionMode,proto3,enum=parkway.v1.PermissionMode" json:"permission_mode,omitempty"`
-	// Directories its file tools and Bash are confined to.
+	// Its working directories. Unless the agent shares them (config shareWorkingDirectories), each
+	// session works in a directory of its own inside each of them, <dir>/<session id>.
 	WorkingDirectories []string `protobuf:"bytes,6,rep,name=working_directories,json=workingDirectories,proto3" json:"working_directories,omitempty"`
 	// Most model calls in one reply.
 	MaxIters uint32 `protobuf:"varint,7,opt,name=max_iters,json=maxIters,proto3" json:"max_iters,omitempty"`
@@ -419,7 +420,8 @@ type Session struct {
 	ReplyId string `protobuf:"bytes,6,opt,name=reply_id,json=replyId,proto3" json:"reply_id,omitempty"`
 	// Its permission mode.
 	PermissionMode PermissionMode `protobuf:"varint,7,opt,name=permission_mode,json=permissionMode,proto3,enum=parkway.v1.PermissionMode" json:"permission_mode,omitempty"`
-	// Directories its file tools and Bash are confined to.
+	// Absolute directories its file tools and Bash are confined to; Bash runs in the first. Unless
+	// the agent shares its directories, these are the session's own, <agent dir>/<session id>.
 	WorkingDirectories []string `protobuf:"bytes,8,rep,name=working_directories,json=workingDirectories,proto3" json:"working_directories,omitempty"`
 	// External tools declared for it at creation.
 	ExternalTools []*ExternalTool `protobuf:"bytes,9,rep,name=external_tools,json=externalTools,proto3" json:"external_tools,omitempty"`
@@ -759,7 +761,10 @@ type CreateSessionRequest struct {
 	ExternalTools []*ExternalTool `protobuf:"bytes,2,rep,name=external_tools,json=externalTools,proto3" json:"external_tools,omitempty"`
 	// The permission mode; UNSPECIFIED uses the agent's.
 	PermissionMode PermissionMode `protobuf:"varint,3,opt,name=permission_mode,json=permissionMode,proto3,enum=parkway.v1.PermissionMode" json:"permission_mode,omitempty"`
-	// Working directories; each must lie inside one of the agent's. Empty uses the agent's.
+	// Working directories, for an agent that shares its directories (config
+	// shareWorkingDirectories): each must be absolute and inside one of the agent's; empty uses the
+	// agent's. Any other agent gives each session its own directory inside each of its own, and a
+	// non-empty list is refused with INVALID_ARGUMENT (the session id is not known beforehand).
 	WorkingDirectories []string `protobuf:"bytes,4,rep,name=working_directories,json=workingDirectories,proto3" json:"working_directories,omitempty"`
 	// Free-form data stored with the session.
 	Metadata      *structpb.Struct `protobuf:"bytes,5,opt,name=metadata,proto3" json:"metadata,omitempty"`

@@ -900,7 +900,8 @@ type ExplainRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session whose rules, mode and working directories apply; or set agent_id instead.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// The agent whose rules and configuration apply, when no session is given.
+	// The agent whose rules and configuration apply, when no session is given; paths are judged
+	// against the agent's own working directories, not those of any one session.
 	AgentId string `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	// The tool, e.g. "Bash".
 	ToolName string `protobuf:"bytes,3,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
