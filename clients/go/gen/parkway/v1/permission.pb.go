@@ -408,8 +408,12 @@ type PermissionDecision struct {
 	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
 	// The rule that decided, when a rule did.
 	Rule *PermissionRule `protobuf:"bytes,3,opt,name=rule,proto3" json:"rule,omitempty"`
-	// The check that decided when no rule did: e.g. "read_only", "safety.dangerous_command",
-	// "safety.injection", "safety.dangerous_path", "mode.default", "tool.ask_user".
+	// The step that decided: "rule.deny", "rule.ask", "rule.allow", "read_only", "tool.ask_user",
+	// "tool.invalid_input", "working_directory.edit", "custom_tool", a safety check
+	// ("safety.injection", "safety.rm_root", "safety.sed_script", "safety.dangerous_command",
+	// "safety.dangerous_path"), or the mode ("mode.default", "mode.accept_edits", "mode.explore",
+	// "mode.bypass", "mode.dont_ask"). Bypass mode skips every safety check but "safety.sed_script"
+	// (a sed script that runs a program or writes a file), which no mode clears.
 	Check string `protobuf:"bytes,4,opt,name=check,proto3" json:"check,omitempty"`
 	// True for a safety ASK: no allow rule clears it.
 	BypassImmune bool `protobuf:"varint,5,opt,name=bypass_immune,json=bypassImmune,proto3" json:"bypass_immune,omitempty"`
