@@ -108,7 +108,7 @@ export function unwrapForReading(argv: readonly string[]): Unwrapped {
         return { ok: false, reason: `${name} ${option.spec.name} ${effectText(effect)}` };
       }
     }
-    let operands = parsed.operands.slice(spec.positional ?? 0);
+    const operands = parsed.operands.slice(spec.positional ?? 0);
     if (spec.assignments === true && operands.some((word) => ASSIGNMENT.test(word))) {
       return { ok: false, reason: `${name} sets variables a program may act on` };
     }
@@ -117,7 +117,6 @@ export function unwrapForReading(argv: readonly string[]): Unwrapped {
       return { ok: false, reason: `${name} without a command` };
     }
     wrappers.push(name);
-    operands = [...operands];
     rest = operands;
   }
   return chdir === undefined

@@ -478,8 +478,3 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
     }),
   ),
 };
-
-/** Whether `command -v`/`-V` only describes its operands (without it, it runs one). */
-export function commandOnlyDescribes(args: readonly string[]): boolean {
-  return args.some((arg) => /^-[pvV]*[vV][pvV]*$/.test(arg));
-}
