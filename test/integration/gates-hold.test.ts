@@ -13,7 +13,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { link, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
@@ -37,18 +37,21 @@ interface Ctx {
 /**
  * One case. `expect`: "park" — REQUIRE_USER_CONFIRM for the call, then the test denies it; "deny" —
  * refused without a park (a mode or a deny rule); "run" — runs without a park and succeeds; "ran" —
- * a control: runs (confirmed by the test when it parks; it may exit non-zero) and leaves its markers.
+ * a control: runs (confirmed by the test when it parks; it may exit non-zero) and leaves its markers;
+ * "refused" — runs without a park and the tool itself refuses it (an error result).
  */
 interface Case {
   name: string;
   mode: Mode;
-  tool?: "Bash" | "Read" | "Grep";
+  tool?: "Bash" | "Read" | "Grep" | "Write" | "Edit";
   input: (c: Ctx) => Record<string, unknown>;
-  expect: "park" | "deny" | "run" | "ran";
+  expect: "park" | "deny" | "run" | "ran" | "refused";
   /** Make WD a git repository with f.txt staged. */
   git?: boolean;
   /** Create WD/secret/key.txt and the symlink WD/alias -> secret. */
   secretDir?: boolean;
+  /** Hard-link OUT/secret.txt as WD/linked.txt. */
+  hardLink?: boolean;
   /** Markers in OUT that must not exist afterwards (or, for "ran" controls, must). */
   markers?: string[];
   /** Text that must appear in the call's result ("run" only). */
@@ -246,6 +249,31 @@ const CASES: Case[] = [
     input: bash(() => "cat alias/key.txt"),
     expect: "deny",
   },
+  // --- a hard link inside WD to a file outside: the file tools refuse it ---
+  {
+    name: "Read of a hard link to OUT/secret.txt",
+    mode: "default",
+    tool: "Read",
+    hardLink: true,
+    input: () => ({ file_path: "linked.txt" }),
+    expect: "refused",
+  },
+  {
+    name: "Write of a hard link to OUT/secret.txt (accept_edits)",
+    mode: "accept_edits",
+    tool: "Write",
+    hardLink: true,
+    input: () => ({ file_path: "linked.txt", content: "overwritten" }),
+    expect: "refused",
+  },
+  {
+    name: "Edit of a hard link to OUT/secret.txt (accept_edits)",
+    mode: "accept_edits",
+    tool: "Edit",
+    hardLink: true,
+    input: () => ({ file_path: "linked.txt", old_string: "outside", new_string: "edited" }),
+    expect: "refused",
+  },
 ];
 
 /**
@@ -324,6 +352,7 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
     await writeFile(path.join(wd, "secret", "key.txt"), `${key}\n`);
     await symlink("secret", path.join(wd, "alias"));
   }
+  if (c.hardLink) await link(path.join(out, "secret.txt"), path.join(wd, "linked.txt"));
   return { wd, out, outsideSecret, key };
 }
 
@@ -383,6 +412,11 @@ async function play(c: Case): Promise<void> {
         expect(parked, `expected no park`).toBeUndefined();
         expect(result.state, how).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
         if (c.shows) expect(result.text).toContain(c.shows(ctx));
+        break;
+      case "refused":
+        expect(parked, `expected no park`).toBeUndefined();
+        expect(result.state, how).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
+        expect(result.text, how).toMatch(/hard link/);
         break;
       case "ran":
         expect(
