@@ -143,6 +143,16 @@ export const agentConfigSchema = z.strictObject({
   confirmTimeout: duration().optional(),
   expiryPolicy: z.enum(["deny", "interrupt"]).default("deny"),
   maxToolOutputBytes: z.number().int().positive().default(1_000_000),
+  /**
+   * Most bytes of one block the model streams: text and thinking past it are cut with a marker, a
+   * tool call's input past it is dropped and the call fails with an error the model reads.
+   */
+  maxBlockBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(3 * 1024 * 1024, "at most 3 MiB, so that every client can receive it")
+    .default(1024 * 1024),
   bash: bashConfigSchema.default(BASH_CONFIG_DEFAULT),
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
