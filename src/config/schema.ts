@@ -42,6 +42,37 @@ export function duration() {
   ]);
 }
 
+/** A duration (see `duration`) from `minMs` to `maxMs` inclusive. */
+function durationBetween(minMs: number, maxMs: number, minText: string, maxText: string) {
+  return duration().refine((ms) => ms >= minMs && ms <= maxMs, {
+    message: `expected a duration from ${minText} to ${maxText}`,
+  });
+}
+
+/**
+ * HTTP/2 keepalive of the server's connections. Every `time` the server pings each connection; a
+ * peer that does not answer within `timeout` (a frozen process, a sleeping laptop, a network that
+ * dropped it without a reset) is disconnected and its streams end, which frees their places under
+ * `limits.streamsPerSession`. A dead peer is found within `time + timeout` (50 s by default): long
+ * enough that a ping costs nothing and a busy client has time to answer, short enough that a
+ * reconnecting client finds its places free within a minute. The server accepts the clients' own
+ * keepalive pings at any interval (grpc-js sends no GOAWAY too_many_pings).
+ */
+export const keepaliveConfigSchema = z.strictObject({
+  /** Ping each connection; false leaves dead peers' streams open until the OS notices. */
+  enabled: z.boolean().default(true),
+  /** Interval between the server's pings on each connection. */
+  time: durationBetween(100, 86_400_000, "100ms", "24h").default(30_000),
+  /** How long the answer to a ping may take before the connection is closed. */
+  timeout: durationBetween(100, 600_000, "100ms", "10m").default(20_000),
+});
+export type KeepaliveConfig = z.infer<typeof keepaliveConfigSchema>;
+export const KEEPALIVE_CONFIG_DEFAULT: KeepaliveConfig = {
+  enabled: true,
+  time: 30_000,
+  timeout: 20_000,
+};
+
 /**
  * TLS for the gRPC listener: PEM files read when the server starts. With `clientCa`, clients must
  * present a certificate signed by it (mTLS); grpc-js can only require and verify client
@@ -222,6 +253,8 @@ export const configSchema = z.strictObject({
       inputsPerSecond: 500,
       streamBacklogEvents: 10_000,
     }),
+  /** HTTP/2 keepalive pings that find dead peers and end their streams. */
+  keepalive: keepaliveConfigSchema.default(KEEPALIVE_CONFIG_DEFAULT),
   /** TLS (and mTLS with `tls.clientCa`); unset = plaintext. */
   tls: tlsConfigSchema.optional(),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */
