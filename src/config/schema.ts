@@ -27,25 +27,33 @@ export const modelConfigSchema = z.strictObject({
   timeout: duration().default(600_000),
 });
 
-/** A duration: milliseconds, or a string such as "500ms", "30s", "5m", "1h". */
-export function duration() {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  return z.union([
-    z.number().int().positive(),
-    z
-      .string()
-      .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "30s", "5m" or milliseconds')
-      .transform((v) => {
-        const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(v) ?? [];
-        return Number(n) * (units[unit ?? "ms"] ?? 1);
-      }),
-  ]);
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds of a duration: a whole number of ms, or "500ms", "30s", "5m", "1h"; else undefined. */
+function durationMs(value: number | string): number | undefined {
+  if (typeof value === "number") return Number.isInteger(value) && value > 0 ? value : undefined;
+  const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(value) ?? [];
+  if (n === undefined || unit === undefined) return undefined;
+  const ms = Number(n) * (DURATION_UNITS[unit] ?? 1);
+  return ms > 0 ? ms : undefined;
 }
 
-/** A duration (see `duration`) from `minMs` to `maxMs` inclusive. */
-function durationBetween(minMs: number, maxMs: number, minText: string, maxText: string) {
-  return duration().refine((ms) => ms >= minMs && ms <= maxMs, {
-    message: `expected a duration from ${minText} to ${maxText}`,
+/**
+ * A duration: a positive whole number of milliseconds, or a string such as "500ms", "30s", "5m",
+ * "1h"; parsed to milliseconds. With `bounds`, it must lie between `min` and `max` inclusive (ms),
+ * and the error names both, as written in `text`.
+ */
+export function duration(bounds?: { min: number; max: number; text: [string, string] }) {
+  const expected = bounds
+    ? `expected a duration from ${bounds.text[0]} to ${bounds.text[1]}, such as "30s" or milliseconds`
+    : 'expected a duration such as "30s", "5m" or milliseconds';
+  return z.union([z.number(), z.string()], { error: expected }).transform((value, ctx) => {
+    const ms = durationMs(value);
+    if (ms === undefined || (bounds && (ms < bounds.min || ms > bounds.max))) {
+      ctx.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }
+    return ms;
   });
 }
 
@@ -62,9 +70,9 @@ export const keepaliveConfigSchema = z.strictObject({
   /** Ping each connection; false leaves dead peers' streams open until the OS notices. */
   enabled: z.boolean().default(true),
   /** Interval between the server's pings on each connection. */
-  time: durationBetween(100, 86_400_000, "100ms", "24h").default(30_000),
+  time: duration({ min: 100, max: 86_400_000, text: ["100ms", "24h"] }).default(30_000),
   /** How long the answer to a ping may take before the connection is closed. */
-  timeout: durationBetween(100, 600_000, "100ms", "10m").default(20_000),
+  timeout: duration({ min: 100, max: 600_000, text: ["100ms", "10m"] }).default(20_000),
 });
 export type KeepaliveConfig = z.infer<typeof keepaliveConfigSchema>;
 export const KEEPALIVE_CONFIG_DEFAULT: KeepaliveConfig = {
