@@ -4,6 +4,9 @@ pings turned off, and an idle stream stays attached to a server that pings often
 from __future__ import annotations
 
 import asyncio
+import os
+import re
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -85,3 +88,58 @@ async def test_idle_stream_with_frequent_pings_stays_attached(pinging_stack: Sta
         assert "".join(e.text for e in events if e.kind == "text_block_delta") == "Still here."
         assert events[-1].kind == "reply_end"
         await session.close()
+
+
+PINGER = """
+import asyncio, sys
+import parkway
+
+async def main() -> None:
+    address, session_id = sys.argv[1:3]
+    keepalive = parkway.Keepalive(time=1.0, timeout=1.0)
+    async with parkway.AsyncClient(address, keepalive=keepalive) as client:
+        session = await client.attach(session_id)
+        await asyncio.sleep(6.5)
+        await session.close()
+
+asyncio.run(main())
+"""
+
+
+@pytest.fixture(scope="module")
+def quiet_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    root = tmp_path_factory.mktemp("keepalive-quiet")
+    stack = Stack(
+        root,
+        [{"id": "ka", "workingDirectories": [str(root / "work")]}],
+        extra_config={"keepalive": {"enabled": False}},
+    )
+    try:
+        yield stack
+    finally:
+        stack.close()
+
+
+async def test_client_keeps_pinging_on_an_idle_stream(quiet_stack: Stack) -> None:
+    # A server that sends no pings of its own, so that the client hears nothing for its keepalive
+    # time (grpcio pings only then). grpcio logs each ping it sends with GRPC_TRACE=http_keepalive;
+    # without grpc.http2.max_pings_without_data=0 it stops after 2 pings on a stream without data
+    # (3 pings in all here), with it it goes on at its keepalive time (one a second here).
+    async with parkway.AsyncClient(quiet_stack.address) as client:
+        info = await client.create_session("ka")
+    env = {**os.environ, "GRPC_VERBOSITY": "debug", "GRPC_TRACE": "http_keepalive"}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        PINGER,
+        quiet_stack.address,
+        info.id,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    out, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
+    log = out.decode(errors="replace")
+    assert proc.returncode == 0, log
+    sent = [line for line in log.splitlines() if re.search(r"Ping \d+ sent", line)]
+    assert len(sent) >= 5, log
