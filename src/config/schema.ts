@@ -27,20 +27,59 @@ export const modelConfigSchema = z.strictObject({
   timeout: duration().default(600_000),
 });
 
-/** A duration: milliseconds, or a string such as "500ms", "30s", "5m", "1h". */
-export function duration() {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  return z.union([
-    z.number().int().positive(),
-    z
-      .string()
-      .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "30s", "5m" or milliseconds')
-      .transform((v) => {
-        const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(v) ?? [];
-        return Number(n) * (units[unit ?? "ms"] ?? 1);
-      }),
-  ]);
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds of a duration: a whole number of ms, or "500ms", "30s", "5m", "1h"; else undefined. */
+function durationMs(value: number | string): number | undefined {
+  if (typeof value === "number") return Number.isInteger(value) && value > 0 ? value : undefined;
+  const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(value) ?? [];
+  if (n === undefined || unit === undefined) return undefined;
+  const ms = Number(n) * (DURATION_UNITS[unit] ?? 1);
+  return ms > 0 ? ms : undefined;
 }
+
+/**
+ * A duration: a positive whole number of milliseconds, or a string such as "500ms", "30s", "5m",
+ * "1h"; parsed to milliseconds. With `bounds`, it must lie between `min` and `max` inclusive (ms),
+ * and the error names both, as written in `text`.
+ */
+export function duration(bounds?: { min: number; max: number; text: [string, string] }) {
+  const expected = bounds
+    ? `expected a duration from ${bounds.text[0]} to ${bounds.text[1]}, such as "30s" or milliseconds`
+    : 'expected a duration such as "30s", "5m" or milliseconds';
+  return z.union([z.number(), z.string()], { error: expected }).transform((value, ctx) => {
+    const ms = durationMs(value);
+    if (ms === undefined || (bounds && (ms < bounds.min || ms > bounds.max))) {
+      ctx.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/**
+ * HTTP/2 keepalive of the server's connections. Every `time` the server pings each connection; a
+ * peer that does not answer within `timeout` (a frozen process, a sleeping laptop, a network that
+ * dropped it without a reset) is disconnected and its streams end, which frees their places under
+ * `limits.streamsPerSession`. A dead peer is found within `time + timeout` (50 s by default): long
+ * enough that a ping costs nothing and a busy client has time to answer, short enough that a
+ * reconnecting client finds its places free within a minute. The server accepts the clients' own
+ * keepalive pings at any interval (grpc-js sends no GOAWAY too_many_pings).
+ */
+export const keepaliveConfigSchema = z.strictObject({
+  /** Ping each connection; false leaves dead peers' streams open until the OS notices. */
+  enabled: z.boolean().default(true),
+  /** Interval between the server's pings on each connection. */
+  time: duration({ min: 100, max: 86_400_000, text: ["100ms", "24h"] }).default(30_000),
+  /** How long the answer to a ping may take before the connection is closed. */
+  timeout: duration({ min: 100, max: 600_000, text: ["100ms", "10m"] }).default(20_000),
+});
+export type KeepaliveConfig = z.infer<typeof keepaliveConfigSchema>;
+export const KEEPALIVE_CONFIG_DEFAULT: KeepaliveConfig = {
+  enabled: true,
+  time: 30_000,
+  timeout: 20_000,
+};
 
 /**
  * TLS for the gRPC listener: PEM files read when the server starts. With `clientCa`, clients must
@@ -232,6 +271,8 @@ export const configSchema = z.strictObject({
       inputsPerSecond: 500,
       streamBacklogEvents: 10_000,
     }),
+  /** HTTP/2 keepalive pings that find dead peers and end their streams. */
+  keepalive: keepaliveConfigSchema.default(KEEPALIVE_CONFIG_DEFAULT),
   /** TLS (and mTLS with `tls.clientCa`); unset = plaintext. */
   tls: tlsConfigSchema.optional(),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */

@@ -99,6 +99,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     log,
     authenticate: createAuthenticator(config.tenants),
     maxMessageBytes: config.limits.messageBytes,
+    keepalive: config.keepalive.enabled
+      ? { timeMs: config.keepalive.time, timeoutMs: config.keepalive.timeout }
+      : false,
     ...(tls ? { tls } : {}),
     agentService: createAgentService(manager, { inputsPerSecond: config.limits.inputsPerSecond }),
     permissionService: createPermissionService(
