@@ -253,7 +253,8 @@ export class SessionActor implements HubOwner {
     const inMemory = this.outcomes.get(requestId);
     if (inMemory) return inMemory;
     // The settlement may have been stored since the record was read.
-    const now = (await this.deps.store.get(RequestRecord, requestKey(this.id, requestId))) ?? record;
+    const now =
+      (await this.deps.store.get(RequestRecord, requestKey(this.id, requestId))) ?? record;
     if (now.parked) return fromParked(now.parked);
     if (now.messageIndex === undefined || now.replyId === undefined) return undefined;
     const final = await this.deps.store.get(MessageRecord, messageKey(this.id, now.messageIndex));

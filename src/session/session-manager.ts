@@ -426,7 +426,12 @@ export class SessionManager {
         case "user_interrupt":
           return actor.interrupt(input.replyId, options.principal ?? "anonymous", ticket);
         case "confirm":
-          return actor.confirm(input.replyId, input.answers, options.principal ?? "anonymous", ticket);
+          return actor.confirm(
+            input.replyId,
+            input.answers,
+            options.principal ?? "anonymous",
+            ticket,
+          );
         case "external_results":
           return actor.externalResults(
             input.replyId,

@@ -6,9 +6,12 @@ import {
   type ParkwayClient,
   type ParkwayClientError,
 } from "../../src/client/index.js";
-import { SessionStatus, type ReplyResponse } from "../../src/generated/parkway/v1/agent_service.js";
+import {
+  type ReplyRequest,
+  type ReplyResponse,
+  SessionStatus,
+} from "../../src/generated/parkway/v1/agent_service.js";
 import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
-import type { ClientEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel, type Script } from "../../src/model/scripted/index.js";
 import { RequestOrderRecord, RequestRecord } from "../../src/session/records.js";
 import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
@@ -22,7 +25,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-type Input = NonNullable<ClientEvent["event"]>;
+/** An input that both Chat and Reply take. */
+type Input = NonNullable<ReplyRequest["input"]>;
 
 const message = (text: string): Input => ({ $case: "userMessage", value: { text, content: [] } });
 
@@ -238,7 +242,9 @@ describe("a request_id reused for a different input", () => {
     const done = await client.reply({ sessionId, requestId: "in-3", input: result(callId, "ok") });
     expect(text(done)).toBe("deployed");
     expectReused(
-      await refused(client.reply({ sessionId, requestId: "in-3", input: result(callId, "failed") })),
+      await refused(
+        client.reply({ sessionId, requestId: "in-3", input: result(callId, "failed") }),
+      ),
       "in-3",
     );
   });
@@ -268,9 +274,9 @@ describe("remembered request ids", () => {
     const stored = async () => {
       const keys: string[] = [];
       for await (const key of parkway.store.keys(RequestRecord)) keys.push(key);
-      let orders = 0;
-      for await (const _ of parkway.store.keys(RequestOrderRecord)) orders++;
-      expect(orders).toBe(keys.length);
+      const orders: string[] = [];
+      for await (const key of parkway.store.keys(RequestOrderRecord)) orders.push(key);
+      expect(orders).toHaveLength(keys.length);
       return keys.map((k) => k.slice(k.indexOf("/") + 1)).sort();
     };
     for (let i = 1; i <= 5; i++) {
