@@ -152,11 +152,10 @@ async def test_retried_reply_gets_the_first_outcome_and_a_reused_id_is_refused(
     parked = await client.reply(session.id, "touch", request_id="py-retry-1")
     assert parked.status == parkway.v1.agent_service_pb2.SESSION_STATUS_AWAITING_PERMISSION
     call_id = parked.pending_tool_calls[0].id
-    done = await client.reply(
-        session.id, confirm=[parkway.v1.events_pb2.ConfirmResult(
-            confirmed=True, tool_call=parkway.v1.content_pb2.ToolCallBlock(id=call_id)
-        )], request_id="py-retry-2"
+    answer = parkway.v1.events_pb2.ConfirmResult(
+        confirmed=True, tool_call=parkway.v1.content_pb2.ToolCallBlock(id=call_id)
     )
+    done = await client.reply(session.id, confirm=[answer], request_id="py-retry-2")
     assert done.message.finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED
 
     # The retry gets what the first call got (the waiting notice), not the session's state now.
