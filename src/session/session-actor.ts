@@ -224,13 +224,10 @@ export class SessionActor implements HubOwner {
     request: NotedRequest | undefined,
     settled: Promise<ReplySettled>,
   ): void {
-    if (!request) return;
-    if (this.active === active) {
-      (active.awaiting ??= []).push({ requestId: request.requestId, record: request.record });
-    }
+    // A reply that has already ended stored its final message, the outcome, with its end.
+    if (!request || this.active !== active) return;
+    (active.awaiting ??= []).push({ requestId: request.requestId, record: request.record });
     this.outcomes.set(request.requestId, settled);
-    // The settlement was stored before this line when the reply has already ended.
-    if (this.active !== active) this.outcomes.delete(request.requestId);
   }
 
   /** Forgets the in-memory outcomes of `awaiting` once their settlement is stored. */
