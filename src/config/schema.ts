@@ -217,10 +217,17 @@ export const configSchema = z.strictObject({
   /**
    * How much of each session's event log to keep: the events of the last `keepFinishedReplies`
    * finished replies (older replies are compacted to their final message); unset keeps everything.
+   * How many request ids each session remembers for idempotent retries (`requestIdsPerSession`,
+   * the most recent ones) and for how long after their input was applied (`requestIdTtl`); a
+   * forgotten id is treated as new.
    */
   retention: z
-    .strictObject({ keepFinishedReplies: z.number().int().min(0).optional() })
-    .default({}),
+    .strictObject({
+      keepFinishedReplies: z.number().int().min(0).optional(),
+      requestIdsPerSession: z.number().int().min(1).max(1_000_000).default(1000),
+      requestIdTtl: duration().default(24 * 3_600_000),
+    })
+    .default({ requestIdsPerSession: 1000, requestIdTtl: 24 * 3_600_000 }),
   /**
    * Tenants and their bearer tokens (SHA-256 hex digests of the tokens, never the tokens). With
    * none, the server is single-tenant and listens on loopback only unless `allowRemote` is set.

@@ -83,7 +83,13 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   });
   const store = options.store ?? createLevelStore(config.data);
   const manager = new SessionManager(store, agents, log, {
-    ...config.retention,
+    ...(config.retention.keepFinishedReplies === undefined
+      ? {}
+      : { keepFinishedReplies: config.retention.keepFinishedReplies }),
+    requestIds: {
+      perSession: config.retention.requestIdsPerSession,
+      ttlMs: config.retention.requestIdTtl,
+    },
     limits: config.limits,
   });
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
