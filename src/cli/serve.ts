@@ -1,11 +1,13 @@
 import path from "node:path";
 import { pino } from "pino";
 import { type ConfigFlags, loadConfig } from "../config/index.js";
-import { startParkway } from "../runtime/start-parkway.js";
+import { EXIT_STORAGE_FAILURE, startParkway } from "../runtime/start-parkway.js";
 
 /**
  * `parkway serve`: loads the configuration, starts Parkway, serves until SIGINT or SIGTERM, then
- * drains. Resolves with the process exit code.
+ * drains. Resolves with the process exit code: 0, or `EXIT_STORAGE_FAILURE` (75) when a write to
+ * the store failed; the server then drains the calls in flight and stops, so that a supervisor
+ * restarts it.
  */
 export async function serve(flags: ConfigFlags): Promise<number> {
   const config = await loadConfig(flags);
@@ -14,12 +16,21 @@ export async function serve(flags: ConfigFlags): Promise<number> {
   const transport = !config.tls ? "plaintext" : config.tls.clientCa ? "mtls" : "tls";
   log.info({ address: parkway.address, data: path.resolve(config.data), transport }, "listening");
 
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  log.info({ signal }, "shutting down");
-  await parkway.close();
-  log.info({}, "stopped");
-  return 0;
+  const stop = await new Promise<{ signal: NodeJS.Signals } | { storageFailed: true }>(
+    (resolve) => {
+      process.once("SIGINT", (signal) => resolve({ signal }));
+      process.once("SIGTERM", (signal) => resolve({ signal }));
+      void parkway.storageFailure.then(() => resolve({ storageFailed: true }));
+    },
+  );
+  if ("signal" in stop) {
+    log.info({ signal: stop.signal }, "shutting down");
+    await parkway.close();
+    log.info({}, "stopped");
+    return 0;
+  }
+  log.info({ exitCode: EXIT_STORAGE_FAILURE }, "shutting down after the storage failure");
+  await parkway.close().catch((err: unknown) => log.warn({ err }, "could not close cleanly"));
+  log.info({ exitCode: EXIT_STORAGE_FAILURE }, "stopped");
+  return EXIT_STORAGE_FAILURE;
 }

@@ -16,6 +16,7 @@ import { listAudit } from "../session/audit-log.js";
 import { PermissionAdmin } from "../session/permission-admin.js";
 import { SessionManager } from "../session/session-manager.js";
 import { createLevelStore } from "../store/level-store.js";
+import type { StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
@@ -35,6 +36,12 @@ export interface StartOptions {
   store?: Store;
 }
 
+/**
+ * The exit code of `parkway serve` after a storage failure (EX_TEMPFAIL in sysexits.h): the store
+ * refuses writes until the process restarts, so a supervisor should restart it.
+ */
+export const EXIT_STORAGE_FAILURE = 75;
+
 /** A running Parkway: the gRPC server and what it started. */
 export interface RunningParkway {
   /** `HOST:PORT` actually bound. */
@@ -43,6 +50,13 @@ export interface RunningParkway {
   readonly server: ParkwayServer;
   /** The store the server uses. */
   readonly store: Store;
+  /**
+   * Resolves when a write to the store fails (and never otherwise). By then the failure is logged,
+   * health reports NOT_SERVING, inputs answer UNAVAILABLE naming the failure, running replies are
+   * aborted and streams ended; reads are still answered. Nothing is written again by this process:
+   * `close()` it and start a new one.
+   */
+  readonly storageFailure: Promise<StorageFailure>;
   /** Drains streams, stops the server, closes the store and the demo model. */
   close(): Promise<void>;
 }
@@ -82,6 +96,17 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     ...(options.tools ? { customTools: options.tools } : {}),
   });
   const store = options.store ?? createLevelStore(config.data);
+  let server: ParkwayServer | undefined;
+  let storageFailed!: (failure: StorageFailure) => void;
+  const storageFailure = new Promise<StorageFailure>((resolve) => (storageFailed = resolve));
+  store.onFailure((failure) => {
+    log.error(
+      { err: failure.cause, data: store.location },
+      "storage failed: every write is refused until the server restarts",
+    );
+    server?.notServing();
+    storageFailed(failure);
+  });
   const manager = new SessionManager(store, agents, log, {
     ...(config.retention.keepFinishedReplies === undefined
       ? {}
@@ -100,7 +125,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       `invalid config: listen: ${config.listen} is not a loopback address; configure tenants with tokens, or set allowRemote`,
     );
   }
-  const server = createServer({
+  server = createServer({
     store,
     log,
     authenticate: createAuthenticator(config.tenants),
@@ -131,6 +156,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     port,
     server,
     store,
+    storageFailure,
     async close() {
       await manager.stop();
       await server.shutdown();

@@ -59,6 +59,8 @@ export interface ParkwayServer {
    * `graceMs` for calls in flight, then closes the store.
    */
   shutdown(options?: { graceMs?: number }): Promise<void>;
+  /** Reports NOT_SERVING from now on, while calls are still answered (health checks then fail). */
+  notServing(): void;
 }
 
 const SERVICE_NAMES = [
@@ -139,6 +141,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   addReflection(server);
 
   let stopped: Promise<void> | undefined;
+  let serving = true;
 
   return {
     async listen(address) {
@@ -153,8 +156,13 @@ export function createServer(deps: ServerDeps): ParkwayServer {
         server.forceShutdown();
         throw err;
       }
-      for (const name of SERVICE_NAMES) health.setStatus(name, "SERVING");
+      if (serving) for (const name of SERVICE_NAMES) health.setStatus(name, "SERVING");
       return port;
+    },
+
+    notServing() {
+      serving = false;
+      for (const name of SERVICE_NAMES) health.setStatus(name, "NOT_SERVING");
     },
 
     shutdown({ graceMs = 5000 } = {}) {

@@ -3,6 +3,7 @@ import { ParkwayError } from "../common/errors.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
+import { StorageFailure } from "../store/storage-failure.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { EventLog } from "./event-log.js";
 import type { StoredEvent, StreamItem } from "./stored-event.js";
@@ -68,6 +69,11 @@ export interface HubOwner {
   syncWrite(batch: StoreBatch, lastSeq: number): void;
   /** Called after such a synced write succeeded. */
   synced(): void;
+  /**
+   * Called once, when a write failed: the hub writes nothing more, and the state the owner keeps in
+   * memory may be ahead of what is stored.
+   */
+  writeFailed(error: Error): void;
 }
 
 interface Waiter {
@@ -81,6 +87,11 @@ interface Waiter {
  * sees an event the log could lose in a crash. While one write is in flight, the events emitted
  * meanwhile gather into the next write. A write that holds a REQUIRE_* or REPLY_PARKED event is
  * synced and carries the state it announces.
+ *
+ * A write that fails stops the hub: its events and those emitted after them are dropped (the next
+ * seq is again the one after the last stored event), every waiting and later commit rejects, the
+ * attached streams end with UNAVAILABLE, and the owner is told (`writeFailed`). Nothing is written
+ * for the session again by this hub.
  */
 export class EventHub {
   private readonly log: EventLog;
@@ -95,6 +106,8 @@ export class EventHub {
   private wantSync = false;
   private syncEvent = false;
   private written: number;
+  /** What ends the streams and refuses commits once a write failed. */
+  private failed: Error | undefined;
 
   constructor(
     private readonly store: Store,
@@ -121,11 +134,11 @@ export class EventHub {
    * current turn of the event loop, so events emitted together share one write: a model turn's
    * tail, the REQUIRE_* after it and the REPLY_PARKED that follows go out in one synced batch.
    */
-  emit(replyId: string, body: EventBody): StoredEvent {
-    const event = this.log.append(replyId, body);
+  emit(replyId: string, body: EventBody): void {
+    if (this.failed) return;
+    this.log.append(replyId, body);
     if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
     this.kickSoon();
-    return event;
   }
 
   /**
@@ -137,6 +150,7 @@ export class EventHub {
     bodies: EventBody[],
     options: { sync?: boolean; extra?: (batch: StoreBatch) => void },
   ): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
     for (const body of bodies) {
       this.log.append(replyId, body);
       if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
@@ -149,6 +163,7 @@ export class EventHub {
    * (synced with `sync`), then makes the events visible. Resolves once written.
    */
   commit(options: { sync?: boolean; extra?: (batch: StoreBatch) => void } = {}): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
     if (options.extra) this.extras.push(options.extra);
     if (options.sync) this.wantSync = true;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
@@ -161,7 +176,7 @@ export class EventHub {
    * it puts is stored together with that event (or with an earlier one still waiting to be written).
    */
   stage(extra: (batch: StoreBatch) => void): void {
-    this.extras.push(extra);
+    if (!this.failed) this.extras.push(extra);
   }
 
   /** Resolves once every event emitted so far is written (failures included). */
@@ -193,30 +208,28 @@ export class EventHub {
 
   private async drain(): Promise<void> {
     for (;;) {
+      if (this.failed) return;
       if (!this.log.hasPending && this.waiters.length === 0) return;
-      const batch = this.store.batch();
       const events = this.log.drainPending();
       this.inFlight = events;
-      this.log.putInto(batch, events);
       const sync = this.wantSync || this.syncEvent;
       const announces = this.syncEvent;
-      this.owner.everyWrite(batch, this.log.lastSeq);
-      if (announces) this.owner.syncWrite(batch, this.log.lastSeq);
-      for (const extra of this.extras) extra(batch);
+      const extras = this.extras;
       const waiters = this.waiters;
       this.waiters = [];
       this.extras = [];
       this.wantSync = false;
       this.syncEvent = false;
       try {
+        const batch = this.store.batch();
+        this.log.putInto(batch, events);
+        this.owner.everyWrite(batch, this.log.lastSeq);
+        if (announces) this.owner.syncWrite(batch, this.log.lastSeq);
+        for (const extra of extras) extra(batch);
         if (batch.length > 0) await batch.write({ sync });
       } catch (err) {
-        this.logger.error({ err, session: this.sessionId }, "event log write failed");
-        for (const w of waiters) w.reject(err);
-        this.closeAll(
-          new ParkwayError("unavailable", "the server could not store the session; reattach"),
-        );
-        continue;
+        this.writeFailed(err, waiters);
+        return;
       }
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
       this.inFlight = [];
@@ -226,6 +239,34 @@ export class EventHub {
       }
       for (const w of waiters) w.resolve();
     }
+  }
+
+  /**
+   * Stops the hub after a failed write (or a failure to build it): drops what was not stored,
+   * tells the owner, rejects the writes waiting, and ends the attached streams.
+   */
+  private writeFailed(err: unknown, waiters: Waiter[]): void {
+    const failure =
+      err instanceof StorageFailure
+        ? err
+        : new ParkwayError("unavailable", "the server could not store the session; reattach", {}, {
+            cause: err,
+          });
+    // A storage failure is logged once, by whoever watches the store.
+    if (!(err instanceof StorageFailure)) {
+      this.logger.error({ err, session: this.sessionId }, "event log write failed");
+    }
+    this.failed = failure;
+    this.log.rollback(this.written);
+    this.inFlight = [];
+    this.extras = [];
+    this.wantSync = false;
+    this.syncEvent = false;
+    const waiting = [...waiters, ...this.waiters];
+    this.waiters = [];
+    this.owner.writeFailed(failure);
+    for (const w of waiting) w.reject(err);
+    this.closeAll(failure);
   }
 
   /**
@@ -240,6 +281,7 @@ export class EventHub {
     maxQueued?: number,
   ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
     const subscriber = new Subscriber(maxQueued);
+    if (this.failed) subscriber.close(this.failed);
     // Events after `upto` are not written yet: they reach this stream as they are, like any other.
     const upto = this.written;
     const announced = new Set<string>();

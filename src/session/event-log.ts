@@ -42,6 +42,12 @@ export class EventLog {
     return event;
   }
 
+  /** Forgets the events not written and gives the next event `seq + 1` again. */
+  rollback(seq: number): void {
+    this.pendingEvents = [];
+    this.seq = seq;
+  }
+
   /** The events not yet handed to a write. */
   peekPending(): readonly StoredEvent[] {
     return this.pendingEvents;

@@ -66,6 +66,11 @@ export interface ActorDeps {
   expiry?: { note(at: string): void };
   /** Keep the events of this many finished replies per session; undefined keeps all. */
   keepFinishedReplies?: number;
+  /**
+   * Told when a write of the actor failed: its memory may be ahead of the store, so it must not be
+   * used again (the next use loads the session from the store).
+   */
+  failed?: (actor: SessionActor) => void;
 }
 
 /** An applied input's request id whose first outcome is the reply's next settlement. */
@@ -91,10 +96,21 @@ interface NotedRequest extends AwaitingRequest {
   write: (batch: StoreBatch) => void;
 }
 
+/** A caller waiting for a reply to finish or park. */
+interface SettleWaiter {
+  resolve: (settled: ReplySettled) => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * One session: applies its inputs one at a time (each exactly once, atomically with the events it
  * produces), runs and parks its reply, and recovers a reply that a crash cut short. Its events go
  * through an `EventHub` (the log and the fan-out to attached streams).
+ *
+ * Memory is a cache of the store. When a write fails (or the store fails), the actor stops: its
+ * running reply is aborted, the callers waiting for the reply get the error, every later input is
+ * refused with it, and the session manager drops the actor, so the session is read again from the
+ * store — where the input that failed left nothing.
  */
 export class SessionActor implements HubOwner {
   readonly events: EventHub;
@@ -102,10 +118,12 @@ export class SessionActor implements HubOwner {
   private chain: Promise<unknown> = Promise.resolve();
   private dirty = false;
   private active: ActiveReply | undefined;
-  private readonly settleWaiters = new Map<string, ((s: ReplySettled) => void)[]>();
+  private readonly settleWaiters = new Map<string, SettleWaiter[]>();
   /** The first outcome of inputs applied here whose reply has not settled (and stored it) yet. */
   private readonly outcomes = new Map<string, Promise<ReplySettled>>();
   private disposed = false;
+  /** Why the actor stopped, once a write failed. */
+  private stopped: Error | undefined;
   private rules: readonly Rule[] = [];
 
   constructor(
@@ -140,6 +158,26 @@ export class SessionActor implements HubOwner {
     for (const c of this.pendingCalls) if (c.expiresAt) this.deps.expiry?.note(c.expiresAt);
   }
 
+  /** HubOwner: a write failed; the actor stops (see the class). */
+  writeFailed(error: Error): void {
+    this.fail(error);
+  }
+
+  /**
+   * Stops the actor with `error`: aborts the running reply, rejects the callers waiting for a
+   * reply, ends the attached streams, and tells the manager. Idempotent.
+   */
+  fail(error: Error): void {
+    if (this.stopped) return;
+    this.stopped = error;
+    this.active?.controller.abort(error);
+    const waiters = [...this.settleWaiters.values()].flat();
+    this.settleWaiters.clear();
+    for (const w of waiters) w.reject(error);
+    this.events.closeAll(error);
+    this.deps.failed?.(this);
+  }
+
   get id(): string {
     return this.data.id;
   }
@@ -168,9 +206,10 @@ export class SessionActor implements HubOwner {
     return this.events.attached === 0 && this.active?.task === undefined;
   }
 
-  /** Runs `fn` after every input before it has been applied. */
+  /** Runs `fn` after every input before it has been applied; refused once the actor stopped. */
   serial<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.chain.then(fn, fn);
+    const run = () => (this.stopped ? Promise.reject(this.stopped) : fn());
+    const next = this.chain.then(run, run);
     this.chain = next.catch(() => undefined);
     return next;
   }
@@ -547,12 +586,18 @@ export class SessionActor implements HubOwner {
     this.run(active);
   }
 
+  /**
+   * A promise of the reply's settlement. It rejects when the reply could not be stored; a caller
+   * that does not wait for it (a Chat input) leaves that rejection handled.
+   */
   private whenSettled(replyId: string): Promise<ReplySettled> {
-    return new Promise((resolve) => {
+    const settled = new Promise<ReplySettled>((resolve, reject) => {
       const list = this.settleWaiters.get(replyId) ?? [];
-      list.push(resolve);
+      list.push({ resolve, reject });
       this.settleWaiters.set(replyId, list);
     });
+    settled.catch(() => undefined);
+    return settled;
   }
 
   // ---- permissions ----
@@ -623,14 +668,25 @@ export class SessionActor implements HubOwner {
         });
         active.data.iteration = progress.iteration;
       } catch (err) {
-        this.deps.logger.error({ err, session: this.id, reply: replyId }, "reply failed");
+        if (!this.stopped) {
+          this.deps.logger.error({ err, session: this.id, reply: replyId }, "reply failed");
+        }
         const error = { code: "internal", message: "the reply failed on the server" };
         active.data.message.finishedReason = "error";
         active.data.message.error = error;
         outcome = { kind: "finished", finishedReason: "error", error };
       }
       active.task = undefined;
-      await this.settle(active, outcome);
+      try {
+        await this.settle(active, outcome);
+      } catch (err) {
+        // The write that ends or parks the reply failed: the actor has stopped (the hub told it),
+        // and those waiting for the reply got the error.
+        if (!this.stopped) {
+          this.deps.logger.error({ err, session: this.id, reply: replyId }, "reply not stored");
+          this.fail(err instanceof Error ? err : new Error(String(err)));
+        }
+      }
     })();
   }
 
@@ -696,13 +752,13 @@ export class SessionActor implements HubOwner {
           }
         });
       }
-      this.emit(replyId, { type: "reply_parked", message: notice });
-      await this.events.settled();
+      // Written (synced, with the checkpoint) before the caller hears that the reply is parked.
+      await this.events.emitWith(replyId, [{ type: "reply_parked", message: notice }], {});
     }
     this.settledRequests(awaiting);
     const waiters = this.settleWaiters.get(replyId) ?? [];
     this.settleWaiters.delete(replyId);
-    for (const resolve of waiters) resolve(settled);
+    for (const w of waiters) w.resolve(settled);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { ToolCallBlock } from "../agent/types.js";
 import { invalidArgument, notFound, ParkwayError } from "../common/errors.js";
 import { limitReached } from "../common/limits.js";
 import type { Logger } from "../common/logger.js";
+import { StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import {
   EventRecord,
@@ -69,9 +70,16 @@ export type SessionInput =
  * Owns the sessions of one server: creates, finds, lists and deletes them, and keeps one actor in
  * memory per session that is in use (a running reply or an attached stream); other sessions live
  * only in the store.
+ *
+ * When the store fails (see `Store`), every input, create, delete and attach is refused with the
+ * failure (UNAVAILABLE), deadlines stop firing, running replies are aborted, attached streams end
+ * with the failure, and every actor is dropped: reads then come from the store, never from memory
+ * that a failed write left ahead of it.
  */
 export class SessionManager {
   private readonly actors = new Map<string, SessionActor>();
+  /** Actors dropped after a failed write, until their reply has stopped. */
+  private readonly stopping = new Set<SessionActor>();
   private readonly loading = new Map<string, Promise<SessionActor>>();
   private readonly ruleBooks = new Map<string, RuleBook>();
   /** The home directory `~` stands for in permission checks. */
@@ -106,10 +114,31 @@ export class SessionManager {
       logger: log,
       homeDir: this.homeDir,
       expiry: this.expiry,
+      failed: (actor) => this.drop(actor),
       ...(options.keepFinishedReplies === undefined
         ? {}
         : { keepFinishedReplies: options.keepFinishedReplies }),
     };
+    store.onFailure((failure) => this.storageFailed(failure));
+  }
+
+  /** Stops everything that would write, and every actor (see the class). */
+  private storageFailed(failure: StorageFailure): void {
+    this.expiry.stop().catch(() => undefined);
+    for (const actor of [...this.actors.values()]) actor.fail(failure);
+  }
+
+  /** Forgets an actor whose write failed; `stop` still waits for its reply to end. */
+  private drop(actor: SessionActor): void {
+    if (this.actors.get(actor.id) === actor) this.actors.delete(actor.id);
+    this.stopping.add(actor);
+    void actor.stop().finally(() => this.stopping.delete(actor));
+  }
+
+  /** Refuses a change once the store has failed: it could not be stored. */
+  private refuseIfFailed(): void {
+    const failure = this.store.failure;
+    if (failure) throw failure;
   }
 
   /**
@@ -129,7 +158,7 @@ export class SessionManager {
    */
   async stop(): Promise<void> {
     await this.expiry.stop();
-    await Promise.all([...this.actors.values()].map((actor) => actor.stop()));
+    await Promise.all([...this.actors.values(), ...this.stopping].map((actor) => actor.stop()));
   }
 
   /** The permission rules of a tenant. */
@@ -160,6 +189,7 @@ export class SessionManager {
    */
   create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
     return this.sessionCount.update(tenant, async (count) => {
+      this.refuseIfFailed();
       const max = this.limits.sessionsPerTenant;
       if (max !== undefined && count >= max) {
         throw limitReached(
@@ -288,6 +318,7 @@ export class SessionManager {
 
   /** Deletes a session with its history, events and reply; interrupts a running reply. */
   async delete(tenant: string, sessionId: string): Promise<void> {
+    this.refuseIfFailed();
     const actor = await this.actor(sessionId, tenant);
     await actor.dispose(notFound("session", sessionId));
     this.actors.delete(sessionId);
@@ -329,6 +360,7 @@ export class SessionManager {
     items: AsyncGenerator<StreamItem[]>;
     subscriber: Subscriber;
   }> {
+    this.refuseIfFailed();
     const actor = await this.actor(sessionId, tenant);
     const lastSeq = actor.snapshot.lastSeq;
     if (afterSeq + 1 < actor.firstAvailableSeq) {
@@ -387,10 +419,12 @@ export class SessionManager {
     duplicate?: boolean;
     firstOutcome?: () => Promise<ReplySettled | undefined>;
   }> {
+    this.refuseIfFailed();
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
     const actor = await this.actor(sessionId, tenant);
     return actor.serial(async () => {
+      this.refuseIfFailed();
       let ticket;
       if (requestId) {
         const found = await lookupRequest(
@@ -457,7 +491,9 @@ export class SessionManager {
         await actor.serial(() => actor.recover());
         this.release(actor);
       } catch (err) {
-        this.log.error({ err, session: sessionId }, "could not recover the reply");
+        if (!(err instanceof StorageFailure)) {
+          this.log.error({ err, session: sessionId }, "could not recover the reply");
+        }
       }
     }
     return ids.length;

@@ -2,9 +2,20 @@ import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { ParkwayError } from "../common/errors.js";
 import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
+import { StorageFailure, StoreClosedError } from "./storage-failure.js";
 import type { RangeOptions, Store, StoreBatch } from "./store.js";
 
 type Sublevel = ReturnType<ClassicLevel<string, string>["sublevel"]>;
+
+type Op = { type: "put"; key: string; value: string } | { type: "del"; key: string };
+
+/** A batch waiting for its turn to be written. */
+interface QueuedWrite {
+  ops: Op[];
+  sync: boolean;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
 
 /** The data directory is held by another process. */
 export class StoreLockedError extends ParkwayError {
@@ -16,10 +27,22 @@ export class StoreLockedError extends ParkwayError {
 /**
  * The embedded LevelDB store: one sublevel per record kind, JSON values in a version envelope,
  * atomic batches across kinds. LevelDB's lock makes a data directory single-process.
+ *
+ * Writes go to LevelDB one at a time, in the order they were issued: the batches issued while one
+ * is being written are joined into the next write (atomic all together, synced when any asked for
+ * it), so nothing is ever handed to LevelDB after a write that failed. The first failure stops the
+ * store for writes (see `Store`); LevelDB itself keeps accepting writes after a failed log write,
+ * and appends them behind the partial record it left, where they are lost when the log is replayed.
  */
 export class LevelStore implements Store {
   private readonly db: ClassicLevel<string, string>;
   private readonly sublevels = new Map<string, Sublevel>();
+  private queue: QueuedWrite[] = [];
+  /** The write loop, while it runs. */
+  private writing: Promise<void> | undefined;
+  private closed = false;
+  private failed: StorageFailure | undefined;
+  private readonly failureListeners: ((failure: StorageFailure) => void)[] = [];
 
   constructor(readonly location: string) {
     this.db = new ClassicLevel<string, string>(location, {
@@ -38,8 +61,75 @@ export class LevelStore implements Store {
     }
   }
 
+  /** Refuses new writes, waits for those already issued, then closes LevelDB. */
   async close(): Promise<void> {
+    this.closed = true;
+    await this.writing;
     await this.db.close();
+  }
+
+  get failure(): StorageFailure | undefined {
+    return this.failed;
+  }
+
+  onFailure(listener: (failure: StorageFailure) => void): void {
+    if (this.failed) listener(this.failed);
+    else this.failureListeners.push(listener);
+  }
+
+  /** Queues a batch; the write loop starts at once when idle, so a lone write waits for nothing. */
+  private enqueue(ops: Op[], sync: boolean): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.closed) return Promise.reject(new StoreClosedError(this.location));
+    const done = new Promise<void>((resolve, reject) =>
+      this.queue.push({ ops, sync, resolve, reject }),
+    );
+    this.writing ??= this.writeQueued().finally(() => {
+      this.writing = undefined;
+    });
+    return done;
+  }
+
+  /** Writes the queue in order, each time all that waits as one batch, until it is empty. */
+  private async writeQueued(): Promise<void> {
+    while (this.queue.length > 0) {
+      const group = this.queue;
+      this.queue = [];
+      if (this.failed) {
+        for (const w of group) w.reject(this.failed);
+        continue;
+      }
+      if (this.db.status !== "open") {
+        const closed = new StoreClosedError(this.location);
+        for (const w of group) w.reject(closed);
+        continue;
+      }
+      const ops = group.length === 1 ? group[0]!.ops : group.flatMap((w) => w.ops);
+      try {
+        await this.db.batch(ops, { sync: group.some((w) => w.sync) });
+      } catch (err) {
+        const failure = this.fail(err);
+        for (const w of group) w.reject(failure);
+        continue;
+      }
+      for (const w of group) w.resolve();
+    }
+  }
+
+  /** Records the first failure and tells the listeners; later writes are refused with it. */
+  private fail(cause: unknown): StorageFailure {
+    if (this.failed) return this.failed;
+    const failure = new StorageFailure(this.location, cause);
+    this.failed = failure;
+    const listeners = this.failureListeners.splice(0);
+    for (const listener of listeners) {
+      try {
+        listener(failure);
+      } catch {
+        // A listener's own failure must not hide the storage failure from the others.
+      }
+    }
+    return failure;
   }
 
   private sub(kind: string): Sublevel {
@@ -70,9 +160,9 @@ export class LevelStore implements Store {
 
   /** Operations carry keys with their sublevel's prefix, written in one call on the root. */
   batch(): StoreBatch {
-    const ops: ({ type: "put"; key: string; value: string } | { type: "del"; key: string })[] = [];
+    const ops: Op[] = [];
     const prefix = (kind: string) => this.sub(kind).prefix;
-    const db = this.db;
+    const enqueue = (sync: boolean) => this.enqueue(ops, sync);
     const batch: StoreBatch = {
       put(type, key, value) {
         ops.push({
@@ -90,7 +180,7 @@ export class LevelStore implements Store {
         return ops.length;
       },
       async write(options) {
-        if (ops.length > 0) await db.batch(ops, { sync: options?.sync === true });
+        if (ops.length > 0) await enqueue(options?.sync === true);
       },
     };
     return batch;

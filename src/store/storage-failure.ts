@@ -1,0 +1,48 @@
+import { ParkwayError } from "../common/errors.js";
+
+/**
+ * The first failed write of a store: from then on the store refuses every write until the process
+ * restarts, as PostgreSQL does after a failed fsync. A write that failed may have left a partial
+ * record at the end of LevelDB's log; any write after it would be appended behind that record and
+ * could be dropped when the log is replayed, so nothing more is written. Answered as UNAVAILABLE:
+ * a restarted server (on a disk with space again) accepts the input.
+ */
+export class StorageFailure extends ParkwayError {
+  constructor(
+    /** Where the data lives. */
+    readonly location: string,
+    cause: unknown,
+  ) {
+    super(
+      "unavailable",
+      `storage failed (${describeCause(cause)}); this server accepts no more writes and restarts`,
+      {
+        reason: "STORAGE_FAILED",
+        metadata: { cause: causeCode(cause) },
+      },
+      { cause },
+    );
+  }
+}
+
+/** The store was closed; it takes no more writes (the server is stopping). */
+export class StoreClosedError extends ParkwayError {
+  constructor(readonly location: string) {
+    super("unavailable", "server shutting down; the store is closed");
+  }
+}
+
+function causeCode(cause: unknown): string {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? code : "UNKNOWN";
+}
+
+/**
+ * The cause, safe to show to a client: LevelDB's "IO error: /data/000005.log: No space left on
+ * device" without the path.
+ */
+function describeCause(cause: unknown): string {
+  const message = cause instanceof Error ? cause.message : String(cause);
+  const parts = message.split(": ").filter((p) => !p.startsWith("/"));
+  return parts.join(": ") || causeCode(cause);
+}
