@@ -1,4 +1,5 @@
 import type { Logger } from "../common/logger.js";
+import { StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import { ExpiryRecord } from "./records.js";
 
@@ -44,7 +45,8 @@ export class ExpiryScheduler {
     this.running = this.running
       .then(() => this.sweep())
       .catch((err: unknown) => {
-        this.log.error({ err }, "expiry sweep failed");
+        // A storage failure is logged once, by whoever watches the store.
+        if (!(err instanceof StorageFailure)) this.log.error({ err }, "expiry sweep failed");
       });
   }
 
@@ -65,6 +67,7 @@ export class ExpiryScheduler {
       try {
         await this.expire(sessionId, now);
       } catch (err) {
+        if (err instanceof StorageFailure) return;
         this.log.warn({ err, session: sessionId }, "could not expire parked calls");
       }
       await this.store.batch().del(ExpiryRecord, key).write();

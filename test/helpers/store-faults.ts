@@ -1,0 +1,107 @@
+import { execFileSync } from "node:child_process";
+import { mkdtemp, open, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { ClassicLevel } from "classic-level";
+import type { Store } from "../../src/store/index.js";
+
+/** The LevelDB database under a LevelStore, with its `batch` counted and able to fail. */
+export interface WriteFaults {
+  /** Calls of LevelDB's batch (every write the store hands to LevelDB). */
+  readonly calls: number;
+  /** Makes the next batch reject as LevelDB does on a full disk (LEVEL_IO_ERROR), once. */
+  failNext(options?: { delayMs?: number }): void;
+}
+
+/** An error as classic-level reports a failed log write. */
+export function levelIoError(location: string): Error {
+  return Object.assign(
+    new Error(`IO error: ${path.join(location, "000005.log")}: No space left on device`),
+    { code: "LEVEL_IO_ERROR" },
+  );
+}
+
+/** Counts the writes a LevelStore hands to LevelDB and injects LEVEL_IO_ERROR on demand. */
+export function writeFaults(store: Store): WriteFaults {
+  const db = (store as unknown as { db: ClassicLevel<string, string> }).db;
+  const batch = db.batch.bind(db) as (ops: unknown, options?: unknown) => Promise<void>;
+  let calls = 0;
+  let fail: { delayMs: number } | undefined;
+  (db as unknown as { batch: typeof batch }).batch = async (ops, options) => {
+    calls += 1;
+    const failing = fail;
+    fail = undefined;
+    if (failing) {
+      await new Promise((resolve) => setTimeout(resolve, failing.delayMs));
+      throw levelIoError(store.location);
+    }
+    return batch(ops, options);
+  };
+  return {
+    get calls() {
+      return calls;
+    },
+    failNext(options = {}) {
+      fail = { delayMs: options.delayMs ?? 0 };
+    },
+  };
+}
+
+/** A small tmpfs mounted for a test (root only), with a file that fills it. */
+export interface SmallDisk {
+  dir: string;
+  /** Writes a file until the filesystem is full (ENOSPC). */
+  fill(): Promise<void>;
+  /** Removes the filling file. */
+  free(): Promise<void>;
+  unmount(): Promise<void>;
+}
+
+/**
+ * Mounts a tmpfs of `size` (e.g. "2m") on a fresh directory, or returns why it cannot (`skipped`:
+ * not root, no tmpfs, a container without the capability).
+ */
+export async function mountSmallDisk(size: string): Promise<SmallDisk | { skipped: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), "parkway-disk-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir], { stdio: "pipe" });
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim();
+    return { skipped: `cannot mount a ${size} tmpfs (${stderr || String(err)})` };
+  }
+  const filler = path.join(dir, "filler");
+  return {
+    dir,
+    async fill() {
+      const file = await open(filler, "a");
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      try {
+        for (;;) await file.write(chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+      } finally {
+        await file.close().catch(() => undefined);
+      }
+      // The last pages: whatever a 64 KiB write could not take.
+      const small = await open(filler, "a");
+      try {
+        for (;;) await small.write(Buffer.alloc(512, 1));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+      } finally {
+        await small.close().catch(() => undefined);
+      }
+    },
+    async free() {
+      await rm(filler, { force: true });
+    },
+    async unmount() {
+      try {
+        execFileSync("umount", ["-l", dir], { stdio: "pipe" });
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
