@@ -175,7 +175,10 @@ export function createAgentService(
           }
         }
       })();
-      pump.catch((err: unknown) => ctx.log.error({ err }, "input pump failed"));
+      pump.catch((err: unknown) => {
+        // A stream the session ended (with the error it reports to the client) stops reading too.
+        if (!subscriber.closed) ctx.log.error({ err }, "input pump failed");
+      });
       try {
         yield [
           itemToPb(

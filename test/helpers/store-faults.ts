@@ -9,8 +9,11 @@ import type { Store } from "../../src/store/index.js";
 export interface WriteFaults {
   /** Calls of LevelDB's batch (every write the store hands to LevelDB). */
   readonly calls: number;
-  /** Makes the next batch reject as LevelDB does on a full disk (LEVEL_IO_ERROR), once. */
-  failNext(options?: { delayMs?: number }): void;
+  /**
+   * Makes the next batch (the next synced one with `synced`) reject as LevelDB does on a full disk
+   * (LEVEL_IO_ERROR), once, after `delayMs`.
+   */
+  failNext(options?: { delayMs?: number; synced?: boolean }): void;
 }
 
 /** An error as classic-level reports a failed log write. */
@@ -26,11 +29,14 @@ export function writeFaults(store: Store): WriteFaults {
   const db = (store as unknown as { db: ClassicLevel<string, string> }).db;
   const batch = db.batch.bind(db) as (ops: unknown, options?: unknown) => Promise<void>;
   let calls = 0;
-  let fail: { delayMs: number } | undefined;
+  let fail: { delayMs: number; synced: boolean } | undefined;
   (db as unknown as { batch: typeof batch }).batch = async (ops, options) => {
     calls += 1;
-    const failing = fail;
-    fail = undefined;
+    const failing =
+      fail && (!fail.synced || (options as { sync?: boolean } | undefined)?.sync === true)
+        ? fail
+        : undefined;
+    if (failing) fail = undefined;
     if (failing) {
       await new Promise((resolve) => setTimeout(resolve, failing.delayMs));
       throw levelIoError(store.location);
@@ -42,7 +48,7 @@ export function writeFaults(store: Store): WriteFaults {
       return calls;
     },
     failNext(options = {}) {
-      fail = { delayMs: options.delayMs ?? 0 };
+      fail = { delayMs: options.delayMs ?? 0, synced: options.synced ?? false };
     },
   };
 }
