@@ -30,7 +30,9 @@ export async function serve(flags: ConfigFlags): Promise<number> {
     return 0;
   }
   log.info({ exitCode: EXIT_STORAGE_FAILURE }, "shutting down after the storage failure");
-  await parkway.close().catch((err: unknown) => log.warn({ err }, "could not close cleanly"));
+  await parkway
+    .close({ drain: true })
+    .catch((err: unknown) => log.warn({ err }, "could not close cleanly"));
   log.info({ exitCode: EXIT_STORAGE_FAILURE }, "stopped");
   return EXIT_STORAGE_FAILURE;
 }

@@ -57,8 +57,11 @@ export interface RunningParkway {
    * `close()` it and start a new one.
    */
   readonly storageFailure: Promise<StorageFailure>;
-  /** Drains streams, stops the server, closes the store and the demo model. */
-  close(): Promise<void>;
+  /**
+   * Drains streams, stops the server, closes the store and the demo model. With `drain`, the calls
+   * in flight are first given time to finish by themselves (see `ParkwayServer.shutdown`).
+   */
+  close(options?: { drain?: boolean }): Promise<void>;
 }
 
 /**
@@ -157,9 +160,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     server,
     store,
     storageFailure,
-    async close() {
+    async close(options = {}) {
       await manager.stop();
-      await server.shutdown();
+      await server.shutdown(options);
       await demo?.close();
     },
   };

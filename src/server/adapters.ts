@@ -6,7 +6,7 @@ import {
   type ServerUnaryCall,
   status as Status,
 } from "@grpc/grpc-js";
-import { ParkwayError } from "../common/errors.js";
+import { isParkwayError, ParkwayError } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
 import type { Authenticate } from "./auth.js";
 import { type CallContext, type Principal, ServerShutdownError } from "./call-context.js";
@@ -151,7 +151,9 @@ export function adaptUnary<Req, Res>(
         callback(null, response);
       } catch (err) {
         report(ctx, err);
-        const shutdown = ctx.signal.reason instanceof ServerShutdownError;
+        // An UNAVAILABLE of the handler's own (a storage failure) says more than the shutdown.
+        const shutdown =
+          ctx.signal.reason instanceof ServerShutdownError && !isParkwayError(err, "unavailable");
         callback(
           toStatusObject(shutdown ? new ParkwayError("unavailable", "server shutting down") : err),
         );

@@ -56,9 +56,10 @@ export interface ParkwayServer {
   listen(address: string): Promise<number>;
   /**
    * Stops accepting calls, reports NOT_SERVING, ends open streams with UNAVAILABLE, waits up to
-   * `graceMs` for calls in flight, then closes the store.
+   * `graceMs` for calls in flight, then closes the store. With `drain`, the calls in flight are
+   * first given the grace to finish by themselves, and only those still running then are ended.
    */
-  shutdown(options?: { graceMs?: number }): Promise<void>;
+  shutdown(options?: { graceMs?: number; drain?: boolean }): Promise<void>;
   /** Reports NOT_SERVING from now on, while calls are still answered (health checks then fail). */
   notServing(): void;
 }
@@ -165,12 +166,13 @@ export function createServer(deps: ServerDeps): ParkwayServer {
       for (const name of SERVICE_NAMES) health.setStatus(name, "NOT_SERVING");
     },
 
-    shutdown({ graceMs = 5000 } = {}) {
+    shutdown({ graceMs = 5000, drain = false } = {}) {
       stopped ??= (async () => {
         for (const name of SERVICE_NAMES) health.setStatus(name, "NOT_SERVING");
         const drained = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-        shutdownController.abort(new ServerShutdownError());
         const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+        if (drain) await Promise.race([Promise.allSettled([...env.inFlight]), timer]);
+        shutdownController.abort(new ServerShutdownError());
         await Promise.race([Promise.allSettled([...env.inFlight]).then(() => drained), timer]);
         server.forceShutdown();
         await deps.store.close();
