@@ -99,17 +99,6 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     ...(options.tools ? { customTools: options.tools } : {}),
   });
   const store = options.store ?? createLevelStore(config.data);
-  let server: ParkwayServer | undefined;
-  let storageFailed!: (failure: StorageFailure) => void;
-  const storageFailure = new Promise<StorageFailure>((resolve) => (storageFailed = resolve));
-  store.onFailure((failure) => {
-    log.error(
-      { err: failure.cause, data: store.location },
-      "storage failed: every write is refused until the server restarts",
-    );
-    server?.notServing();
-    storageFailed(failure);
-  });
   const manager = new SessionManager(store, agents, log, {
     ...(config.retention.keepFinishedReplies === undefined
       ? {}
@@ -128,7 +117,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       `invalid config: listen: ${config.listen} is not a loopback address; configure tenants with tokens, or set allowRemote`,
     );
   }
-  server = createServer({
+  const server = createServer({
     store,
     log,
     authenticate: createAuthenticator(config.tenants),
@@ -145,6 +134,17 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       listAudit(store, tenant, filter, signal),
     ),
   });
+  // The manager, subscribed first, has stopped what would write when this logs and reports.
+  const storageFailure = new Promise<StorageFailure>((resolve) =>
+    store.onFailure((failure) => {
+      log.error(
+        { err: failure.cause, data: store.location },
+        "storage failed: every write is refused until the server restarts",
+      );
+      server.notServing();
+      resolve(failure);
+    }),
+  );
   let port: number;
   try {
     port = await server.listen(config.listen);

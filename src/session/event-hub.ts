@@ -249,9 +249,14 @@ export class EventHub {
     const failure =
       err instanceof StorageFailure
         ? err
-        : new ParkwayError("unavailable", "the server could not store the session; reattach", {}, {
-            cause: err,
-          });
+        : new ParkwayError(
+            "unavailable",
+            "the server could not store the session; reattach",
+            {},
+            {
+              cause: err,
+            },
+          );
     // A storage failure is logged once, by whoever watches the store.
     if (!(err instanceof StorageFailure)) {
       this.logger.error({ err, session: this.sessionId }, "event log write failed");

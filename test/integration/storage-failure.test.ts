@@ -106,7 +106,8 @@ async function refusal(call: Promise<unknown>): Promise<ParkwayClientError> {
     () => undefined,
     (e: unknown) => e,
   );
-  if (!(err instanceof ParkwayClientError)) throw new Error(`expected a refusal, got ${err}`);
+  if (!(err instanceof ParkwayClientError))
+    throw new Error(`expected a refusal, got ${String(err)}`);
   return err;
 }
 
@@ -227,9 +228,7 @@ describe("a failed write stops the store (fail-stop)", () => {
 
     // Every input is refused, naming the failure.
     const userMessage = { $case: "userMessage" as const, value: { text: "hi", content: [] } };
-    expectStorageRefusal(
-      await refusal(n.client.reply({ sessionId: idle.id, input: userMessage })),
-    );
+    expectStorageRefusal(await refusal(n.client.reply({ sessionId: idle.id, input: userMessage })));
     expectStorageRefusal(await refusal(n.client.createSession({ agentId: "test" })));
     expectStorageRefusal(await refusal(n.client.attach(idle.id, { reconnectForMs: 0 })));
     expectStorageRefusal(

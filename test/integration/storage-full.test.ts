@@ -119,9 +119,10 @@ describe("a full disk (tmpfs) under the real server", () => {
 
     // Space comes back, but this process writes nothing more: the answer is not acknowledged.
     await disk.free();
-    const late = await c
-      .reply({ sessionId: parked.id, input: confirmInput(parkedCall) })
-      .then(() => "acknowledged", (err: unknown) => (err as ParkwayClientError).codeName);
+    const late = await c.reply({ sessionId: parked.id, input: confirmInput(parkedCall) }).then(
+      () => "acknowledged",
+      (err: unknown) => (err as ParkwayClientError).codeName,
+    );
     expect(late).toBe("UNAVAILABLE");
 
     const code = await new Promise<number | null>((resolve) => {

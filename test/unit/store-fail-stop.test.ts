@@ -21,7 +21,10 @@ async function openStore(dir?: string): Promise<Store> {
 }
 
 const put = (store: Store, key: string, sync = false) =>
-  store.batch().put(Note, key, { text: `note ${key}` }).write({ sync });
+  store
+    .batch()
+    .put(Note, key, { text: `note ${key}` })
+    .write({ sync });
 
 async function keys(store: Store): Promise<string[]> {
   const out: string[] = [];
