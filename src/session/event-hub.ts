@@ -3,7 +3,7 @@ import { ParkwayError } from "../common/errors.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
-import { StorageFailure } from "../store/storage-failure.js";
+import { StorageFailure, StoreClosedError } from "../store/storage-failure.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { EventLog } from "./event-log.js";
 import type { StoredEvent, StreamItem } from "./stored-event.js";
@@ -246,21 +246,17 @@ export class EventHub {
    * tells the owner, rejects the writes waiting, and ends the attached streams.
    */
   private writeFailed(err: unknown, waiters: Waiter[]): void {
-    const failure =
-      err instanceof StorageFailure
-        ? err
-        : new ParkwayError(
-            "unavailable",
-            "the server could not store the session; reattach",
-            {},
-            {
-              cause: err,
-            },
-          );
-    // A storage failure is logged once, by whoever watches the store.
-    if (!(err instanceof StorageFailure)) {
-      this.logger.error({ err, session: this.sessionId }, "event log write failed");
-    }
+    // A storage failure is logged once, by whoever watches the store; a closed store is a stop.
+    const expected = err instanceof StorageFailure || err instanceof StoreClosedError;
+    if (!expected) this.logger.error({ err, session: this.sessionId }, "event log write failed");
+    const failure = expected
+      ? err
+      : new ParkwayError(
+          "unavailable",
+          "the server could not store the session; reattach",
+          {},
+          { cause: err },
+        );
     this.failed = failure;
     this.log.rollback(this.written);
     this.inFlight = [];

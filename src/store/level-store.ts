@@ -54,6 +54,7 @@ export class LevelStore implements Store {
   async open(): Promise<void> {
     try {
       await this.db.open({ createIfMissing: true });
+      this.closed = false;
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
       if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(this.location);
