@@ -5,20 +5,31 @@ import { startParkway } from "../runtime/start-parkway.js";
 
 /**
  * `parkway serve`: loads the configuration, starts Parkway, serves until SIGINT or SIGTERM, then
- * drains. Resolves with the process exit code.
+ * shuts down in order (see `RunningParkway.close`). A signal that comes while the server starts is
+ * acted on once it has started; further signals during the shutdown are logged and change nothing
+ * (`npm start` forwards the terminal's signal, so the server sees each one twice). Resolves with the
+ * process exit code.
  */
 export async function serve(flags: ConfigFlags): Promise<number> {
   const config = await loadConfig(flags);
   const log = pino({ level: config.logLevel, base: { service: "parkway" } });
+  let received: NodeJS.Signals | undefined;
+  let wake: ((signal: NodeJS.Signals) => void) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) {
+      log.info({ signal }, "already shutting down");
+      return;
+    }
+    received = signal;
+    wake?.(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   const parkway = await startParkway({ config, log });
   const transport = !config.tls ? "plaintext" : config.tls.clientCa ? "mtls" : "tls";
   log.info({ address: parkway.address, data: path.resolve(config.data), transport }, "listening");
-
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  log.info({ signal }, "shutting down");
+  const signal = received ?? (await new Promise<NodeJS.Signals>((resolve) => (wake = resolve)));
+  log.info({ signal, graceMs: config.shutdownGrace }, "shutting down");
   await parkway.close();
   log.info({}, "stopped");
   return 0;

@@ -27,11 +27,14 @@ export const modelConfigSchema = z.strictObject({
   timeout: duration().default(600_000),
 });
 
-/** A duration: milliseconds, or a string such as "500ms", "30s", "5m", "1h". */
-export function duration() {
+/**
+ * A duration: milliseconds, or a string such as "500ms", "30s", "5m", "1h". Positive unless
+ * `allowZero`.
+ */
+export function duration(options: { allowZero?: boolean } = {}) {
   const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
   return z.union([
-    z.number().int().positive(),
+    options.allowZero ? z.number().int().min(0) : z.number().int().positive(),
     z
       .string()
       .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "30s", "5m" or milliseconds')
@@ -161,6 +164,13 @@ export const configSchema = z.strictObject({
   listen: listenAddress.default("127.0.0.1:50051"),
   /** Directory of the embedded LevelDB store. */
   data: z.string().min(1).default("./data"),
+  /**
+   * On SIGTERM or SIGINT, how long tools that are running may take to finish before they are
+   * interrupted (replies stop at once; a tool that finishes in time is recorded with its result).
+   */
+  shutdownGrace: duration({ allowZero: true })
+    .refine((ms) => ms <= 3_600_000, "must be at most 1h")
+    .default(10_000),
   /** Log level. */
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   /** Default model. */

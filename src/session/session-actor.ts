@@ -2,6 +2,7 @@ import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import type { PermissionState } from "../agent/gate.js";
 import { interruptCalls, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
+import { InterruptReason } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
 import type { Store, StoreBatch } from "../store/store.js";
@@ -69,9 +70,18 @@ export interface ActorDeps {
 /** A reply being run or parked, with what only lives in memory. */
 interface ActiveReply {
   data: ReplyData;
+  /** Stops the model call and the start of further tools. */
   controller: AbortController;
+  /** Stops the tools that are running. */
+  tools: AbortController;
   task?: Promise<void>;
 }
+
+/** Why a shutdown interrupted a reply, as its REPLY_END and interrupted calls say. */
+const SHUTDOWN = {
+  error: { code: "server_shutdown", message: "the server shut down while the reply was running" },
+  resultText: "The tool call was interrupted because the server shut down.",
+};
 
 /** What an input needs to be applied once: its request id, when the client gave one. */
 type Request = string | undefined;
@@ -160,7 +170,9 @@ export class SessionActor implements HubOwner {
 
   /** Restores the active reply read from the store. */
   restore(reply: ReplyData | undefined): void {
-    if (reply) this.active = { data: reply, controller: new AbortController() };
+    if (reply) {
+      this.active = { data: reply, controller: new AbortController(), tools: new AbortController() };
+    }
   }
 
   /** True when an input with this request id was applied before (it must not be applied again). */
@@ -258,7 +270,11 @@ export class SessionActor implements HubOwner {
           }),
     };
     this.setStatus("running", replyId);
-    const active: ActiveReply = { data, controller: new AbortController() };
+    const active: ActiveReply = {
+      data,
+      controller: new AbortController(),
+      tools: new AbortController(),
+    };
     this.active = active;
     const settled = this.whenSettled(replyId);
     // The event and the state it starts are written in one batch.
@@ -289,7 +305,9 @@ export class SessionActor implements HubOwner {
     };
     if (active.task) {
       const task = active.task;
-      active.controller.abort(new Error("interrupted by the user"));
+      const reason = new Error("interrupted by the user");
+      active.controller.abort(reason);
+      active.tools.abort(reason);
       await this.events.commit({ extra });
       return task;
     }
@@ -439,6 +457,7 @@ export class SessionActor implements HubOwner {
   private resume(active: ActiveReply): Promise<ReplySettled> {
     const settled = this.whenSettled(active.data.replyId);
     active.controller = new AbortController();
+    active.tools = new AbortController();
     this.run(active);
     return settled;
   }
@@ -503,6 +522,7 @@ export class SessionActor implements HubOwner {
           message: active.data.message,
           progress,
           signal: active.controller.signal,
+          toolSignal: active.tools.signal,
           emit: (body) => {
             if (body.type !== "reply_end") this.emit(replyId, body);
           },
@@ -518,6 +538,14 @@ export class SessionActor implements HubOwner {
           },
         });
         active.data.iteration = progress.iteration;
+        if (
+          outcome.kind === "finished" &&
+          outcome.finishedReason === "interrupted" &&
+          active.controller.signal.reason instanceof InterruptReason
+        ) {
+          outcome = { ...outcome, error: SHUTDOWN.error };
+          active.data.message.error = SHUTDOWN.error;
+        }
       } catch (err) {
         this.deps.logger.error({ err, session: this.id, reply: replyId }, "reply failed");
         const error = { code: "internal", message: "the reply failed on the server" };
@@ -653,12 +681,20 @@ export class SessionActor implements HubOwner {
     return out;
   }
 
-  /** Interrupts a running reply (it ends as interrupted) and waits for its writes. */
-  async stop(): Promise<void> {
+  /**
+   * Interrupts a running reply for a shutdown: its model call stops and no further tool starts at
+   * once; tools that are running get `graceMs` to finish (one that does is recorded with its
+   * result, one that does not is interrupted). The reply then ends as interrupted (REPLY_END error
+   * `server_shutdown`), unless what it ran leaves it parked. Resolves once its writes are done.
+   */
+  async stop(graceMs = 0): Promise<void> {
     const active = this.active;
     if (active?.task) {
-      active.controller.abort(new Error("the server is shutting down"));
+      const reason = new InterruptReason("the server is shutting down", SHUTDOWN.resultText);
+      active.controller.abort(reason);
+      const timer = setTimeout(() => active.tools.abort(reason), graceMs);
       await active.task.catch(() => undefined);
+      clearTimeout(timer);
     }
     await this.events.settled();
   }
@@ -668,7 +704,9 @@ export class SessionActor implements HubOwner {
     this.disposed = true;
     const active = this.active;
     if (active?.task) {
-      active.controller.abort(new Error("session deleted"));
+      const reason = new Error("session deleted");
+      active.controller.abort(reason);
+      active.tools.abort(reason);
       await active.task.catch(() => undefined);
     }
     this.events.closeAll(error);

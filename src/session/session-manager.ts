@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
 import type { ToolCallBlock } from "../agent/types.js";
-import { invalidArgument, notFound, ParkwayError } from "../common/errors.js";
+import { invalidArgument, notFound, ParkwayError, shuttingDown } from "../common/errors.js";
 import { limitReached } from "../common/limits.js";
 import type { Logger } from "../common/logger.js";
 import type { Store } from "../store/store.js";
@@ -73,6 +73,8 @@ export class SessionManager {
   private readonly deps: Omit<ActorDeps, "rules">;
   private readonly limits: SessionLimits;
   private readonly sessionCount: TenantSessionCount;
+  /** Set by `stop`: from then on inputs, creations and deletions answer UNAVAILABLE. */
+  private stopping = false;
 
   constructor(
     private readonly store: Store,
@@ -110,12 +112,23 @@ export class SessionManager {
   }
 
   /**
-   * Stops firing deadlines and brings every running reply to a safe point: it ends as interrupted
-   * (parked replies stay parked), and its writes finish.
+   * Stops for a shutdown: from now on every input, creation and deletion answers UNAVAILABLE
+   * "server shutting down"; deadlines stop firing; every running reply is interrupted after the
+   * inputs already being applied to it, its running tools given `graceMs` to finish (see
+   * `SessionActor.stop`); parked replies stay parked. Resolves once their writes are done, after
+   * which nothing here writes to the store.
    */
-  async stop(): Promise<void> {
+  async stop(graceMs = 0): Promise<void> {
+    this.stopping = true;
     await this.expiry.stop();
-    await Promise.all([...this.actors.values()].map((actor) => actor.stop()));
+    await Promise.allSettled([...this.loading.values()]);
+    await Promise.all(
+      [...this.actors.values()].map((actor) => actor.serial(() => actor.stop(graceMs))),
+    );
+  }
+
+  private assertAccepting(): void {
+    if (this.stopping) throw shuttingDown();
   }
 
   /** The permission rules of a tenant. */
@@ -146,6 +159,7 @@ export class SessionManager {
    */
   create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
     return this.sessionCount.update(tenant, async (count) => {
+      this.assertAccepting();
       const max = this.limits.sessionsPerTenant;
       if (max !== undefined && count >= max) {
         throw limitReached(
@@ -274,6 +288,7 @@ export class SessionManager {
 
   /** Deletes a session with its history, events and reply; interrupts a running reply. */
   async delete(tenant: string, sessionId: string): Promise<void> {
+    this.assertAccepting();
     const actor = await this.actor(sessionId, tenant);
     await actor.dispose(notFound("session", sessionId));
     this.actors.delete(sessionId);
@@ -369,9 +384,11 @@ export class SessionManager {
     input: SessionInput,
     options: { principal?: string; requestId?: string } = {},
   ): Promise<{ replyId?: string; settled?: Promise<ReplySettled>; duplicate?: boolean }> {
+    this.assertAccepting();
     const actor = await this.actor(sessionId, tenant);
     const requestId = options.requestId || undefined;
     return actor.serial(async () => {
+      this.assertAccepting();
       if (await actor.applied(requestId)) return { duplicate: true };
       const maxRunning = this.limits.runningReplies;
       if (maxRunning !== undefined && input.kind !== "user_interrupt") {
