@@ -1,3 +1,8 @@
-export { createServer, type ParkwayServer, type ServerDeps } from "./create-server.js";
+export {
+  createServer,
+  ListenError,
+  type ParkwayServer,
+  type ServerDeps,
+} from "./create-server.js";
 export type { BidiHandler, UnaryHandler } from "./adapters.js";
 export type { CallContext } from "./call-context.js";

@@ -7,3 +7,4 @@ export {
   type RecordType,
 } from "./record.js";
 export { createLevelStore, LevelStore, StoreLockedError } from "./level-store.js";
+export { DataDirectoryError } from "./data-directory.js";

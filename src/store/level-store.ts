@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { ParkwayError } from "../common/errors.js";
+import { checkDataDirectory } from "./data-directory.js";
 import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
 import type { RangeOptions, Store, StoreBatch } from "./store.js";
 
@@ -28,13 +29,18 @@ export class LevelStore implements Store {
     });
   }
 
+  /**
+   * Opens the database, creating the directory when missing. When that fails for want of a usable
+   * directory (read-only, no permission, a file in the way), throws `DataDirectoryError` naming the
+   * path and the errno.
+   */
   async open(): Promise<void> {
     try {
       await this.db.open({ createIfMissing: true });
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
       if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(this.location);
-      throw err;
+      throw (await checkDataDirectory(this.location)) ?? err;
     }
   }
 
