@@ -171,7 +171,11 @@ export class SessionActor implements HubOwner {
   /** Restores the active reply read from the store. */
   restore(reply: ReplyData | undefined): void {
     if (reply) {
-      this.active = { data: reply, controller: new AbortController(), tools: new AbortController() };
+      this.active = {
+        data: reply,
+        controller: new AbortController(),
+        tools: new AbortController(),
+      };
     }
   }
 

@@ -19,14 +19,21 @@ export class StoreLockedError extends ParkwayError {
  * atomic batches across kinds. LevelDB's lock makes a data directory single-process.
  */
 export class LevelStore implements Store {
-  private readonly db: ClassicLevel<string, string>;
+  private instance: ClassicLevel<string, string> | undefined;
   private readonly sublevels = new Map<string, Sublevel>();
 
-  constructor(readonly location: string) {
-    this.db = new ClassicLevel<string, string>(location, {
+  constructor(readonly location: string) {}
+
+  /**
+   * The database, made on first use: a classic-level database starts opening itself (creating its
+   * directory) as soon as it is made, and nothing may touch the data directory before `open`.
+   */
+  private get db(): ClassicLevel<string, string> {
+    this.instance ??= new ClassicLevel<string, string>(this.location, {
       keyEncoding: "utf8",
       valueEncoding: "utf8",
     });
+    return this.instance;
   }
 
   /**
@@ -45,7 +52,7 @@ export class LevelStore implements Store {
   }
 
   async close(): Promise<void> {
-    await this.db.close();
+    await this.instance?.close();
   }
 
   private sub(kind: string): Sublevel {
