@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 
 	pb "github.com/parkway-dev/parkway/clients/go/gen/parkway/v1"
 )
@@ -35,7 +36,44 @@ type dialConfig struct {
 	creds       credentials.TransportCredentials
 	timeout     time.Duration
 	addressFunc func(context.Context) (string, error)
+	keepalive   *keepalive.ClientParameters
+	noKeepalive bool
 	dialOptions []grpc.DialOption
+}
+
+// The client's default keepalive: while a call is open (an attached session's stream), it pings
+// the server every DefaultKeepaliveTime and counts the connection dead when an answer takes longer
+// than DefaultKeepaliveTimeout. A ping every 30 s keeps a quiet stream's connection inside the idle
+// timeouts of load balancers, NATs and firewalls (60 s and more is common); a server that stops
+// answering is noticed within 50 s, and attached sessions re-attach. The Parkway server accepts
+// client pings at any interval.
+const (
+	DefaultKeepaliveTime    = 30 * time.Second
+	DefaultKeepaliveTimeout = 20 * time.Second
+)
+
+// WithKeepalive sets the client's keepalive pings instead of the defaults (see
+// [DefaultKeepaliveTime]); gRPC raises a Time under 10 s to 10 s.
+func WithKeepalive(params keepalive.ClientParameters) Option {
+	return func(c *dialConfig) { c.keepalive = &params; c.noKeepalive = false }
+}
+
+// WithoutKeepalive sends no keepalive pings: a quiet stream may then be cut by a load balancer's
+// idle timeout, and a dead server is noticed only when the operating system gives up on the
+// connection.
+func WithoutKeepalive() Option {
+	return func(c *dialConfig) { c.keepalive = nil; c.noKeepalive = true }
+}
+
+// keepaliveParams returns the keepalive the client dials with, and false when it sends no pings.
+func (c *dialConfig) keepaliveParams() (keepalive.ClientParameters, bool) {
+	if c.noKeepalive {
+		return keepalive.ClientParameters{}, false
+	}
+	if c.keepalive != nil {
+		return *c.keepalive, true
+	}
+	return keepalive.ClientParameters{Time: DefaultKeepaliveTime, Timeout: DefaultKeepaliveTimeout}, true
 }
 
 // WithToken sends `authorization: Bearer <token>` with every call. Without [WithTransportCredentials]
@@ -115,6 +153,9 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 			},
 			MinConnectTimeout: 5 * time.Second,
 		}),
+	}
+	if params, ok := cfg.keepaliveParams(); ok {
+		dialOpts = append(dialOpts, grpc.WithKeepaliveParams(params))
 	}
 	if cfg.token != "" {
 		dialOpts = append(dialOpts, grpc.WithPerRPCCredentials(bearer{token: cfg.token}))

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	parkway "github.com/parkway-dev/parkway/clients/go"
 	pb "github.com/parkway-dev/parkway/clients/go/gen/parkway/v1"
@@ -68,12 +69,28 @@ func testUnary(t *testing.T, env *testEnv) {
 		t.Errorf("ListSessions(page_size 1) = %v, %v; want one session", page, err)
 	}
 
-	res, err := c.Reply(ctx, &pb.ReplyRequest{
+	hello := &pb.ReplyRequest{
 		SessionId: created.GetId(),
+		RequestId: "go-reply-1",
 		Input:     &pb.ReplyRequest_UserMessage{UserMessage: &pb.UserMessage{Text: "hello"}},
-	})
+	}
+	res, err := c.Reply(ctx, hello)
 	if err != nil {
 		t.Fatalf("Reply: %v", err)
+	}
+	// A retry with the same request_id gets the first outcome; another input with it is refused.
+	again, err := c.Reply(ctx, hello)
+	if err != nil || !proto.Equal(again, res) {
+		t.Errorf("retried Reply = %v, %v; want the first outcome %v", again, err, res)
+	}
+	_, err = c.Reply(ctx, &pb.ReplyRequest{
+		SessionId: created.GetId(),
+		RequestId: "go-reply-1",
+		Input:     &pb.ReplyRequest_UserMessage{UserMessage: &pb.UserMessage{Text: "something else"}},
+	})
+	if v := parkway.FieldViolations(err); status.Code(err) != codes.InvalidArgument ||
+		len(v) != 1 || v[0].GetField() != "request_id" {
+		t.Errorf("Reply reusing request_id for another input = %v, want INVALID_ARGUMENT on request_id", err)
 	}
 	if res.GetMessage().GetFinishedReason() != pb.FinishedReason_FINISHED_REASON_COMPLETED {
 		t.Errorf("Reply finished_reason = %v, want COMPLETED", res.GetMessage().GetFinishedReason())

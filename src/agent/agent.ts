@@ -2,6 +2,12 @@ import type { Model } from "../model/model.js";
 import type { Tool } from "../tools/tool.js";
 import type { Rule } from "./types.js";
 
+/**
+ * The default of `maxBlockBytes`: 1 MiB, so that a block, a waiting call's input or an event that
+ * carries one stays well under gRPC's default 4 MiB receive limit of every client.
+ */
+export const DEFAULT_MAX_BLOCK_BYTES = 1024 * 1024;
+
 /** What happens to a parked call whose confirm timeout passes. */
 export type ExpiryPolicy = "deny" | "interrupt";
 
@@ -28,6 +34,12 @@ export interface AgentDefinition {
   readonly expiryPolicy: ExpiryPolicy;
   /** Most bytes of output a tool may produce. */
   readonly maxToolOutputBytes: number;
+  /**
+   * Most bytes one block the model streams may hold: a text or thinking block (cut with a marker)
+   * or a tool call's input (dropped, and the call fails with an error the model reads). Default
+   * `DEFAULT_MAX_BLOCK_BYTES`.
+   */
+  readonly maxBlockBytes?: number;
   /** Rules declared in the configuration (source "config"), in effect for every session. */
   readonly rules: readonly Rule[];
 }

@@ -1,5 +1,6 @@
 import { newId } from "../common/ids.js";
 import { type Model, ModelError, type ModelMessage, type ModelToolSpec } from "../model/model.js";
+import { BlockBudget, cutMarker } from "./block-budget.js";
 import type { EventBody } from "./events.js";
 import {
   emptyUsage,
@@ -31,11 +32,15 @@ export async function runModelTurn(args: {
   message: Msg;
   signal: AbortSignal;
   emit: (body: EventBody) => void;
+  /** Most bytes one block may hold (see `AgentDefinition.maxBlockBytes`). */
+  maxBlockBytes: number;
 }): Promise<TurnOutcome> {
-  const { model, message, emit, signal } = args;
+  const { model, message, emit, signal, maxBlockBytes } = args;
   let text: TextBlock | undefined;
   let thinking: ThinkingBlock | undefined;
+  let budget = new BlockBudget(maxBlockBytes);
   const calls = new Map<number, ToolCallBlock>();
+  const callBudgets = new Map<number, BlockBudget>();
   let usage = emptyUsage();
 
   const closeText = () => {
@@ -60,26 +65,34 @@ export async function runModelTurn(args: {
       signal,
     })) {
       switch (event.type) {
-        case "thinking_delta":
+        case "thinking_delta": {
           closeText();
           if (!thinking) {
             thinking = { type: "thinking", id: newId("blk"), thinking: "" };
+            budget = new BlockBudget(maxBlockBytes);
             message.content.push(thinking);
             emit({ type: "thinking_block_start", blockId: thinking.id });
           }
-          thinking.thinking += event.delta;
-          emit({ type: "thinking_block_delta", blockId: thinking.id, delta: event.delta });
+          const kept = budget.take(event.delta, cutMarker);
+          if (kept === "") break;
+          thinking.thinking += kept;
+          emit({ type: "thinking_block_delta", blockId: thinking.id, delta: kept });
           break;
-        case "text_delta":
+        }
+        case "text_delta": {
           closeThinking();
           if (!text) {
             text = { type: "text", id: newId("blk"), text: "" };
+            budget = new BlockBudget(maxBlockBytes);
             message.content.push(text);
             emit({ type: "text_block_start", blockId: text.id });
           }
-          text.text += event.delta;
-          emit({ type: "text_block_delta", blockId: text.id, delta: event.delta });
+          const kept = budget.take(event.delta, cutMarker);
+          if (kept === "") break;
+          text.text += kept;
+          emit({ type: "text_block_delta", blockId: text.id, delta: kept });
           break;
+        }
         case "tool_call_start": {
           closeThinking();
           closeText();
@@ -92,15 +105,24 @@ export async function runModelTurn(args: {
             state: "pending",
           };
           calls.set(event.index, call);
+          callBudgets.set(event.index, new BlockBudget(maxBlockBytes));
           message.content.push(call);
           emit({ type: "tool_call_start", toolCallId: call.id, toolCallName: call.name });
           break;
         }
         case "tool_call_delta": {
           const call = calls.get(event.index);
-          if (!call) break;
-          call.input += event.delta;
-          emit({ type: "tool_call_delta", toolCallId: call.id, delta: event.delta });
+          const callBudget = callBudgets.get(event.index);
+          if (!call || !callBudget) break;
+          // An input past the limit is dropped whole: a cut JSON input means nothing.
+          const kept = callBudget.take(event.delta, () => "");
+          if (callBudget.over) {
+            call.input = "";
+            call.inputDroppedBytes = callBudget.sent;
+            break;
+          }
+          call.input += kept;
+          emit({ type: "tool_call_delta", toolCallId: call.id, delta: kept });
           break;
         }
         case "usage":

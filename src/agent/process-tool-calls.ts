@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
 import { decide, findHolder } from "./gate.js";
 import type { ReplyEnv } from "./reply-loop.js";
 import { parseToolInput } from "./tool-input.js";
@@ -43,6 +44,12 @@ function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlo
     const holder = batch.find((c) => c.id === call.heldBy);
     if (holder?.state === "asking") return "wait";
     delete call.heldBy;
+  }
+  if (call.inputDroppedBytes !== undefined) {
+    const limit = env.agent.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES;
+    const text = `the input of ${call.name} was ${call.inputDroppedBytes} bytes, over the agent's maxBlockBytes (${limit}); it was not kept: call the tool again with a smaller input`;
+    env.message.content.push(finishWithoutRunning(call, "error", text, env.emit));
+    return "done";
   }
   const parsed = parseToolInput(tool, call.name, call.input, env.agent.tools.keys());
   if (!parsed.ok || !tool) {

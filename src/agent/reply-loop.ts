@@ -1,4 +1,4 @@
-import type { AgentDefinition } from "./agent.js";
+import { type AgentDefinition, DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
 import type { EventBody } from "./events.js";
 import type { PermissionState } from "./gate.js";
 import { runModelTurn } from "./model-turn.js";
@@ -115,6 +115,7 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
       message,
       signal: env.signal,
       emit: env.emit,
+      maxBlockBytes: agent.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
     });
     message.usage = addUsage(message.usage, turn.usage);
     if (turn.kind === "error") return finish(env, "error", turn.error);

@@ -101,6 +101,8 @@ export const toolCallBlockSchema = z.object({
   resultStarted: z.boolean().optional(),
   /** Held back (no prompt of its own) until this earlier call of the batch is answered. */
   heldBy: z.string().optional(),
+  /** Set when the model's input passed the block limit: its size; `input` is then empty. */
+  inputDroppedBytes: z.number().int().optional(),
 });
 export const toolResultBlockSchema = z.object({
   type: z.literal("tool_result"),

@@ -25,6 +25,7 @@ import {
 } from "../generated/parkway/v1/permission.js";
 import { channelCredentials, type TlsOptions } from "./channel-credentials.js";
 import { fromServiceError } from "./errors.js";
+import { keepaliveChannelOptions, type KeepaliveOptions } from "./keepalive.js";
 import { ParkwaySession, type SessionOptions } from "./session.js";
 
 /** How to reach the server. */
@@ -37,6 +38,12 @@ export interface ClientOptions {
   token?: string;
   /** Default deadline of unary calls, in ms. */
   timeoutMs?: number;
+  /**
+   * HTTP/2 keepalive pings while a call is open, so an attached session's quiet stream survives the
+   * idle timeouts of load balancers and a dead server is noticed: default every 30 s with a 20 s
+   * timeout (`DEFAULT_CLIENT_KEEPALIVE`); set values to change them, or false to send none.
+   */
+  keepalive?: KeepaliveOptions | false;
 }
 
 /** Per-call options. */
@@ -64,7 +71,11 @@ export class ParkwayClient {
     private readonly options: ClientOptions = {},
   ) {
     const creds = channelCredentials(options);
-    this.agentService = new AgentServiceClient(address, creds);
+    this.agentService = new AgentServiceClient(
+      address,
+      creds,
+      keepaliveChannelOptions(options.keepalive),
+    );
     this.permissionService = new PermissionServiceClient(address, creds, {
       channelOverride: this.agentService.getChannel(),
     });

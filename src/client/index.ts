@@ -5,6 +5,7 @@ export {
   ParkwayClient,
 } from "./client.js";
 export { type TlsOptions } from "./channel-credentials.js";
+export { DEFAULT_CLIENT_KEEPALIVE, type KeepaliveOptions } from "./keepalive.js";
 export { fromRpcStatus, fromServiceError, ParkwayClientError } from "./errors.js";
 export { ParkwaySession, type SessionInput, type SessionOptions, settlesReply } from "./session.js";
 export {

@@ -4,6 +4,7 @@ export {
   type Config,
   type ConfigInput,
   configSchema,
+  type KeepaliveConfig,
   type TlsConfig,
 } from "./schema.js";
 export { bashEnvironment } from "./bash-env.js";

@@ -27,23 +27,58 @@ export const modelConfigSchema = z.strictObject({
   timeout: duration().default(600_000),
 });
 
-/**
- * A duration: milliseconds, or a string such as "500ms", "30s", "5m", "1h". Positive unless
- * `allowZero`.
- */
-export function duration(options: { allowZero?: boolean } = {}) {
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  return z.union([
-    options.allowZero ? z.number().int().min(0) : z.number().int().positive(),
-    z
-      .string()
-      .regex(/^\d+(ms|s|m|h)$/, 'expected a duration such as "30s", "5m" or milliseconds')
-      .transform((v) => {
-        const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(v) ?? [];
-        return Number(n) * (units[unit ?? "ms"] ?? 1);
-      }),
-  ]);
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** Milliseconds of a duration: a whole number of ms, or "500ms", "30s", "5m", "1h"; else undefined. */
+function durationMs(value: number | string): number | undefined {
+  if (typeof value === "number") return Number.isInteger(value) && value >= 0 ? value : undefined;
+  const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(value) ?? [];
+  if (n === undefined || unit === undefined) return undefined;
+  return Number(n) * (DURATION_UNITS[unit] ?? 1);
 }
+
+/**
+ * A duration: a positive whole number of milliseconds, or a string such as "500ms", "30s", "5m",
+ * "1h"; parsed to milliseconds. With `bounds`, it must lie between `min` and `max` inclusive (ms),
+ * and the error names both, as written in `text`.
+ */
+export function duration(bounds?: { min: number; max: number; text: [string, string] }) {
+  const expected = bounds
+    ? `expected a duration from ${bounds.text[0]} to ${bounds.text[1]}, such as "30s" or milliseconds`
+    : 'expected a duration such as "30s", "5m" or milliseconds';
+  return z.union([z.number(), z.string()], { error: expected }).transform((value, ctx) => {
+    const ms = durationMs(value);
+    if (ms === undefined || ms < (bounds?.min ?? 1) || (bounds && ms > bounds.max)) {
+      ctx.addIssue({ code: "custom", message: expected });
+      return z.NEVER;
+    }
+    return ms;
+  });
+}
+
+/**
+ * HTTP/2 keepalive of the server's connections. Every `time` the server pings each connection; a
+ * peer that does not answer within `timeout` (a frozen process, a sleeping laptop, a network that
+ * dropped it without a reset) is disconnected and its streams end, which frees their places under
+ * `limits.streamsPerSession`. A dead peer is found within `time + timeout` (50 s by default): long
+ * enough that a ping costs nothing and a busy client has time to answer, short enough that a
+ * reconnecting client finds its places free within a minute. The server accepts the clients' own
+ * keepalive pings at any interval (grpc-js sends no GOAWAY too_many_pings).
+ */
+export const keepaliveConfigSchema = z.strictObject({
+  /** Ping each connection; false leaves dead peers' streams open until the OS notices. */
+  enabled: z.boolean().default(true),
+  /** Interval between the server's pings on each connection. */
+  time: duration({ min: 100, max: 86_400_000, text: ["100ms", "24h"] }).default(30_000),
+  /** How long the answer to a ping may take before the connection is closed. */
+  timeout: duration({ min: 100, max: 600_000, text: ["100ms", "10m"] }).default(20_000),
+});
+export type KeepaliveConfig = z.infer<typeof keepaliveConfigSchema>;
+export const KEEPALIVE_CONFIG_DEFAULT: KeepaliveConfig = {
+  enabled: true,
+  time: 30_000,
+  timeout: 20_000,
+};
 
 /**
  * TLS for the gRPC listener: PEM files read when the server starts. With `clientCa`, clients must
@@ -146,6 +181,16 @@ export const agentConfigSchema = z.strictObject({
   confirmTimeout: duration().optional(),
   expiryPolicy: z.enum(["deny", "interrupt"]).default("deny"),
   maxToolOutputBytes: z.number().int().positive().default(1_000_000),
+  /**
+   * Most bytes of one block the model streams: text and thinking past it are cut with a marker, a
+   * tool call's input past it is dropped and the call fails with an error the model reads.
+   */
+  maxBlockBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(3 * 1024 * 1024, "at most 3 MiB, so that every client can receive it")
+    .default(1024 * 1024),
   bash: bashConfigSchema.default(BASH_CONFIG_DEFAULT),
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
@@ -168,9 +213,7 @@ export const configSchema = z.strictObject({
    * On SIGTERM or SIGINT, how long tools that are running may take to finish before they are
    * interrupted (replies stop at once; a tool that finishes in time is recorded with its result).
    */
-  shutdownGrace: duration({ allowZero: true })
-    .refine((ms) => ms <= 3_600_000, "must be at most 1h")
-    .default(10_000),
+  shutdownGrace: duration({ min: 0, max: 3_600_000, text: ["0s", "1h"] }).default(10_000),
   /** Log level. */
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   /** Default model. */
@@ -178,10 +221,17 @@ export const configSchema = z.strictObject({
   /**
    * How much of each session's event log to keep: the events of the last `keepFinishedReplies`
    * finished replies (older replies are compacted to their final message); unset keeps everything.
+   * How many request ids each session remembers for idempotent retries (`requestIdsPerSession`,
+   * the most recent ones) and for how long after their input was applied (`requestIdTtl`); a
+   * forgotten id is treated as new.
    */
   retention: z
-    .strictObject({ keepFinishedReplies: z.number().int().min(0).optional() })
-    .default({}),
+    .strictObject({
+      keepFinishedReplies: z.number().int().min(0).optional(),
+      requestIdsPerSession: z.number().int().min(1).max(1_000_000).default(1000),
+      requestIdTtl: duration().default(24 * 3_600_000),
+    })
+    .default({ requestIdsPerSession: 1000, requestIdTtl: 24 * 3_600_000 }),
   /**
    * Tenants and their bearer tokens (SHA-256 hex digests of the tokens, never the tokens). With
    * none, the server is single-tenant and listens on loopback only unless `allowRemote` is set.
@@ -232,6 +282,8 @@ export const configSchema = z.strictObject({
       inputsPerSecond: 500,
       streamBacklogEvents: 10_000,
     }),
+  /** HTTP/2 keepalive pings that find dead peers and end their streams. */
+  keepalive: keepaliveConfigSchema.default(KEEPALIVE_CONFIG_DEFAULT),
   /** TLS (and mTLS with `tls.clientCa`); unset = plaintext. */
   tls: tlsConfigSchema.optional(),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */

@@ -23,6 +23,7 @@ export const DEFAULT_AGENT: AgentConfig = {
   maxIters: 20,
   expiryPolicy: "deny",
   maxToolOutputBytes: 1_000_000,
+  maxBlockBytes: 1024 * 1024,
   bash: BASH_CONFIG_DEFAULT,
   permissions: { allow: [], deny: [], ask: [] },
 };
@@ -134,6 +135,7 @@ export async function buildAgents(args: {
       ...(agent.confirmTimeout === undefined ? {} : { confirmTimeoutMs: agent.confirmTimeout }),
       expiryPolicy: agent.expiryPolicy,
       maxToolOutputBytes: agent.maxToolOutputBytes,
+      maxBlockBytes: agent.maxBlockBytes,
       rules: configRules(agent, index),
     });
   }

@@ -93,7 +93,13 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   });
   const store = options.store ?? createLevelStore(config.data);
   const manager = new SessionManager(store, agents, log, {
-    ...config.retention,
+    ...(config.retention.keepFinishedReplies === undefined
+      ? {}
+      : { keepFinishedReplies: config.retention.keepFinishedReplies }),
+    requestIds: {
+      perSession: config.retention.requestIdsPerSession,
+      ttlMs: config.retention.requestIdTtl,
+    },
     limits: config.limits,
   });
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
@@ -109,6 +115,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     log,
     authenticate: createAuthenticator(config.tenants),
     maxMessageBytes: config.limits.messageBytes,
+    keepalive: config.keepalive.enabled
+      ? { timeMs: config.keepalive.time, timeoutMs: config.keepalive.timeout }
+      : false,
     ...(tls ? { tls } : {}),
     agentService: createAgentService(manager, { inputsPerSecond: config.limits.inputsPerSecond }),
     permissionService: createPermissionService(

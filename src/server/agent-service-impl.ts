@@ -197,11 +197,14 @@ export function createAgentService(
         throw invalidArgument([{ field: "session_id", description: "is required" }]);
       }
       const input = toSessionInput(request.input, "input");
-      const { settled } = await manager.apply(tenant, request.sessionId, input, {
+      const applied = await manager.apply(tenant, request.sessionId, input, {
         principal: ctx.principal.name,
         requestId: request.requestId,
       });
-      if (!settled) {
+      // A retry gets the outcome the input had the first time, not the session's state now.
+      const done = applied.settled ? await applied.settled : await applied.firstOutcome?.();
+      manager.release(await manager.actor(request.sessionId, tenant));
+      if (!done) {
         const view = await manager.get(tenant, request.sessionId);
         return {
           message: undefined,
@@ -209,8 +212,6 @@ export function createAgentService(
           status: sessionStatus.toPb(view.status),
         };
       }
-      const done = await settled;
-      manager.release(await manager.actor(request.sessionId, tenant));
       return {
         message: msgToPb(done.message),
         pendingToolCalls: done.pending.map(toolCallToPb),

@@ -43,7 +43,21 @@ export interface ServerDeps {
   authenticate?: Authenticate;
   /** TLS for the listener (mTLS when it has `clientCa`); default: plaintext. */
   tls?: TlsMaterial;
+  /**
+   * HTTP/2 keepalive: ping every connection every `timeMs` and close one whose answer takes longer
+   * than `timeoutMs`, ending its streams; false sends no pings. Default: 30 s and 20 s.
+   */
+  keepalive?: ServerKeepalive | false;
 }
+
+/** The server's keepalive pings. */
+export interface ServerKeepalive {
+  timeMs: number;
+  timeoutMs: number;
+}
+
+/** Keepalive used when `ServerDeps.keepalive` is unset; a dead peer is found within 50 s. */
+export const DEFAULT_SERVER_KEEPALIVE: ServerKeepalive = { timeMs: 30_000, timeoutMs: 20_000 };
 
 /**
  * A Parkway gRPC server. Its life: starting (bound; every call but health and reflection answers
@@ -115,8 +129,18 @@ export function createServer(deps: ServerDeps): ParkwayServer {
       if (phase === "draining") throw shuttingDown();
     },
   };
+  const keepalive = deps.keepalive ?? DEFAULT_SERVER_KEEPALIVE;
   const server = new Server({
     "grpc.max_receive_message_length": deps.maxMessageBytes ?? 4 * 1024 * 1024,
+    // grpc-js pings each connection every keepalive_time_ms and destroys it when an answer takes
+    // longer than keepalive_timeout_ms; its calls then see "cancelled" and detach. It answers the
+    // clients' pings at any rate: it has no minimum ping interval and no ping strikes.
+    ...(keepalive
+      ? {
+          "grpc.keepalive_time_ms": keepalive.timeMs,
+          "grpc.keepalive_timeout_ms": keepalive.timeoutMs,
+        }
+      : {}),
   });
 
   const agent = deps.agentService ?? unimplementedAgentService();

@@ -1,3 +1,10 @@
-export { createServer, ListenError, type ParkwayServer, type ServerDeps } from "./create-server.js";
+export {
+  createServer,
+  DEFAULT_SERVER_KEEPALIVE,
+  ListenError,
+  type ParkwayServer,
+  type ServerDeps,
+  type ServerKeepalive,
+} from "./create-server.js";
 export type { BidiHandler, UnaryHandler } from "./adapters.js";
 export type { CallContext } from "./call-context.js";

@@ -57,6 +57,8 @@ export const SessionRecord = defineRecord({
     compactedThrough: z.number().int().nonnegative().optional(),
     /** The REPLY_START seq of the most recent replies, oldest first (for compaction). */
     replyStarts: z.array(z.number().int().positive()).optional(),
+    /** Request ids applied so far (the next one's `RequestOrderRecord` key). */
+    requestCount: z.number().int().nonnegative().optional(),
   }),
 });
 export type SessionData = z.infer<typeof SessionRecord.schema>;
@@ -125,13 +127,46 @@ export const RunningRecord = defineRecord({
   schema: z.object({ replyId: z.string(), since: z.string() }),
 });
 
-/** The outcome of an applied input, for idempotent retries: key = `<session id>/<request id>`. */
+/**
+ * An applied input's request id, for idempotent retries: key = `<session id>/<request id>`. Written
+ * in the batch that applies the input; a retry with the same id is compared by `digest` and answered
+ * with the first outcome: the waiting notice in `parked` when the reply parked after the input
+ * (written with the park), otherwise the reply's final message, history message `messageIndex`.
+ * Version 1 held only `appliedAt` and `kind`.
+ */
 export const RequestRecord = defineRecord({
   kind: "request",
-  version: 1,
-  schema: z.object({ appliedAt: z.string(), kind: z.string() }),
+  version: 2,
+  schema: z.object({
+    appliedAt: z.string(),
+    kind: z.string(),
+    /** SHA-256 (hex) of the canonical input (see `inputDigest`); absent on version 1 records. */
+    digest: z.string().optional(),
+    /** The reply the input started or answered. */
+    replyId: z.string().optional(),
+    /** Where the reply's final message lands in the history. */
+    messageIndex: z.number().int().nonnegative().optional(),
+    /** Its key in the session's order of request ids (`RequestOrderRecord`). */
+    order: z.number().int().nonnegative().optional(),
+    /** The first outcome when the reply parked after the input: the waiting notice. */
+    parked: z.object({ notice: msgSchema, status: sessionStatusSchema }).optional(),
+  }),
+  migrations: { 1: (data) => data },
 });
+export type RequestData = z.infer<typeof RequestRecord.schema>;
 export const requestKey = (sessionId: string, requestId: string) => `${sessionId}/${requestId}`;
+
+/**
+ * A session's request ids in the order they were applied, to forget the oldest: key =
+ * `<session id>/<order, 12 digits>`.
+ */
+export const RequestOrderRecord = defineRecord({
+  kind: "request-order",
+  version: 1,
+  schema: z.object({ requestId: z.string(), appliedAt: z.string() }),
+});
+export const requestOrderKey = (sessionId: string, order: number) =>
+  `${sessionId}/${pad(order, 12)}`;
 
 /** A tenant's session, for listing: key = `<tenant>/<session id>` (ids sort by creation time). */
 export const TenantSessionRecord = defineRecord({

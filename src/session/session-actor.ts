@@ -28,6 +28,7 @@ import {
   messageKey,
   type ReplyData,
   ReplyRecord,
+  type RequestData,
   RequestRecord,
   requestKey,
   RunningRecord,
@@ -46,6 +47,7 @@ import type { RuleBook } from "./rule-book.js";
 import type { StreamItem } from "./stored-event.js";
 import type { Subscriber } from "./subscriber.js";
 import { denyExpired, newReply } from "./new-reply.js";
+import { type RequestTicket, writeRequest } from "./request-ids.js";
 import { waitingNotice } from "./waiting-notice.js";
 
 /** What a settled reply looks like to a waiting caller (the unary Reply RPC). */
@@ -67,6 +69,12 @@ export interface ActorDeps {
   keepFinishedReplies?: number;
 }
 
+/** An applied input's request id whose first outcome is the reply's next settlement. */
+interface AwaitingRequest {
+  requestId: string;
+  record: RequestData;
+}
+
 /** A reply being run or parked, with what only lives in memory. */
 interface ActiveReply {
   data: ReplyData;
@@ -75,6 +83,8 @@ interface ActiveReply {
   /** Stops the tools that are running. */
   tools: AbortController;
   task?: Promise<void>;
+  /** Request ids applied since the reply last settled: a park records its notice as theirs. */
+  awaiting?: AwaitingRequest[];
 }
 
 /** Why a shutdown interrupted a reply, as its REPLY_END and interrupted calls say. */
@@ -83,8 +93,13 @@ const SHUTDOWN = {
   resultText: "The tool call was interrupted because the server shut down.",
 };
 
-/** What an input needs to be applied once: its request id, when the client gave one. */
-type Request = string | undefined;
+/** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
+type Request = RequestTicket | undefined;
+
+/** A request id being recorded with its input. */
+interface NotedRequest extends AwaitingRequest {
+  write: (batch: StoreBatch) => void;
+}
 
 /**
  * One session: applies its inputs one at a time (each exactly once, atomically with the events it
@@ -98,6 +113,8 @@ export class SessionActor implements HubOwner {
   private dirty = false;
   private active: ActiveReply | undefined;
   private readonly settleWaiters = new Map<string, ((s: ReplySettled) => void)[]>();
+  /** The first outcome of inputs applied here whose reply has not settled (and stored it) yet. */
+  private readonly outcomes = new Map<string, Promise<ReplySettled>>();
   private disposed = false;
   private rules: readonly Rule[] = [];
 
@@ -179,19 +196,85 @@ export class SessionActor implements HubOwner {
     }
   }
 
-  /** True when an input with this request id was applied before (it must not be applied again). */
-  async applied(requestId: Request): Promise<boolean> {
-    if (!requestId) return false;
-    return (await this.deps.store.get(RequestRecord, requestKey(this.id, requestId))) !== undefined;
+  /** The number the next request id of this session is recorded under. */
+  get nextRequest(): number {
+    return this.data.requestCount ?? 0;
   }
 
-  private recordRequest(batch: StoreBatch, requestId: Request, kind: string): void {
-    if (requestId) {
-      batch.put(RequestRecord, requestKey(this.id, requestId), {
-        appliedAt: new Date().toISOString(),
-        kind,
-      });
-    }
+  /**
+   * Records an input's request id: counts it in the session record (written with the input), and
+   * returns what writes it into the input's batch. Its first outcome is the reply's next settlement:
+   * a park stores the waiting notice with the id, an end is the final message stored as history
+   * message `messageIndex`.
+   */
+  private noteRequest(
+    ticket: Request,
+    active: ActiveReply,
+    messageIndex: number,
+  ): NotedRequest | undefined {
+    if (!ticket) return undefined;
+    const order = this.nextRequest;
+    this.data = { ...this.data, requestCount: order + 1 };
+    this.dirty = true;
+    const record = {
+      appliedAt: new Date().toISOString(),
+      kind: ticket.kind,
+      digest: ticket.digest,
+      replyId: active.data.replyId,
+      messageIndex,
+      order,
+    };
+    return {
+      requestId: ticket.requestId,
+      record,
+      write: (b) => writeRequest(b, this.id, ticket, record),
+    };
+  }
+
+  /**
+   * Once an input's request id is stored: until the reply settles, a retry waits for `settled`, and
+   * a park stores its notice as the id's first outcome.
+   */
+  private awaitOutcome(
+    active: ActiveReply,
+    request: NotedRequest | undefined,
+    settled: Promise<ReplySettled>,
+  ): void {
+    // A reply that has already ended stored its final message, the outcome, with its end.
+    if (!request || this.active !== active) return;
+    (active.awaiting ??= []).push({ requestId: request.requestId, record: request.record });
+    this.outcomes.set(request.requestId, settled);
+  }
+
+  /** Forgets the in-memory outcomes of `awaiting` once their settlement is stored. */
+  private settledRequests(awaiting: AwaitingRequest[] | undefined): void {
+    for (const { requestId } of awaiting ?? []) this.outcomes.delete(requestId);
+  }
+
+  /**
+   * The first outcome of an input applied before, from its request record: the waiting notice when
+   * the reply parked after it, otherwise the reply's final message; while the reply still runs,
+   * its settlement. Undefined when the record predates outcomes (version 1).
+   */
+  async firstOutcome(requestId: string, record: RequestData): Promise<ReplySettled | undefined> {
+    const fromParked = (parked: NonNullable<RequestData["parked"]>): ReplySettled => ({
+      message: parked.notice,
+      status: parked.status,
+      pending: parked.notice.content.filter((b) => b.type === "tool_call"),
+    });
+    if (record.parked) return fromParked(record.parked);
+    const inMemory = this.outcomes.get(requestId);
+    if (inMemory) return inMemory;
+    // The settlement may have been stored since the record was read.
+    const now =
+      (await this.deps.store.get(RequestRecord, requestKey(this.id, requestId))) ?? record;
+    if (now.parked) return fromParked(now.parked);
+    if (now.messageIndex === undefined || now.replyId === undefined) return undefined;
+    const final = await this.deps.store.get(MessageRecord, messageKey(this.id, now.messageIndex));
+    if (final?.id === now.replyId) return { message: final, status: "idle", pending: [] };
+    // Applied before a restart and not ended yet: its reply's recovery settles it.
+    if (this.active?.data.replyId === now.replyId) return this.whenSettled(now.replyId);
+    return undefined;
   }
 
   /**
@@ -281,6 +364,7 @@ export class SessionActor implements HubOwner {
     };
     this.active = active;
     const settled = this.whenSettled(replyId);
+    const request = this.noteRequest(requestId, active, index + 1);
     // The event and the state it starts are written in one batch.
     await this.events.emitWith(
       replyId,
@@ -290,21 +374,31 @@ export class SessionActor implements HubOwner {
           b.put(MessageRecord, messageKey(this.id, index), user);
           b.put(ReplyRecord, this.id, data);
           b.put(RunningRecord, this.id, { replyId, since: now });
-          this.recordRequest(b, requestId, "user_message");
+          request?.write(b);
         },
       },
     );
+    this.awaitOutcome(active, request, settled);
     this.run(active);
     return { replyId, settled };
   }
 
-  /** Interrupts the running or parked reply; a no-op on an idle session. */
-  async interrupt(replyId: string, principal: string, requestId?: Request): Promise<void> {
+  /**
+   * Interrupts the running or parked reply, resolving once it has ended, with a promise of its
+   * settlement; a no-op on an idle session.
+   */
+  async interrupt(
+    replyId: string,
+    principal: string,
+    requestId?: Request,
+  ): Promise<{ settled?: Promise<ReplySettled> }> {
     const active = this.active;
-    if (!active) return;
+    if (!active) return {};
     assertReply(active.data.replyId, replyId);
+    const settled = this.whenSettled(active.data.replyId);
+    const request = this.noteRequest(requestId, active, this.data.messageCount);
     const extra = (b: StoreBatch) => {
-      this.recordRequest(b, requestId, "user_interrupt");
+      request?.write(b);
       writeAudit(b, this.tenant, [interruptAudit(this.id, active.data.replyId, principal)]);
     };
     if (active.task) {
@@ -313,7 +407,9 @@ export class SessionActor implements HubOwner {
       active.controller.abort(reason);
       active.tools.abort(reason);
       await this.events.commit({ extra });
-      return task;
+      this.awaitOutcome(active, request, settled);
+      await task;
+      return { settled };
     }
     await this.settle(
       active,
@@ -321,6 +417,8 @@ export class SessionActor implements HubOwner {
       this.interruptParked(active),
       extra,
     );
+    this.awaitOutcome(active, request, settled);
+    return { settled };
   }
 
   /** Interrupts every unfinished call; returns the events, to be written with the reply's end. */
@@ -345,13 +443,17 @@ export class SessionActor implements HubOwner {
     const accepted = applyConfirmations(message, answers, this.answerContext(principal, buffered));
     const audit = confirmAudit(this.id, active.data.message, answers, principal);
     const { fresh } = await this.deps.rules.prepare(accepted);
+    const settled = this.whenSettled(active.data.replyId);
+    const request = this.noteRequest(requestId, active, this.data.messageCount);
     await this.applyAnswer(active, message, buffered, (b) => {
       this.deps.rules.write(b, fresh);
-      this.recordRequest(b, requestId, "user_confirm_result");
+      request?.write(b);
       writeAudit(b, this.tenant, audit);
     });
     this.deps.rules.committed(fresh);
-    return { settled: this.resume(active) };
+    this.awaitOutcome(active, request, settled);
+    this.resume(active);
+    return { settled };
   }
 
   /** Applies external results to the parked reply (refusing bad ones whole), then resumes it. */
@@ -372,11 +474,15 @@ export class SessionActor implements HubOwner {
     const buffered: EventBody[] = [];
     applyExternalResults(message, answers, this.answerContext(principal, buffered));
     const audit = externalAudit(this.id, message, answers, principal);
+    const settled = this.whenSettled(active.data.replyId);
+    const request = this.noteRequest(requestId, active, this.data.messageCount);
     await this.applyAnswer(active, message, buffered, (b) => {
-      this.recordRequest(b, requestId, "external_execution_result");
+      request?.write(b);
       writeAudit(b, this.tenant, audit);
     });
-    return { settled: this.resume(active) };
+    this.awaitOutcome(active, request, settled);
+    this.resume(active);
+    return { settled };
   }
 
   /**
@@ -416,7 +522,7 @@ export class SessionActor implements HubOwner {
     const buffered: EventBody[] = [];
     denyExpired(message, due, seconds, (body) => buffered.push(body));
     await this.applyAnswer(active, message, buffered, (b) => writeAudit(b, this.tenant, audit));
-    void this.resume(active);
+    this.resume(active);
   }
 
   private answerContext(principal: string, buffered: EventBody[]): AnswerContext {
@@ -458,12 +564,10 @@ export class SessionActor implements HubOwner {
     });
   }
 
-  private resume(active: ActiveReply): Promise<ReplySettled> {
-    const settled = this.whenSettled(active.data.replyId);
+  private resume(active: ActiveReply): void {
     active.controller = new AbortController();
     active.tools = new AbortController();
     this.run(active);
-    return settled;
   }
 
   private whenSettled(replyId: string): Promise<ReplySettled> {
@@ -565,7 +669,9 @@ export class SessionActor implements HubOwner {
   /**
    * Ends or parks a reply. Ending writes `before` (events that end its calls), REPLY_END, the message
    * into the history, the removal of the reply and `extra` in one batch; parking announces
-   * REPLY_PARKED with a synced checkpoint.
+   * REPLY_PARKED with a synced checkpoint and, as the first outcome of the request ids applied since
+   * the reply last settled, its waiting notice. Those waiting for the settlement get the final
+   * message or the waiting notice once it is stored.
    */
   private async settle(
     active: ActiveReply,
@@ -575,12 +681,16 @@ export class SessionActor implements HubOwner {
   ): Promise<void> {
     const replyId = active.data.replyId;
     const message = active.data.message;
+    const awaiting = active.awaiting;
+    active.awaiting = undefined;
+    let settled: ReplySettled;
     if (outcome.kind === "finished") {
       const compaction = await this.compaction();
       const index = this.data.messageCount;
       this.active = undefined;
       this.data = { ...this.data, messageCount: index + 1, ...compaction?.data };
       this.setStatus("idle");
+      settled = { message, status: this.data.status, pending: [] };
       const end: EventBody = {
         type: "reply_end",
         finishedReason: outcome.finishedReason,
@@ -604,16 +714,26 @@ export class SessionActor implements HubOwner {
           : "awaiting_external_result",
         replyId,
       );
-      this.emit(replyId, { type: "reply_parked", message: waitingNotice(message, pending) });
+      const notice = waitingNotice(message, pending);
+      settled = {
+        message: notice,
+        status: this.data.status,
+        pending: notice.content.filter((b) => b.type === "tool_call"),
+      };
+      if (awaiting && awaiting.length > 0) {
+        const parked = { notice, status: this.data.status };
+        this.events.stage((b) => {
+          for (const { requestId, record } of awaiting) {
+            b.put(RequestRecord, requestKey(this.id, requestId), { ...record, parked });
+          }
+        });
+      }
+      this.emit(replyId, { type: "reply_parked", message: notice });
       await this.events.settled();
     }
+    this.settledRequests(awaiting);
     const waiters = this.settleWaiters.get(replyId) ?? [];
     this.settleWaiters.delete(replyId);
-    const settled: ReplySettled = {
-      message: outcome.kind === "parked" ? waitingNotice(message, this.pendingCalls) : message,
-      status: this.data.status,
-      pending: this.pendingCalls,
-    };
     for (const resolve of waiters) resolve(settled);
   }
 

@@ -29,6 +29,13 @@ import {
   removeSessionDirectories,
 } from "./new-session.js";
 import { pendingCalls } from "./pending-calls.js";
+import {
+  checkRequestId,
+  deleteRequests,
+  lookupRequest,
+  REQUEST_ID_DEFAULTS,
+  type RequestIdLimits,
+} from "./request-ids.js";
 import { RuleBook } from "./rule-book.js";
 import { type ActorDeps, type ReplySettled, SessionActor } from "./session-actor.js";
 import type { StreamItem } from "./stored-event.js";
@@ -73,6 +80,7 @@ export class SessionManager {
   private readonly deps: Omit<ActorDeps, "rules">;
   private readonly limits: SessionLimits;
   private readonly sessionCount: TenantSessionCount;
+  private readonly requestIds: RequestIdLimits;
   /** Set by `stop`: from then on inputs, creations and deletions answer UNAVAILABLE. */
   private stopping = false;
 
@@ -80,9 +88,15 @@ export class SessionManager {
     private readonly store: Store,
     private readonly agents: ReadonlyMap<string, AgentDefinition>,
     private readonly log: Logger,
-    options: { keepFinishedReplies?: number; limits?: SessionLimits } = {},
+    options: {
+      keepFinishedReplies?: number;
+      limits?: SessionLimits;
+      /** How many request ids each session remembers, and for how long. */
+      requestIds?: Partial<RequestIdLimits>;
+    } = {},
   ) {
     this.limits = options.limits ?? {};
+    this.requestIds = { ...REQUEST_ID_DEFAULTS, ...options.requestIds };
     this.sessionCount = new TenantSessionCount(store);
     this.expiry = new ExpiryScheduler(store, log, async (sessionId, now) => {
       const actor = await this.actor(sessionId);
@@ -306,6 +320,7 @@ export class SessionManager {
       batch.del(MessageRecord, key);
     }
     await this.rules(tenant).deleteSessionRules(batch, sessionId);
+    await deleteRequests(this.store, batch, sessionId);
     batch
       .del(ReplyRecord, sessionId)
       .del(SessionRecord, sessionId)
@@ -370,26 +385,47 @@ export class SessionManager {
   }
 
   /**
-   * Applies one input. For a user message, resolves once the reply has started, with a promise of
-   * its settlement (finished or parked).
-   */
-  /**
-   * Applies one input, once: an input whose `requestId` was applied before is acknowledged again
-   * without being applied twice. For a user message or an answer, resolves once it is applied, with
-   * a promise of the reply's settlement (finished or parked again).
+   * Applies one input, once. For a user message, an answer or an interrupt, resolves once it is
+   * applied, with a promise of the reply's settlement (finished or parked). An input whose
+   * `requestId` the session remembers is not applied again: the same input resolves as a
+   * `duplicate` with `firstOutcome`, the settlement that followed it the first time; a different
+   * input is refused with INVALID_ARGUMENT naming `request_id`, and nothing changes.
    */
   async apply(
     tenant: string,
     sessionId: string,
     input: SessionInput,
     options: { principal?: string; requestId?: string } = {},
-  ): Promise<{ replyId?: string; settled?: Promise<ReplySettled>; duplicate?: boolean }> {
+  ): Promise<{
+    replyId?: string;
+    settled?: Promise<ReplySettled>;
+    duplicate?: boolean;
+    firstOutcome?: () => Promise<ReplySettled | undefined>;
+  }> {
     this.assertAccepting();
-    const actor = await this.actor(sessionId, tenant);
     const requestId = options.requestId || undefined;
+    if (requestId) checkRequestId(requestId);
+    const actor = await this.actor(sessionId, tenant);
     return actor.serial(async () => {
       this.assertAccepting();
-      if (await actor.applied(requestId)) return { duplicate: true };
+      let ticket;
+      if (requestId) {
+        const found = await lookupRequest(
+          this.store,
+          sessionId,
+          requestId,
+          input,
+          actor.nextRequest,
+          this.requestIds,
+        );
+        if ("duplicate" in found) {
+          return {
+            duplicate: true,
+            firstOutcome: () => actor.firstOutcome(requestId, found.duplicate),
+          };
+        }
+        ticket = found.ticket;
+      }
       const maxRunning = this.limits.runningReplies;
       if (maxRunning !== undefined && input.kind !== "user_interrupt") {
         const running = [...this.actors.values()].filter((a) => a.running).length;
@@ -403,23 +439,22 @@ export class SessionManager {
       }
       switch (input.kind) {
         case "user_message":
-          return actor.startReply(input.text, requestId);
+          return actor.startReply(input.text, ticket);
         case "user_interrupt":
-          await actor.interrupt(input.replyId, options.principal ?? "anonymous", requestId);
-          return {};
+          return actor.interrupt(input.replyId, options.principal ?? "anonymous", ticket);
         case "confirm":
           return actor.confirm(
             input.replyId,
             input.answers,
             options.principal ?? "anonymous",
-            requestId,
+            ticket,
           );
         case "external_results":
           return actor.externalResults(
             input.replyId,
             input.answers,
             options.principal ?? "anonymous",
-            requestId,
+            ticket,
           );
       }
     });

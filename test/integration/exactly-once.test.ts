@@ -124,7 +124,9 @@ describe("answers apply exactly once", () => {
       requestId: "req-1",
       input: message,
     });
-    expect(unary.message).toBeUndefined();
+    // The retry on Reply gets the first outcome of req-1: the reply's final message.
+    expect(unary.message?.id).toBe(first.find((e) => e.event?.$case === "replyEnd")!.replyId);
+    expect(unary.message?.finishedReason).toBe(1);
     expect((await h.client.getSession(session.id)).lastSeq).toBe(after.lastSeq);
   });
 });

@@ -41,7 +41,25 @@ describe("config", () => {
     expect(config.agents.map((a) => a.shareWorkingDirectories)).toEqual([false, true]);
   });
 
+  it("pings every connection every 30 s with a 20 s timeout by default; durations as strings", () => {
+    expect(parseConfig({}).keepalive).toEqual({ enabled: true, time: 30_000, timeout: 20_000 });
+    expect(parseConfig({ keepalive: { time: "2m", timeout: 500 } }).keepalive).toEqual({
+      enabled: true,
+      time: 120_000,
+      timeout: 500,
+    });
+    expect(parseConfig({ keepalive: { enabled: false } }).keepalive.enabled).toBe(false);
+  });
+
   it.each([
+    [{ keepalive: { time: "0s" } }, "keepalive.time: expected a duration from 100ms to 24h"],
+    [{ keepalive: { time: "2d" } }, "keepalive.time: expected a duration"],
+    [{ keepalive: { time: "25h" } }, "keepalive.time: expected a duration from 100ms to 24h"],
+    [{ keepalive: { timeout: 50 } }, "keepalive.timeout: expected a duration from 100ms to 10m"],
+    [{ keepalive: { timeout: -1 } }, "keepalive.timeout:"],
+    [{ keepalive: { enabled: "yes" } }, "keepalive.enabled:"],
+    [{ keepalive: { interval: "10s" } }, "keepalive.interval: unknown key"],
+    [{ model: { timeout: "soon" } }, 'model.timeout: expected a duration such as "30s"'],
     [{ listen: "127.0.0.1:65536" }, "listen: invalid port 65536"],
     [{ listen: "localhost" }, "listen: expected HOST:PORT"],
     [{ listn: "127.0.0.1:1" }, "listn: unknown key"],

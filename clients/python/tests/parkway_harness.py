@@ -243,10 +243,15 @@ class MockModel:
 
 
 class Stack:
-    """A mock model and a Parkway server configured with `agents` that use it."""
+    """A mock model and a Parkway server configured with `agents` that use it (and further
+    top-level config keys from `extra_config`)."""
 
     def __init__(
-        self, root: Path, agents: list[dict[str, Any]], script: dict[str, Any] | None = None
+        self,
+        root: Path,
+        agents: list[dict[str, Any]],
+        script: dict[str, Any] | None = None,
+        extra_config: dict[str, Any] | None = None,
     ) -> None:
         self.repo_root = find_repo_root()
         self.root = root
@@ -257,6 +262,7 @@ class Stack:
         config.write_text(
             json.dumps(
                 {
+                    **(extra_config or {}),
                     "model": {"url": self.model.url, "name": "scripted", "maxRetries": 2},
                     "agents": agents,
                 }

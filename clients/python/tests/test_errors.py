@@ -137,6 +137,37 @@ async def test_wrong_state_inputs_carry_precondition_details(
     assert chat.pending == {}
 
 
+async def test_retried_reply_gets_the_first_outcome_and_a_reused_id_is_refused(
+    stack: Stack, client: parkway.AsyncClient
+) -> None:
+    stack.model.reset(
+        {
+            "turns": [
+                {"toolCalls": [{"id": "b1", "name": "Bash", "input": {"command": "touch y.txt"}}]},
+                {"text": "ok"},
+            ]
+        }
+    )
+    session = await client.create_session("py-basic")
+    parked = await client.reply(session.id, "touch", request_id="py-retry-1")
+    assert parked.status == parkway.v1.agent_service_pb2.SESSION_STATUS_AWAITING_PERMISSION
+    call_id = parked.pending_tool_calls[0].id
+    answer = parkway.v1.events_pb2.ConfirmResult(
+        confirmed=True, tool_call=parkway.v1.content_pb2.ToolCallBlock(id=call_id)
+    )
+    done = await client.reply(session.id, confirm=[answer], request_id="py-retry-2")
+    assert done.message.finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED
+
+    # The retry gets what the first call got (the waiting notice), not the session's state now.
+    assert await client.reply(session.id, "touch", request_id="py-retry-1") == parked
+    with pytest.raises(parkway.InvalidArgument) as reused:
+        await client.reply(session.id, "something else", request_id="py-retry-1")
+    assert [field for field, _ in reused.value.field_violations] == ["request_id"]
+    assert "py-retry-1" in reused.value.message
+    after = await client.get_session(session.id)
+    assert after.status == parkway.v1.agent_service_pb2.SESSION_STATUS_IDLE
+
+
 async def test_unary_errors_decode_status_details(client: parkway.AsyncClient) -> None:
     with pytest.raises(parkway.NotFound) as missing:
         await client.get_session("sess_does_not_exist")

@@ -35,6 +35,7 @@ from parkway.errors import (
 )
 from parkway.events import Event, EventKind
 from parkway.inputs import Other
+from parkway.keepalive import Keepalive
 from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.sync import Client, Session
 
@@ -56,6 +57,7 @@ __all__ = [
     "FieldViolation",
     "Internal",
     "InvalidArgument",
+    "Keepalive",
     "NotFound",
     "Other",
     "ParkwayError",

@@ -12,6 +12,7 @@ from google.protobuf import struct_pb2
 from parkway import inputs
 from parkway.credentials import channel_credentials
 from parkway.errors import from_rpc_error
+from parkway.keepalive import Keepalive
 from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.v1 import (
     agent_service_pb2,
@@ -70,7 +71,9 @@ class AsyncClient:
         timeout: default deadline in seconds of unary calls and of input acknowledgements;
             None means :data:`DEFAULT_TIMEOUT`. ``reply`` defaults to :data:`DEFAULT_REPLY_TIMEOUT`.
         options: extra gRPC channel options (reconnect backoff is capped at 1 s unless these set
-            ``grpc.max_reconnect_backoff_ms`` and friends).
+            ``grpc.max_reconnect_backoff_ms`` and friends); they win over ``keepalive``'s.
+        keepalive: the HTTP/2 keepalive pings sent while a call is open (default
+            :class:`Keepalive`: every 30 s, 20 s timeout; ``Keepalive(enabled=False)`` sends none).
         reconnect: how attached sessions re-attach after a broken stream (default
             :class:`ReconnectPolicy`; ``ReconnectPolicy(enabled=False)`` to turn it off).
         root_certificates: PEM bytes of the CA the server's certificate must chain to; setting it
@@ -93,6 +96,7 @@ class AsyncClient:
         *,
         options: Sequence[tuple[str, Any]] | None = None,
         reconnect: ReconnectPolicy | None = None,
+        keepalive: Keepalive | None = None,
         root_certificates: bytes | None = None,
         certificate_chain: bytes | None = None,
         private_key: bytes | None = None,
@@ -105,11 +109,18 @@ class AsyncClient:
         self._token = token
         self._reconnect = reconnect or ReconnectPolicy()
         self._sessions: weakref.WeakSet[AsyncSession] = weakref.WeakSet()
-        channel_options = [*_CHANNEL_DEFAULTS.items(), *(options or ())]
+        #: The keepalive pings this client's channel sends.
+        self.keepalive = keepalive or Keepalive()
+        #: The channel options the channel was created with (later entries win).
+        self.channel_options: list[tuple[str, Any]] = [
+            *_CHANNEL_DEFAULTS.items(),
+            *self.keepalive.channel_options(),
+            *(options or ()),
+        ]
         self.channel: grpc.aio.Channel = (
-            grpc.aio.secure_channel(target, credentials, channel_options)
+            grpc.aio.secure_channel(target, credentials, self.channel_options)
             if credentials is not None
-            else grpc.aio.insecure_channel(target, channel_options)
+            else grpc.aio.insecure_channel(target, self.channel_options)
         )
         #: The generated AgentService stub on this client's channel (no default metadata/deadline).
         self.agent_service: Any = agent_service_pb2_grpc.AgentServiceStub(self.channel)  # type: ignore[no-untyped-call]

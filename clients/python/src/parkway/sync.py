@@ -20,6 +20,7 @@ from parkway import inputs
 from parkway.client import AsyncClient, SessionStatusName
 from parkway.credentials import channel_credentials
 from parkway.events import Event
+from parkway.keepalive import Keepalive
 from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.v1 import agent_service_pb2, audit_pb2, content_pb2, events_pb2, permission_pb2
 
@@ -215,6 +216,7 @@ class Client:
         *,
         options: Sequence[tuple[str, Any]] | None = None,
         reconnect: ReconnectPolicy | None = None,
+        keepalive: Keepalive | None = None,
         root_certificates: bytes | None = None,
         certificate_chain: bytes | None = None,
         private_key: bytes | None = None,
@@ -227,7 +229,13 @@ class Client:
 
         async def make() -> AsyncClient:  # the aio channel must be created on its loop
             return AsyncClient(
-                target, token, credentials, timeout, options=options, reconnect=reconnect
+                target,
+                token,
+                credentials,
+                timeout,
+                options=options,
+                reconnect=reconnect,
+                keepalive=keepalive,
             )
 
         #: The asyncio client this one drives (use it only on :attr:`loop`).

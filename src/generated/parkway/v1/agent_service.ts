@@ -228,7 +228,13 @@ export interface Session {
 export interface ReplyRequest {
   /** The session. */
   sessionId: string;
-  /** Idempotency key: a retry with the same key returns the first outcome. */
+  /**
+   * Idempotency key, compared and remembered as ClientEvent.request_id (the same ids, per session).
+   * A retry with the same request_id and input is not applied again and returns the first outcome:
+   * the final message, or the waiting notice if the reply parked after the input (also after a
+   * restart, and when the input first came over Chat). A different input with a remembered
+   * request_id is refused with INVALID_ARGUMENT (field request_id) and nothing changes.
+   */
   requestId: string;
   /** The input. */
   input:
@@ -242,14 +248,17 @@ export interface ReplyRequest {
     /** Results of external executions. */
     { $case: "externalExecutionResult"; value: ExternalExecutionResult }
     | //
-    /** Stop the reply. */
+    /** Stop the reply; the response carries its final message (finished_reason INTERRUPTED). */
     { $case: "userInterrupt"; value: UserInterrupt }
     | undefined;
 }
 
 /** Response of Reply. */
 export interface ReplyResponse {
-  /** The final message (finished_reason set), or the waiting notice of a parked reply (unset). */
+  /**
+   * The final message (finished_reason set), or the waiting notice of a parked reply (unset);
+   * absent when the input changed nothing (an interrupt of an idle session).
+   */
   message:
     | Msg
     | undefined;

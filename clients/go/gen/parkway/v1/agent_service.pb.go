@@ -554,7 +554,11 @@ type ReplyRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session.
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// Idempotency key: a retry with the same key returns the first outcome.
+	// Idempotency key, compared and remembered as ClientEvent.request_id (the same ids, per session).
+	// A retry with the same request_id and input is not applied again and returns the first outcome:
+	// the final message, or the waiting notice if the reply parked after the input (also after a
+	// restart, and when the input first came over Chat). A different input with a remembered
+	// request_id is refused with INVALID_ARGUMENT (field request_id) and nothing changes.
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The input.
 	//
@@ -676,7 +680,7 @@ type ReplyRequest_ExternalExecutionResult struct {
 }
 
 type ReplyRequest_UserInterrupt struct {
-	// Stop the reply.
+	// Stop the reply; the response carries its final message (finished_reason INTERRUPTED).
 	UserInterrupt *UserInterrupt `protobuf:"bytes,13,opt,name=user_interrupt,json=userInterrupt,proto3,oneof"`
 }
 
@@ -691,7 +695,8 @@ func (*ReplyRequest_UserInterrupt) isReplyRequest_Input() {}
 // Response of Reply.
 type ReplyResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The final message (finished_reason set), or the waiting notice of a parked reply (unset).
+	// The final message (finished_reason set), or the waiting notice of a parked reply (unset);
+	// absent when the input changed nothing (an interrupt of an idle session).
 	Message *Msg `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// While parked: the calls awaiting an answer.
 	PendingToolCalls []*ToolCallBlock `protobuf:"bytes,2,rep,name=pending_tool_calls,json=pendingToolCalls,proto3" json:"pending_tool_calls,omitempty"`

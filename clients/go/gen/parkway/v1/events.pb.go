@@ -29,8 +29,15 @@ type ClientEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The session the input is for; may be empty after attach (the attached session is used).
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// Idempotency key chosen by the client: an input resent with the same request_id is applied once
-	// and answered with the first outcome.
+	// Idempotency key chosen by the client, at most 256 characters; empty: none. An input sent again
+	// with the same request_id is applied once: the repeat is acknowledged OK and changes nothing.
+	// "The same input" means the same SHA-256 digest of the input as the server decodes it (its kind,
+	// reply id, text, and every field of each answer: call id, confirmed, edited input, rules,
+	// reason; result state, output, metadata), taken over JSON with sorted keys. A request_id reused
+	// for a different input is refused with INVALID_ARGUMENT (field request_id) and nothing changes.
+	// Request ids are per session and shared with Reply's. A session remembers the ids of its last
+	// retention.requestIdsPerSession applied inputs (default 1000), each for retention.requestIdTtl
+	// after it was applied (default 24h); a forgotten id, or the id of a refused input, is new again.
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The input.
 	//
