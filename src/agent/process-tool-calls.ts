@@ -100,7 +100,7 @@ function run(call: ToolCallBlock, env: ReplyEnv): Promise<void> {
     tools: env.agent.tools,
     workingDirectories: env.permissions().workingDirectories,
     maxOutputBytes: env.agent.maxToolOutputBytes,
-    signal: env.signal,
+    signal: env.toolSignal ?? env.signal,
     emit: env.emit,
   }).then((result) => {
     env.message.content.push(result);

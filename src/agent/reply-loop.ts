@@ -4,7 +4,7 @@ import type { PermissionState } from "./gate.js";
 import { runModelTurn } from "./model-turn.js";
 import { toModelMessages } from "./to-model-messages.js";
 import { processToolCalls } from "./process-tool-calls.js";
-import { finishWithoutRunning, INTERRUPTED_TEXT } from "./tool-runner.js";
+import { finishWithoutRunning, INTERRUPTED_TEXT, interruptedText } from "./tool-runner.js";
 import {
   type DecisionInfo,
   type Failure,
@@ -24,8 +24,16 @@ export interface ReplyEnv {
   message: Msg;
   /** Model calls made so far in this reply. */
   progress: { iteration: number };
-  /** Aborted by user_interrupt (reason "interrupt") or by shutdown. */
+  /**
+   * Aborted by user_interrupt or by shutdown: the model call stops and no further tool starts. An
+   * `InterruptReason` gives the text the interrupted calls' results carry.
+   */
   signal: AbortSignal;
+  /**
+   * The signal the server tools run with; default `signal`. Aborted later than `signal` when tools
+   * that are running may finish first (a shutdown's grace).
+   */
+  toolSignal?: AbortSignal;
   emit: (body: EventBody) => void;
   /** The session's permission state, read at each decision (rules change as people accept them). */
   permissions: () => PermissionState;
@@ -70,7 +78,7 @@ export function interruptCalls(
 }
 
 function finish(env: ReplyEnv, finishedReason: FinishedReason, error?: Failure): ReplyOutcome {
-  if (finishedReason === "interrupted") interruptCalls(env);
+  if (finishedReason === "interrupted") interruptCalls(env, interruptedText(env.signal));
   env.message.finishedReason = finishedReason;
   if (error) env.message.error = error;
   env.emit({ type: "reply_end", finishedReason, ...(error ? { error } : {}) });

@@ -15,6 +15,24 @@ export interface ToolRunEnv {
 /** The text a result carries when a call was stopped by an interrupt. */
 export const INTERRUPTED_TEXT = "The tool call was interrupted by the user.";
 
+/** An abort reason that says, in the results of the calls it interrupts, why they stopped. */
+export class InterruptReason extends Error {
+  override readonly name = "InterruptReason";
+  constructor(
+    message: string,
+    /** The text an interrupted call's result carries. */
+    readonly resultText: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The text an interrupted call's result carries: the abort reason's, or `INTERRUPTED_TEXT`. */
+export function interruptedText(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  return reason instanceof InterruptReason ? reason.resultText : INTERRUPTED_TEXT;
+}
+
 /** Emits TOOL_RESULT_START once per call. */
 export function startResult(call: ToolCallBlock, emit: (body: EventBody) => void): void {
   if (call.resultStarted) return;
@@ -83,7 +101,8 @@ export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise
     output = env.signal.aborted ? "" : `the tool failed: ${(err as Error).message}`;
   }
   if (state === "interrupted") {
-    output = output ? `${output}\n${INTERRUPTED_TEXT}` : INTERRUPTED_TEXT;
+    const text = interruptedText(env.signal);
+    output = output ? `${output}\n${text}` : text;
   }
   // What the tool did not stream is sent now, so the deltas always add up to the output.
   const rest = output.startsWith(streamed) ? output.slice(streamed.length) : `\n${output}`;

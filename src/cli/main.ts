@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { clientToken, ConfigError } from "../config/index.js";
-import { StoreLockedError } from "../store/index.js";
+import { DataDirectoryError, StoreLockedError } from "../store/index.js";
+import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
 import { mockModel } from "./mock-model.js";
@@ -102,6 +103,8 @@ try {
   if (
     err instanceof ConfigError ||
     err instanceof StoreLockedError ||
+    err instanceof DataDirectoryError ||
+    err instanceof ListenError ||
     err instanceof AgentConfigError ||
     err instanceof ScriptError
   ) {

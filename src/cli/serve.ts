@@ -5,26 +5,39 @@ import { EXIT_STORAGE_FAILURE, startParkway } from "../runtime/start-parkway.js"
 
 /**
  * `parkway serve`: loads the configuration, starts Parkway, serves until SIGINT or SIGTERM, then
- * drains. Resolves with the process exit code: 0, or `EXIT_STORAGE_FAILURE` (75) when a write to
- * the store failed; the server then drains the calls in flight and stops, so that a supervisor
- * restarts it.
+ * shuts down in order (see `RunningParkway.close`). A signal that comes while the server starts is
+ * acted on once it has started; further signals during the shutdown are logged and change nothing
+ * (`npm start` forwards the terminal's signal, so the server sees each one twice). Resolves with the
+ * process exit code: 0, or `EXIT_STORAGE_FAILURE` (75) when a write to the store failed; the server
+ * then drains the calls in flight and stops, so that a supervisor restarts it.
  */
 export async function serve(flags: ConfigFlags): Promise<number> {
   const config = await loadConfig(flags);
   const log = pino({ level: config.logLevel, base: { service: "parkway" } });
+  let received: NodeJS.Signals | undefined;
+  let wake: ((signal: NodeJS.Signals) => void) | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (received) {
+      log.info({ signal }, "already shutting down");
+      return;
+    }
+    received = signal;
+    wake?.(signal);
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   const parkway = await startParkway({ config, log });
   const transport = !config.tls ? "plaintext" : config.tls.clientCa ? "mtls" : "tls";
   log.info({ address: parkway.address, data: path.resolve(config.data), transport }, "listening");
-
   const stop = await new Promise<{ signal: NodeJS.Signals } | { storageFailed: true }>(
     (resolve) => {
-      process.once("SIGINT", (signal) => resolve({ signal }));
-      process.once("SIGTERM", (signal) => resolve({ signal }));
+      if (received) resolve({ signal: received });
+      wake = (signal) => resolve({ signal });
       void parkway.storageFailure.then(() => resolve({ storageFailed: true }));
     },
   );
   if ("signal" in stop) {
-    log.info({ signal: stop.signal }, "shutting down");
+    log.info({ signal: stop.signal, graceMs: config.shutdownGrace }, "shutting down");
     await parkway.close();
     log.info({}, "stopped");
     return 0;

@@ -86,6 +86,11 @@ export function unimplemented(feature: string): ParkwayError {
   return new ParkwayError("unimplemented", `${feature} is not implemented yet`);
 }
 
+/** UNAVAILABLE because the server is shutting down; a client retries on another server or later. */
+export function shuttingDown(): ParkwayError {
+  return new ParkwayError("unavailable", "server shutting down");
+}
+
 /** True for a ParkwayError, optionally of a given code. */
 export function isParkwayError(err: unknown, code?: ErrorCode): err is ParkwayError {
   return err instanceof ParkwayError && (code === undefined || err.code === code);

@@ -24,6 +24,7 @@ const ENV_KEYS = {
   PARKWAY_LISTEN: ["listen"],
   PARKWAY_DATA: ["data"],
   PARKWAY_LOG_LEVEL: ["logLevel"],
+  PARKWAY_SHUTDOWN_GRACE: ["shutdownGrace"],
   PARKWAY_MODEL_URL: ["model", "url"],
   PARKWAY_MODEL: ["model", "name"],
   PARKWAY_MODEL_API_KEY: ["model", "apiKey"],

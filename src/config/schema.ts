@@ -31,11 +31,10 @@ const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3
 
 /** Milliseconds of a duration: a whole number of ms, or "500ms", "30s", "5m", "1h"; else undefined. */
 function durationMs(value: number | string): number | undefined {
-  if (typeof value === "number") return Number.isInteger(value) && value > 0 ? value : undefined;
+  if (typeof value === "number") return Number.isInteger(value) && value >= 0 ? value : undefined;
   const [, n, unit] = /^(\d+)(ms|s|m|h)$/.exec(value) ?? [];
   if (n === undefined || unit === undefined) return undefined;
-  const ms = Number(n) * (DURATION_UNITS[unit] ?? 1);
-  return ms > 0 ? ms : undefined;
+  return Number(n) * (DURATION_UNITS[unit] ?? 1);
 }
 
 /**
@@ -49,7 +48,7 @@ export function duration(bounds?: { min: number; max: number; text: [string, str
     : 'expected a duration such as "30s", "5m" or milliseconds';
   return z.union([z.number(), z.string()], { error: expected }).transform((value, ctx) => {
     const ms = durationMs(value);
-    if (ms === undefined || (bounds && (ms < bounds.min || ms > bounds.max))) {
+    if (ms === undefined || ms < (bounds?.min ?? 1) || (bounds && ms > bounds.max)) {
       ctx.addIssue({ code: "custom", message: expected });
       return z.NEVER;
     }
@@ -210,6 +209,11 @@ export const configSchema = z.strictObject({
   listen: listenAddress.default("127.0.0.1:50051"),
   /** Directory of the embedded LevelDB store. */
   data: z.string().min(1).default("./data"),
+  /**
+   * On SIGTERM or SIGINT, how long tools that are running may take to finish before they are
+   * interrupted (replies stop at once; a tool that finishes in time is recorded with its result).
+   */
+  shutdownGrace: duration({ min: 0, max: 3_600_000, text: ["0s", "1h"] }).default(10_000),
   /** Log level. */
   logLevel: z.enum(["trace", "debug", "info", "warn", "error", "fatal", "silent"]).default("info"),
   /** Default model. */

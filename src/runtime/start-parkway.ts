@@ -58,8 +58,12 @@ export interface RunningParkway {
    */
   readonly storageFailure: Promise<StorageFailure>;
   /**
-   * Drains streams, stops the server, closes the store and the demo model. With `drain`, the calls
-   * in flight are first given time to finish by themselves (see `ParkwayServer.shutdown`).
+   * Shuts down in order: new calls and inputs answer UNAVAILABLE "server shutting down" (health
+   * NOT_SERVING); running replies are interrupted, their running tools given `shutdownGrace` to
+   * finish; then streams end, calls in flight finish, the port is released, the store and the demo
+   * model close. Nothing writes to the store after it closes. With `drain` (after a storage
+   * failure), the calls in flight are first given time to finish by themselves (see
+   * `ParkwayServer.shutdown`).
    */
   close(options?: { drain?: boolean }): Promise<void>;
 }
@@ -67,8 +71,13 @@ export interface RunningParkway {
 /**
  * Builds and starts Parkway from a configuration: the default model (the configured endpoint, or
  * the built-in demo script served on loopback), the agents, the store, the sessions and the gRPC
- * server. Resolves once the server reports SERVING. The TLS files are read and checked first: a bad
- * one rejects with `ConfigError` before anything starts.
+ * server. The TLS files are read and checked first: a bad one rejects with `ConfigError` before
+ * anything starts.
+ *
+ * The port is bound first and answers UNAVAILABLE "server starting" (health NOT_SERVING) while the
+ * store opens and the replies a stop cut short are recovered, so no call reaches a store that is
+ * not ready; a port in use fails (`ListenError`) before the data directory is touched. Resolves once
+ * the server reports SERVING. A failure while starting closes what was opened and rejects.
  */
 export async function startParkway(options: StartOptions): Promise<RunningParkway> {
   const { config, log } = options;
@@ -147,10 +156,13 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   );
   let port: number;
   try {
-    port = await server.listen(config.listen);
+    port = await server.bind(config.listen);
+    await store.open();
     await manager.start();
+    server.serve();
   } catch (err) {
-    await server.shutdown();
+    await manager.stop();
+    await server.shutdown({ graceMs: 0 });
     await demo?.close();
     throw err;
   }
@@ -161,7 +173,8 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     store,
     storageFailure,
     async close(options = {}) {
-      await manager.stop();
+      server.drain();
+      await manager.stop(config.shutdownGrace);
       await server.shutdown(options);
       await demo?.close();
     },

@@ -35,6 +35,11 @@ export interface AdapterEnv {
   readonly inFlight: Set<Promise<unknown>>;
   /** Who a call acts for; throws UNAUTHENTICATED before the handler runs. */
   readonly authenticate: Authenticate;
+  /**
+   * Throws (UNAVAILABLE) while the server does not take calls: it is starting or shutting down.
+   * Checked before the handler runs.
+   */
+  readonly admit: () => void;
 }
 
 const callsOf = new WeakMap<AdapterEnv, Set<AbortController>>();
@@ -103,6 +108,7 @@ function createContext(
   method: string,
   env: AdapterEnv,
 ): Context {
+  env.admit();
   const controller = new AbortController();
   const calls = callControllers(env);
   if (env.shutdown.aborted) controller.abort(env.shutdown.reason);

@@ -1,6 +1,13 @@
-import { Server, ServerCredentials, type UntypedServiceImplementation } from "@grpc/grpc-js";
+import { format } from "node:util";
+import {
+  Server,
+  ServerCredentials,
+  setLogger,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import type { TlsMaterial } from "../config/read-tls-files.js";
+import { ParkwayError, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
 import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
 import { AuditServiceService } from "../generated/parkway/v1/audit.js";
@@ -17,9 +24,14 @@ import {
 } from "./permission-service.js";
 import { addReflection } from "./reflection.js";
 
+/** The address cannot be listened on; `message` is one line naming it and the cause. */
+export class ListenError extends Error {
+  override readonly name = "ListenError";
+}
+
 /** What the server is built from. */
 export interface ServerDeps {
-  /** The store; opened by `listen` before the server reports SERVING. */
+  /** The store; `listen` opens it before the server reports SERVING, `shutdown` closes it. */
   store: Store;
   log: Logger;
   agentService?: AgentServiceHandlers;
@@ -47,16 +59,30 @@ export interface ServerKeepalive {
 /** Keepalive used when `ServerDeps.keepalive` is unset; a dead peer is found within 50 s. */
 export const DEFAULT_SERVER_KEEPALIVE: ServerKeepalive = { timeMs: 30_000, timeoutMs: 20_000 };
 
-/** A running Parkway gRPC server. */
+/**
+ * A Parkway gRPC server. Its life: starting (bound; every call but health and reflection answers
+ * UNAVAILABLE "server starting", health NOT_SERVING), serving, draining (new calls answer
+ * UNAVAILABLE "server shutting down", health NOT_SERVING; calls in flight and attached streams go
+ * on), stopped.
+ */
 export interface ParkwayServer {
   /**
-   * Binds `address` (`HOST:PORT`, port 0 picks one), opens the store, then reports SERVING.
-   * Resolves with the bound port. If the store cannot be opened the port is released and it rejects.
+   * Binds `address` (`HOST:PORT`, port 0 picks one) and answers there as starting. Resolves with
+   * the bound port; rejects with `ListenError` naming the address when it cannot be bound.
+   */
+  bind(address: string): Promise<number>;
+  /** Takes calls and reports SERVING; the store must be open. */
+  serve(): void;
+  /**
+   * `bind`, opens the store, then `serve`. If the store cannot be opened the port is released and
+   * it rejects.
    */
   listen(address: string): Promise<number>;
+  /** Stops taking new calls and reports NOT_SERVING (see above); calls in flight go on. */
+  drain(): void;
   /**
-   * Stops accepting calls, reports NOT_SERVING, ends open streams with UNAVAILABLE, waits up to
-   * `graceMs` for calls in flight, then closes the store. With `drain`, the calls in flight are
+   * Drains, ends open streams with UNAVAILABLE "server shutting down", waits up to `graceMs` for
+   * calls in flight, releases the port, then closes the store. With `drain`, the calls in flight are
    * first given the grace to finish by themselves, and only those still running then are ended.
    */
   shutdown(options?: { graceMs?: number; drain?: boolean }): Promise<void>;
@@ -84,15 +110,27 @@ function serverCredentials(tls: TlsMaterial | undefined): ServerCredentials {
   );
 }
 
+/** grpc-js's own messages (such as a failed bind's) go to the log, not to stderr. */
+function routeGrpcLog(log: Logger): void {
+  const write = (...args: unknown[]) => log.warn({ grpc: format(...args) }, "grpc-js");
+  setLogger({ error: write, info: write, debug: write });
+}
+
 /** Builds the Parkway server: AgentService, PermissionService, AuditService, health, reflection. */
 export function createServer(deps: ServerDeps): ParkwayServer {
   const log = deps.log;
+  routeGrpcLog(log);
   const shutdownController = new AbortController();
+  let phase: "starting" | "serving" | "draining" = "starting";
   const env: AdapterEnv = {
     log,
     shutdown: shutdownController.signal,
     inFlight: new Set(),
     authenticate: deps.authenticate ?? createAuthenticator([]),
+    admit() {
+      if (phase === "starting") throw new ParkwayError("unavailable", "server starting");
+      if (phase === "draining") throw shuttingDown();
+    },
   };
   const keepalive = deps.keepalive ?? DEFAULT_SERVER_KEEPALIVE;
   const server = new Server({
@@ -144,21 +182,46 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   let stopped: Promise<void> | undefined;
   let serving = true;
 
-  return {
-    async listen(address) {
-      const port = await new Promise<number>((resolve, reject) =>
-        server.bindAsync(address, serverCredentials(deps.tls), (err, bound) =>
-          err ? reject(err) : resolve(bound),
-        ),
+  const self: ParkwayServer = {
+    async bind(address) {
+      return new Promise<number>((resolve, reject) =>
+        server.bindAsync(address, serverCredentials(deps.tls), (err, bound) => {
+          if (!err) return resolve(bound);
+          const cause = /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
+          const why =
+            cause === "EADDRINUSE"
+              ? "address in use (EADDRINUSE)"
+              : cause === "EADDRNOTAVAIL"
+                ? "address not available on this machine (EADDRNOTAVAIL)"
+                : cause === "EACCES"
+                  ? "permission denied (EACCES)"
+                  : err.message;
+          reject(new ListenError(`cannot listen on ${address}: ${why}`));
+        }),
       );
+    },
+
+    serve() {
+      if (phase !== "starting") return;
+      phase = "serving";
+      if (serving) for (const name of SERVICE_NAMES) health.setStatus(name, "SERVING");
+    },
+
+    async listen(address) {
+      const port = await self.bind(address);
       try {
         await deps.store.open();
       } catch (err) {
         server.forceShutdown();
         throw err;
       }
-      if (serving) for (const name of SERVICE_NAMES) health.setStatus(name, "SERVING");
+      self.serve();
       return port;
+    },
+
+    drain() {
+      phase = "draining";
+      for (const name of SERVICE_NAMES) health.setStatus(name, "NOT_SERVING");
     },
 
     notServing() {
@@ -168,7 +231,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
 
     shutdown({ graceMs = 5000, drain = false } = {}) {
       stopped ??= (async () => {
-        for (const name of SERVICE_NAMES) health.setStatus(name, "NOT_SERVING");
+        self.drain();
         const drained = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
         if (drain) await Promise.race([Promise.allSettled([...env.inFlight]), timer]);
@@ -180,4 +243,5 @@ export function createServer(deps: ServerDeps): ParkwayServer {
       return stopped;
     },
   };
+  return self;
 }

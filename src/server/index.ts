@@ -1,6 +1,7 @@
 export {
   createServer,
   DEFAULT_SERVER_KEEPALIVE,
+  ListenError,
   type ParkwayServer,
   type ServerDeps,
   type ServerKeepalive,

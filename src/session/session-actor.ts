@@ -2,6 +2,7 @@ import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import type { PermissionState } from "../agent/gate.js";
 import { interruptCalls, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
+import { InterruptReason } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
 import type { Store, StoreBatch } from "../store/store.js";
@@ -82,11 +83,20 @@ interface AwaitingRequest {
 /** A reply being run or parked, with what only lives in memory. */
 interface ActiveReply {
   data: ReplyData;
+  /** Stops the model call and the start of further tools. */
   controller: AbortController;
+  /** Stops the tools that are running. */
+  tools: AbortController;
   task?: Promise<void>;
   /** Request ids applied since the reply last settled: a park records its notice as theirs. */
   awaiting?: AwaitingRequest[];
 }
+
+/** Why a shutdown interrupted a reply, as its REPLY_END and interrupted calls say. */
+const SHUTDOWN = {
+  error: { code: "server_shutdown", message: "the server shut down while the reply was running" },
+  resultText: "The tool call was interrupted because the server shut down.",
+};
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
 type Request = RequestTicket | undefined;
@@ -216,7 +226,13 @@ export class SessionActor implements HubOwner {
 
   /** Restores the active reply read from the store. */
   restore(reply: ReplyData | undefined): void {
-    if (reply) this.active = { data: reply, controller: new AbortController() };
+    if (reply) {
+      this.active = {
+        data: reply,
+        controller: new AbortController(),
+        tools: new AbortController(),
+      };
+    }
   }
 
   /** The number the next request id of this session is recorded under. */
@@ -380,7 +396,11 @@ export class SessionActor implements HubOwner {
           }),
     };
     this.setStatus("running", replyId);
-    const active: ActiveReply = { data, controller: new AbortController() };
+    const active: ActiveReply = {
+      data,
+      controller: new AbortController(),
+      tools: new AbortController(),
+    };
     this.active = active;
     const settled = this.whenSettled(replyId);
     const request = this.noteRequest(requestId, active, index + 1);
@@ -422,7 +442,9 @@ export class SessionActor implements HubOwner {
     };
     if (active.task) {
       const task = active.task;
-      active.controller.abort(new Error("interrupted by the user"));
+      const reason = new Error("interrupted by the user");
+      active.controller.abort(reason);
+      active.tools.abort(reason);
       await this.events.commit({ extra });
       this.awaitOutcome(active, request, settled);
       await task;
@@ -583,6 +605,7 @@ export class SessionActor implements HubOwner {
 
   private resume(active: ActiveReply): void {
     active.controller = new AbortController();
+    active.tools = new AbortController();
     this.run(active);
   }
 
@@ -652,6 +675,7 @@ export class SessionActor implements HubOwner {
           message: active.data.message,
           progress,
           signal: active.controller.signal,
+          toolSignal: active.tools.signal,
           emit: (body) => {
             if (body.type !== "reply_end") this.emit(replyId, body);
           },
@@ -667,6 +691,14 @@ export class SessionActor implements HubOwner {
           },
         });
         active.data.iteration = progress.iteration;
+        if (
+          outcome.kind === "finished" &&
+          outcome.finishedReason === "interrupted" &&
+          active.controller.signal.reason instanceof InterruptReason
+        ) {
+          outcome = { ...outcome, error: SHUTDOWN.error };
+          active.data.message.error = SHUTDOWN.error;
+        }
       } catch (err) {
         if (!this.stopped) {
           this.deps.logger.error({ err, session: this.id, reply: replyId }, "reply failed");
@@ -829,12 +861,20 @@ export class SessionActor implements HubOwner {
     return out;
   }
 
-  /** Interrupts a running reply (it ends as interrupted) and waits for its writes. */
-  async stop(): Promise<void> {
+  /**
+   * Interrupts a running reply for a shutdown: its model call stops and no further tool starts at
+   * once; tools that are running get `graceMs` to finish (one that does is recorded with its
+   * result, one that does not is interrupted). The reply then ends as interrupted (REPLY_END error
+   * `server_shutdown`), unless what it ran leaves it parked. Resolves once its writes are done.
+   */
+  async stop(graceMs = 0): Promise<void> {
     const active = this.active;
     if (active?.task) {
-      active.controller.abort(new Error("the server is shutting down"));
+      const reason = new InterruptReason("the server is shutting down", SHUTDOWN.resultText);
+      active.controller.abort(reason);
+      const timer = setTimeout(() => active.tools.abort(reason), graceMs);
       await active.task.catch(() => undefined);
+      clearTimeout(timer);
     }
     await this.events.settled();
   }
@@ -844,7 +884,9 @@ export class SessionActor implements HubOwner {
     this.disposed = true;
     const active = this.active;
     if (active?.task) {
-      active.controller.abort(new Error("session deleted"));
+      const reason = new Error("session deleted");
+      active.controller.abort(reason);
+      active.tools.abort(reason);
       await active.task.catch(() => undefined);
     }
     this.events.closeAll(error);

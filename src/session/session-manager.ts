@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
 import type { ToolCallBlock } from "../agent/types.js";
-import { invalidArgument, notFound, ParkwayError } from "../common/errors.js";
+import { invalidArgument, notFound, ParkwayError, shuttingDown } from "../common/errors.js";
 import { limitReached } from "../common/limits.js";
 import type { Logger } from "../common/logger.js";
 import { StorageFailure } from "../store/storage-failure.js";
@@ -79,7 +79,7 @@ export type SessionInput =
 export class SessionManager {
   private readonly actors = new Map<string, SessionActor>();
   /** Actors dropped after a failed write, until their reply has stopped. */
-  private readonly stopping = new Set<SessionActor>();
+  private readonly dropped = new Set<SessionActor>();
   private readonly loading = new Map<string, Promise<SessionActor>>();
   private readonly ruleBooks = new Map<string, RuleBook>();
   /** The home directory `~` stands for in permission checks. */
@@ -89,6 +89,8 @@ export class SessionManager {
   private readonly limits: SessionLimits;
   private readonly sessionCount: TenantSessionCount;
   private readonly requestIds: RequestIdLimits;
+  /** Set by `stop`: from then on inputs, creations and deletions answer UNAVAILABLE. */
+  private stopping = false;
 
   constructor(
     private readonly store: Store,
@@ -131,8 +133,8 @@ export class SessionManager {
   /** Forgets an actor whose write failed; `stop` still waits for its reply to end. */
   private drop(actor: SessionActor): void {
     if (this.actors.get(actor.id) === actor) this.actors.delete(actor.id);
-    this.stopping.add(actor);
-    void actor.stop().finally(() => this.stopping.delete(actor));
+    this.dropped.add(actor);
+    void actor.stop().finally(() => this.dropped.delete(actor));
   }
 
   /** Refuses a change once the store has failed: it could not be stored. */
@@ -153,12 +155,26 @@ export class SessionManager {
   }
 
   /**
-   * Stops firing deadlines and brings every running reply to a safe point: it ends as interrupted
-   * (parked replies stay parked), and its writes finish.
+   * Stops for a shutdown: from now on every input, creation and deletion answers UNAVAILABLE
+   * "server shutting down"; deadlines stop firing; every running reply is interrupted after the
+   * inputs already being applied to it, its running tools given `graceMs` to finish (see
+   * `SessionActor.stop`); parked replies stay parked. Resolves once their writes are done, after
+   * which nothing here writes to the store.
    */
-  async stop(): Promise<void> {
+  async stop(graceMs = 0): Promise<void> {
+    this.stopping = true;
     await this.expiry.stop();
-    await Promise.all([...this.actors.values(), ...this.stopping].map((actor) => actor.stop()));
+    await Promise.allSettled([...this.loading.values()]);
+    await Promise.all([
+      ...[...this.actors.values()].map((actor) => actor.serial(() => actor.stop(graceMs))),
+      ...[...this.dropped].map((actor) => actor.stop()),
+    ]);
+  }
+
+  /** Refuses a change once the store has failed, or once the server is shutting down. */
+  private assertAccepting(): void {
+    this.refuseIfFailed();
+    if (this.stopping) throw shuttingDown();
   }
 
   /** The permission rules of a tenant. */
@@ -189,7 +205,7 @@ export class SessionManager {
    */
   create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
     return this.sessionCount.update(tenant, async (count) => {
-      this.refuseIfFailed();
+      this.assertAccepting();
       const max = this.limits.sessionsPerTenant;
       if (max !== undefined && count >= max) {
         throw limitReached(
@@ -318,7 +334,7 @@ export class SessionManager {
 
   /** Deletes a session with its history, events and reply; interrupts a running reply. */
   async delete(tenant: string, sessionId: string): Promise<void> {
-    this.refuseIfFailed();
+    this.assertAccepting();
     const actor = await this.actor(sessionId, tenant);
     await actor.dispose(notFound("session", sessionId));
     this.actors.delete(sessionId);
@@ -419,12 +435,12 @@ export class SessionManager {
     duplicate?: boolean;
     firstOutcome?: () => Promise<ReplySettled | undefined>;
   }> {
-    this.refuseIfFailed();
+    this.assertAccepting();
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
     const actor = await this.actor(sessionId, tenant);
     return actor.serial(async () => {
-      this.refuseIfFailed();
+      this.assertAccepting();
       let ticket;
       if (requestId) {
         const found = await lookupRequest(

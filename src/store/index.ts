@@ -8,3 +8,4 @@ export {
 } from "./record.js";
 export { createLevelStore, LevelStore, StoreLockedError } from "./level-store.js";
 export { StorageFailure, StoreClosedError } from "./storage-failure.js";
+export { DataDirectoryError } from "./data-directory.js";

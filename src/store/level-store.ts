@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { ParkwayError } from "../common/errors.js";
+import { checkDataDirectory } from "./data-directory.js";
 import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
 import { StorageFailure, StoreClosedError } from "./storage-failure.js";
 import type { RangeOptions, Store, StoreBatch } from "./store.js";
@@ -35,7 +36,7 @@ export class StoreLockedError extends ParkwayError {
  * and appends them behind the partial record it left, where they are lost when the log is replayed.
  */
 export class LevelStore implements Store {
-  private readonly db: ClassicLevel<string, string>;
+  private instance: ClassicLevel<string, string> | undefined;
   private readonly sublevels = new Map<string, Sublevel>();
   private queue: QueuedWrite[] = [];
   /** The write loop, while it runs. */
@@ -44,13 +45,25 @@ export class LevelStore implements Store {
   private failed: StorageFailure | undefined;
   private readonly failureListeners: ((failure: StorageFailure) => void)[] = [];
 
-  constructor(readonly location: string) {
-    this.db = new ClassicLevel<string, string>(location, {
+  constructor(readonly location: string) {}
+
+  /**
+   * The database, made on first use: a classic-level database starts opening itself (creating its
+   * directory) as soon as it is made, and nothing may touch the data directory before `open`.
+   */
+  private get db(): ClassicLevel<string, string> {
+    this.instance ??= new ClassicLevel<string, string>(this.location, {
       keyEncoding: "utf8",
       valueEncoding: "utf8",
     });
+    return this.instance;
   }
 
+  /**
+   * Opens the database, creating the directory when missing. When that fails for want of a usable
+   * directory (read-only, no permission, a file in the way), throws `DataDirectoryError` naming the
+   * path and the errno.
+   */
   async open(): Promise<void> {
     try {
       await this.db.open({ createIfMissing: true });
@@ -58,7 +71,7 @@ export class LevelStore implements Store {
     } catch (err) {
       const cause = (err as { cause?: { code?: string } }).cause;
       if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(this.location);
-      throw err;
+      throw (await checkDataDirectory(this.location)) ?? err;
     }
   }
 
@@ -66,7 +79,7 @@ export class LevelStore implements Store {
   async close(): Promise<void> {
     this.closed = true;
     await this.writing;
-    await this.db.close();
+    await this.instance?.close();
   }
 
   get failure(): StorageFailure | undefined {

@@ -69,15 +69,22 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
  * for its "listening" log line.
  */
 export async function spawnServer(
-  options: { dataDir?: string; args?: string[]; env?: NodeJS.ProcessEnv } = {},
+  options: {
+    dataDir?: string;
+    args?: string[];
+    env?: NodeJS.ProcessEnv;
+    /**
+     * Runs what `npm start` runs (`node bin/parkway.js serve`) without npm, so the exit code is
+     * the server's own (npm exits at once on SIGTERM, before the server has shut down).
+     */
+    direct?: boolean;
+  } = {},
 ): Promise<SpawnedServer> {
   const dataDir = options.dataDir ?? (await tempDir());
   const child = spawn(
-    "npm",
+    options.direct ? process.execPath : "npm",
     [
-      "start",
-      "--silent",
-      "--",
+      ...(options.direct ? ["bin/parkway.js", "serve"] : ["start", "--silent", "--"]),
       "--listen",
       "127.0.0.1:0",
       "--data",

@@ -12,6 +12,16 @@ describe("config", () => {
     expect(config.data).toBe("./data");
   });
 
+  it("takes shutdownGrace as a duration from 0 to 1h, 10s by default, and names it when invalid", async () => {
+    expect(parseConfig({}).shutdownGrace).toBe(10_000);
+    expect(parseConfig({ shutdownGrace: "0s" }).shutdownGrace).toBe(0);
+    expect(parseConfig({ shutdownGrace: 250 }).shutdownGrace).toBe(250);
+    expect((await loadConfig({}, { PARKWAY_SHUTDOWN_GRACE: "2m" })).shutdownGrace).toBe(120_000);
+    for (const bad of ["soon", -1, "2h", 1.5]) {
+      expect(() => parseConfig({ shutdownGrace: bad })).toThrow(/shutdownGrace: /);
+    }
+  });
+
   it("gives agents a Bash config with nothing passed through by default", () => {
     const config = parseConfig({
       agents: [{ id: "a" }, { id: "b", bash: { env: { CI: "1" }, passEnv: ["GOPATH"] } }],

@@ -1,0 +1,81 @@
+import { mkdir, open, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { ParkwayError } from "../common/errors.js";
+
+/** The data directory cannot be used; `message` is one line naming the path at fault and the errno. */
+export class DataDirectoryError extends ParkwayError {
+  constructor(
+    readonly location: string,
+    /** The path the failing operation was on: the directory, a parent, or a file inside it. */
+    readonly path: string,
+    /** The errno's name, e.g. EROFS, EACCES, ENOTDIR. */
+    readonly errno: string,
+    description: string,
+  ) {
+    super(
+      "unavailable",
+      path === location
+        ? `cannot use data directory ${location}: ${description} (${errno})`
+        : `cannot use data directory ${location}: ${path}: ${description} (${errno})`,
+    );
+  }
+}
+
+/** The errno's text from a Node.js system error ("EROFS: read-only file system, open '…'"). */
+function describe(err: NodeJS.ErrnoException): string {
+  const text = /^[A-Z]+: ([^,]+)/.exec(err.message)?.[1];
+  return text ?? err.message;
+}
+
+function asProblem(
+  location: string,
+  at: string,
+  err: unknown,
+  doing = "",
+): DataDirectoryError | undefined {
+  const e = err as NodeJS.ErrnoException;
+  if (typeof e.code !== "string" || !e.code.startsWith("E")) return undefined;
+  return new DataDirectoryError(location, at, e.code, `${doing}${describe(e)}`);
+}
+
+/**
+ * Finds why `location` cannot be a data directory, by doing what opening it needs one step at a
+ * time: each missing directory on its path is created (one level at a time, so the errno is the
+ * real one, not a recursive mkdir's ENOENT), then a file is created and removed inside it. Resolves
+ * with the first failure, or undefined when every step works.
+ */
+export async function checkDataDirectory(
+  location: string,
+): Promise<DataDirectoryError | undefined> {
+  const absolute = path.resolve(location);
+  const chain: string[] = [];
+  for (let dir = absolute; ; dir = path.dirname(dir)) {
+    chain.unshift(dir);
+    if (path.dirname(dir) === dir) break;
+  }
+  for (const dir of chain) {
+    try {
+      const info = await stat(dir);
+      if (!info.isDirectory()) {
+        return new DataDirectoryError(location, dir, "ENOTDIR", "not a directory");
+      }
+      continue;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return asProblem(location, dir, err);
+    }
+    try {
+      await mkdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") return asProblem(location, dir, err);
+    }
+  }
+  const probe = path.join(absolute, `.parkway-write-check-${process.pid}`);
+  try {
+    const handle = await open(probe, "wx");
+    await handle.close();
+  } catch (err) {
+    return asProblem(location, location, err, "cannot create a file in it: ");
+  }
+  await unlink(probe).catch(() => undefined);
+  return undefined;
+}
