@@ -16,6 +16,7 @@ import { startScriptedModel, type Script } from "../../src/model/scripted/index.
 import { RequestOrderRecord, RequestRecord } from "../../src/session/records.js";
 import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+import { confirmInput } from "../helpers/confirm-input.js";
 
 let h: Harness | undefined;
 const cleanups: (() => Promise<void>)[] = [];
@@ -30,29 +31,7 @@ type Input = NonNullable<ReplyRequest["input"]>;
 
 const message = (text: string): Input => ({ $case: "userMessage", value: { text, content: [] } });
 
-const confirm = (id: string, confirmed = true): Input => ({
-  $case: "userConfirmResult",
-  value: {
-    replyId: "",
-    confirmResults: [
-      {
-        confirmed,
-        toolCall: {
-          id,
-          name: "",
-          input: "",
-          state: 0,
-          suggestedRules: [],
-          askUser: undefined,
-          decision: undefined,
-          expiresAt: undefined,
-        },
-        rules: [],
-        reason: "",
-      },
-    ],
-  },
-});
+const confirm = (id: string, confirmed = true): Input => confirmInput(id, confirmed);
 
 const result = (id: string, text: string): Input => ({
   $case: "externalExecutionResult",

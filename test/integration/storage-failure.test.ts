@@ -26,6 +26,7 @@ import { captureLog } from "../helpers/capture-log.js";
 import { healthCheck } from "../helpers/grpc-tools.js";
 import { kind } from "../helpers/parkway-harness.js";
 import { type WriteFaults, writeFaults } from "../helpers/store-faults.js";
+import { confirmInput } from "../helpers/confirm-input.js";
 
 /** A server in this process on a data directory that outlives it, so it can be started again. */
 interface Node {
@@ -154,21 +155,6 @@ async function history(client: ParkwayClient, sessionId: string): Promise<Server
   chat.close();
   return events;
 }
-
-const confirmInput = (call: { id: string; name: string; input: string }) => ({
-  $case: "userConfirmResult" as const,
-  value: {
-    replyId: "",
-    confirmResults: [
-      {
-        confirmed: true,
-        toolCall: { ...call, input: "" } as never,
-        rules: [],
-        reason: "",
-      },
-    ],
-  },
-});
 
 describe("a failed write stops the store (fail-stop)", () => {
   it("ends a running reply without an unhandled rejection; refuses every input; reads go on; a restart loses nothing", async () => {

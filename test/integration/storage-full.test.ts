@@ -14,6 +14,7 @@ import { startScriptedModel, type ScriptedModelServer } from "../../src/model/sc
 import { EXIT_STORAGE_FAILURE } from "../../src/runtime/start-parkway.js";
 import { type SpawnedServer, spawnServer } from "../helpers/spawn-server.js";
 import { mountSmallDisk, type SmallDisk } from "../helpers/store-faults.js";
+import { confirmInput } from "../helpers/confirm-input.js";
 
 let disk: SmallDisk | undefined;
 let skipped = "";
@@ -32,16 +33,6 @@ afterAll(async () => {
   await server?.stop();
   await model?.close();
   await disk?.unmount();
-});
-
-const confirmInput = (call: { id: string; name: string; input: string }) => ({
-  $case: "userConfirmResult" as const,
-  value: {
-    replyId: "",
-    confirmResults: [
-      { confirmed: true, toolCall: { ...call, input: "" } as never, rules: [], reason: "" },
-    ],
-  },
 });
 
 const message = (text: string) => ({
