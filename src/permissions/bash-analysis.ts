@@ -13,7 +13,7 @@ import {
   isInsideWorkingDirectory,
   locate,
 } from "./resolve-path.js";
-import { readSed } from "./sed-script.js";
+import { SED_OUTPUTS, readSed } from "./sed-script.js";
 import {
   expandBraces,
   innerCommands,
@@ -86,9 +86,6 @@ const CHANGES_OPERANDS = new Set([
   "chmod",
   "truncate",
 ]);
-
-/** Where a sed script's `w` writes only to the program's own output. */
-export const SED_OUTPUTS: ReadonlySet<string> = new Set(["/dev/stdout", "/dev/stderr"]);
 
 /** Analyses every simple command of `script`, in order. */
 export function analyzeBash(script: ShellScript, context: PathContext): BashAnalysis {

@@ -1,10 +1,10 @@
 import { posix } from "node:path";
 import { HARMLESS_DEVICES, dangerousPathReason } from "./dangerous-path.js";
 import { findInjection } from "./find-injection.js";
-import { SED_OUTPUTS, writesFile } from "./bash-analysis.js";
+import { writesFile } from "./bash-analysis.js";
 import type { ShellScript } from "./parse-shell.js";
 import { isInside, isInsideWorkingDirectory, locate, resolvePath } from "./resolve-path.js";
-import { readSed } from "./sed-script.js";
+import { SED_OUTPUTS, readSed } from "./sed-script.js";
 import {
   type InnerCommand,
   flagsOf,

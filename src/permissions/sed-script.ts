@@ -19,6 +19,9 @@ export interface SedEffects {
   unreadable?: string;
 }
 
+/** Where a sed script's `w` writes only to the program's own output. */
+export const SED_OUTPUTS: ReadonlySet<string> = new Set(["/dev/stdout", "/dev/stderr"]);
+
 export type SedCall =
   | { ok: false; reason: string }
   | {
