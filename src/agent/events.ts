@@ -22,7 +22,13 @@ export type EventBody =
   | { type: "thinking_block_start"; blockId: string }
   | { type: "thinking_block_delta"; blockId: string; delta: string }
   | { type: "thinking_block_end"; blockId: string }
-  | { type: "tool_call_start"; toolCallId: string; toolCallName: string }
+  | {
+      type: "tool_call_start";
+      toolCallId: string;
+      toolCallName: string;
+      /** The model's own id for the call (stored for recovery, never sent to clients). */
+      modelId?: string;
+    }
   | { type: "tool_call_delta"; toolCallId: string; delta: string }
   | { type: "tool_call_end"; toolCallId: string; input: string }
   | { type: "tool_result_start"; toolCallId: string; toolCallName: string }

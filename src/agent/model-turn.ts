@@ -96,10 +96,14 @@ export async function runModelTurn(args: {
         case "tool_call_start": {
           closeThinking();
           closeText();
-          const taken = [...calls.values()].some((c) => c.id === event.id);
+          // Models reuse their ids across turns and restarts: the server names every call itself
+          // and keeps the model's id only to send it back to the model.
+          const taken = [...calls.values()].some((c) => c.modelId === event.id);
+          const modelId = event.id && !taken ? event.id : undefined;
           const call: ToolCallBlock = {
             type: "tool_call",
-            id: event.id && !taken ? event.id : newId("call"),
+            id: newId("call"),
+            ...(modelId ? { modelId } : {}),
             name: event.name,
             input: "",
             state: "pending",
@@ -107,7 +111,12 @@ export async function runModelTurn(args: {
           calls.set(event.index, call);
           callBudgets.set(event.index, new BlockBudget(maxBlockBytes));
           message.content.push(call);
-          emit({ type: "tool_call_start", toolCallId: call.id, toolCallName: call.name });
+          emit({
+            type: "tool_call_start",
+            toolCallId: call.id,
+            toolCallName: call.name,
+            ...(modelId ? { modelId } : {}),
+          });
           break;
         }
         case "tool_call_delta": {

@@ -5,7 +5,9 @@ import type { Msg } from "./types.js";
  * Turns the conversation into the model's messages. An assistant message becomes one model message
  * per iteration (its text and tool calls) followed by one tool message per result. A tool call
  * without a result (a reply cut short by an error) and a result without its call are left out, so
- * the history the model sees is always well-formed.
+ * the history the model sees is always well-formed. A call and its result carry the model's own id
+ * for the call when it gave one (the server's id otherwise), so each turn reads back as the model
+ * wrote it, even when the model reuses its ids from turn to turn.
  */
 export function toModelMessages(systemPrompt: string, messages: readonly Msg[]): ModelMessage[] {
   const out: ModelMessage[] = [];
@@ -22,12 +24,12 @@ export function toModelMessages(systemPrompt: string, messages: readonly Msg[]):
     }
     let text = "";
     let calls: ModelToolCall[] = [];
-    let pendingResults: string[] = [];
+    let pendingResults: { id: string; modelId: string }[] = [];
     const flush = () => {
       if (text === "" && calls.length === 0) return;
       out.push({ role: "assistant", content: text, toolCalls: calls });
-      for (const id of pendingResults) {
-        out.push({ role: "tool", toolCallId: id, content: results.get(id) ?? "" });
+      for (const { id, modelId } of pendingResults) {
+        out.push({ role: "tool", toolCallId: modelId, content: results.get(id) ?? "" });
       }
       text = "";
       calls = [];
@@ -41,8 +43,9 @@ export function toModelMessages(systemPrompt: string, messages: readonly Msg[]):
           break;
         case "tool_call":
           if (results.has(block.id)) {
-            calls.push({ id: block.id, name: block.name, input: block.input });
-            pendingResults.push(block.id);
+            const modelId = block.modelId ?? block.id;
+            calls.push({ id: modelId, name: block.name, input: block.input });
+            pendingResults.push({ id: block.id, modelId });
           }
           break;
         case "tool_result":

@@ -88,7 +88,13 @@ export const thinkingBlockSchema = z.object({
 });
 export const toolCallBlockSchema = z.object({
   type: z.literal("tool_call"),
+  /** Assigned by the server, unique within the session: every lookup and event uses it. */
   id: z.string(),
+  /**
+   * The id the model gave the call, sent back to the model with the call and its result; absent
+   * when the model gave none or repeated one within its turn (the model is then sent `id`).
+   */
+  modelId: z.string().optional(),
   name: z.string(),
   /** The raw JSON input as the model sent it (or as a person edited it). */
   input: z.string(),

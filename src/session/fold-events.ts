@@ -52,6 +52,7 @@ export function foldEvents(checkpoint: Msg, events: readonly EventBody[]): Msg {
         const call: ToolCallBlock = {
           type: "tool_call",
           id: body.toolCallId,
+          ...(body.modelId ? { modelId: body.modelId } : {}),
           name: body.toolCallName,
           input: "",
           state: "pending",

@@ -356,7 +356,10 @@ export interface DataBlock {
 
 /** A tool call requested by the model. */
 export interface ToolCallBlock {
-  /** Unique id of the call; a result carries the same id. */
+  /**
+   * The call's id: assigned by the server, unique within the session (the model's own id for the call
+   * is not used, as models reuse theirs). A result, confirmation or answer carries the same id.
+   */
   id: string;
   /** The tool's name, e.g. "Bash", "Write", "AskUser", or an external tool's name. */
   name: string;

@@ -300,7 +300,10 @@ export interface ThinkingBlockEnd {
 
 /** The model starts a tool call. */
 export interface ToolCallStart {
-  /** The call's id. */
+  /**
+   * The call's id: assigned by the server, unique within the session; every later event, confirmation
+   * and result names the call by it.
+   */
   toolCallId: string;
   /** The tool's name. */
   toolCallName: string;

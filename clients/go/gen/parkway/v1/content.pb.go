@@ -867,7 +867,8 @@ func (*DataBlock_Url) isDataBlock_Source() {}
 // A tool call requested by the model.
 type ToolCallBlock struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Unique id of the call; a result carries the same id.
+	// The call's id: assigned by the server, unique within the session (the model's own id for the call
+	// is not used, as models reuse theirs). A result, confirmation or answer carries the same id.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The tool's name, e.g. "Bash", "Write", "AskUser", or an external tool's name.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`

@@ -1582,7 +1582,8 @@ func (x *ThinkingBlockEnd) GetBlockId() string {
 // The model starts a tool call.
 type ToolCallStart struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The call's id.
+	// The call's id: assigned by the server, unique within the session; every later event, confirmation
+	// and result names the call by it.
 	ToolCallId string `protobuf:"bytes,1,opt,name=tool_call_id,json=toolCallId,proto3" json:"tool_call_id,omitempty"`
 	// The tool's name.
 	ToolCallName  string `protobuf:"bytes,2,opt,name=tool_call_name,json=toolCallName,proto3" json:"tool_call_name,omitempty"`
