@@ -24,6 +24,11 @@ export interface Harness {
   workdir: string;
   dataDir: string;
   log: ReturnType<typeof captureLog>;
+  /**
+   * Stops the server (gracefully: attached streams end with UNAVAILABLE) and starts it again on the
+   * same address and data directory; `parkway` is then the new server, `client` still reaches it.
+   */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -42,31 +47,41 @@ export async function startHarness(
   const dataDir = path.join(root, "data");
   const model = await startScriptedModel({ script });
   const log = captureLog();
-  const parkway = await startParkway({
-    config: parseConfig({
-      listen: "127.0.0.1:0",
-      data: dataDir,
-      agents: [{ id: "test", workingDirectories: [workdir], ...agent }] as never,
-      ...config,
-      // `config.model` adds to the scripted model's settings (e.g. timeout, maxRetries).
-      model: { url: model.url, name: "scripted", maxRetries: 2, ...config.model },
-    }),
-    log,
-  });
+  // A restart passes the first server's address.
+  const start = (address?: string) =>
+    startParkway({
+      config: parseConfig({
+        listen: "127.0.0.1:0",
+        data: dataDir,
+        agents: [{ id: "test", workingDirectories: [workdir], ...agent }] as never,
+        ...config,
+        ...(address ? { listen: address } : {}),
+        // `config.model` adds to the scripted model's settings (e.g. timeout, maxRetries).
+        model: { url: model.url, name: "scripted", maxRetries: 2, ...config.model },
+      }),
+      log,
+    });
+  const parkway = await start();
   const client = createParkwayClient(parkway.address);
-  return {
+  const harness: Harness = {
     parkway,
     model,
     client,
     workdir: path.join(root, "work"),
     dataDir,
     log,
+    async restart() {
+      const address = harness.parkway.address;
+      await harness.parkway.close();
+      harness.parkway = await start(address);
+    },
     async close() {
       client.close();
-      await parkway.close();
+      await harness.parkway.close();
       await model.close();
     },
   };
+  return harness;
 }
 
 /** The event's kind in snake case, e.g. "reply_start", "text_block_delta". */

@@ -56,3 +56,35 @@ export function loadScenarios(): { file: string; text: string }[] {
 export function instantiate(text: string, workdir: string): Scenario {
   return JSON.parse(text.replaceAll("$WORKDIR", JSON.stringify(workdir).slice(1, -1))) as Scenario;
 }
+
+/**
+ * The scenario's names for tool calls, bound to the ids the server assigned (see the README): an
+ * expectation `tool_call_start X` binds X to its event's call id (again: rebinds it); everywhere
+ * else X stands for the id it is bound to. A name never bound stands for itself.
+ */
+export class CallAliases {
+  private readonly ids = new Map<string, string>();
+
+  bind(alias: string, id: string): void {
+    this.ids.set(alias, id);
+  }
+
+  /** The id `alias` stands for. */
+  id(alias: string): string {
+    return this.ids.get(alias) ?? alias;
+  }
+
+  /** The alias bound to `id` now, else `id` itself. */
+  alias(id: string): string {
+    for (const [alias, bound] of this.ids) if (bound === id) return alias;
+    return id;
+  }
+
+  /** An error message pattern with every word that is a bound alias replaced by its id (escaped). */
+  pattern(source: string): string {
+    return source.replace(/\w+/g, (word) => {
+      const id = this.ids.get(word);
+      return id === undefined ? word : id.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    });
+  }
+}

@@ -12,14 +12,25 @@ import {
   type PermissionRule,
 } from "../../src/generated/parkway/v1/permission.js";
 import { kind, startHarness, type Harness } from "../helpers/parkway-harness.js";
-import { instantiate, loadScenarios, type Scenario, type Step } from "../helpers/scenario.js";
+import {
+  CallAliases,
+  instantiate,
+  loadScenarios,
+  type Scenario,
+  type Step,
+} from "../helpers/scenario.js";
 
-/** "tool_result_end call_1 DENIED" for an event, trimmed to the detail the expectation names. */
-function describeEvent(event: ServerEvent, detail: number): string {
+/**
+ * "tool_result_end call_1 DENIED" for an event, trimmed to the detail the expectation names; call ids
+ * are written as the aliases bound to them.
+ */
+function describeEvent(event: ServerEvent, detail: number, aliases: CallAliases): string {
   const k = kind(event);
   const value = event.event?.value as
     { toolCallId?: string; state?: number; toolCalls?: { id: string }[] } | undefined;
-  const call = value?.toolCallId ?? value?.toolCalls?.map((c) => c.id).join(",");
+  const ids =
+    value?.toolCallId !== undefined ? [value.toolCallId] : value?.toolCalls?.map((c) => c.id);
+  const call = ids?.map((id) => aliases.alias(id)).join(",");
   const parts = [k];
   if (detail >= 2 && call) parts.push(call);
   if (detail >= 3 && value?.state !== undefined) {
@@ -28,17 +39,21 @@ function describeEvent(event: ServerEvent, detail: number): string {
   return parts.join(" ");
 }
 
-/** Collapses consecutive identical delta entries, as scenarios write them. */
-function shapeAgainst(events: ServerEvent[], expected: string[]): string[] {
+/**
+ * Describes events as the expectation at the same place does, collapsing consecutive identical delta
+ * entries; a TOOL_CALL_START facing `tool_call_start X` first binds X to its call id.
+ */
+function shapeAgainst(events: ServerEvent[], expected: string[], aliases: CallAliases): string[] {
   const out: string[] = [];
-  events.forEach((event, i) => {
-    const want = expected[Math.min(out.length, expected.length - 1)] ?? "";
-    const detail = Math.max(1, want.split(" ").length);
-    const d = describeEvent(event, detail);
-    if (kind(event).endsWith("_delta") && out[out.length - 1] === d) return;
-    void i;
+  for (const event of events) {
+    const want = (expected[Math.min(out.length, expected.length - 1)] ?? "").split(" ");
+    if (event.event?.$case === "toolCallStart" && want[0] === "tool_call_start" && want[1]) {
+      aliases.bind(want[1], event.event.value.toolCallId);
+    }
+    const d = describeEvent(event, Math.max(1, want.length), aliases);
+    if (kind(event).endsWith("_delta") && out[out.length - 1] === d) continue;
     out.push(d);
-  });
+  }
   return out;
 }
 
@@ -52,7 +67,7 @@ class Runner {
   chat!: ParkwaySession;
   sessionId = "";
   suggested = new Map<string, PermissionRule[]>();
-  inputs = new Map<string, string>();
+  aliases = new CallAliases();
 
   constructor(
     readonly h: Harness,
@@ -73,7 +88,6 @@ class Runner {
       ) {
         for (const call of e.event.value.toolCalls) {
           this.suggested.set(call.id, call.suggestedRules);
-          this.inputs.set(call.id, call.input);
         }
       }
     }
@@ -91,7 +105,7 @@ class Runner {
           confirmResults: step.confirm.map((c) => ({
             confirmed: c.confirmed,
             toolCall: {
-              id: c.call,
+              id: this.aliases.id(c.call),
               name: "",
               input: c.input === undefined ? "" : JSON.stringify(c.input),
               state: 0,
@@ -102,7 +116,7 @@ class Runner {
             },
             rules:
               c.rules === "suggested"
-                ? (this.suggested.get(c.call) ?? [])
+                ? (this.suggested.get(this.aliases.id(c.call)) ?? [])
                 : (c.rules ?? []).map((r) => ({
                     id: "",
                     toolName: r.tool_name,
@@ -129,7 +143,7 @@ class Runner {
         value: {
           replyId: "",
           executionResults: step.results.map((r) => ({
-            id: r.call,
+            id: this.aliases.id(r.call),
             name: "",
             output: r.output
               ? [{ block: { $case: "text", value: { id: "", text: r.output } } }]
@@ -152,6 +166,9 @@ class Runner {
       const last = chat.lastSeq;
       chat.close();
       this.chat = await this.h.client.attach(this.sessionId, { afterSeq: last });
+    } else if (step.restart) {
+      // The session notices the shutdown (UNAVAILABLE) and attaches again after its last seq.
+      await this.h.restart();
     }
   }
 
@@ -174,7 +191,9 @@ class Runner {
             label,
           ).toContain(step.error.field);
         }
-        if (step.error.message) expect(e.message, label).toMatch(new RegExp(step.error.message));
+        if (step.error.message) {
+          expect(e.message, label).toMatch(new RegExp(this.aliases.pattern(step.error.message)));
+        }
         const after = await this.h.client.getSession(this.sessionId);
         expect(after.lastSeq, `${label}: nothing changes`).toBe(before.lastSeq);
         expect(after.status, `${label}: nothing changes`).toBe(before.status);
@@ -184,7 +203,7 @@ class Runner {
       if (step.expect) {
         const events = await settle(this.chat);
         this.remember(events);
-        expect(shapeAgainst(events, step.expect), label).toEqual(step.expect);
+        expect(shapeAgainst(events, step.expect, this.aliases), label).toEqual(step.expect);
       }
     }
     await this.checkFinal();
