@@ -3,6 +3,7 @@ package parkway_test
 import (
 	"testing"
 
+	parkway "github.com/parkway-dev/parkway/clients/go"
 	pb "github.com/parkway-dev/parkway/clients/go/gen/parkway/v1"
 )
 
@@ -20,7 +21,8 @@ func TestAuditRecords(t *testing.T) {
 	]}`)
 	ctx := testContext(t)
 	sess := env.attachNew(ctx, t, "assistant")
-	collect(t, sess.Send(ctx, "clean up"))
+	// The server names the call (the script's c1 is the model's id for it).
+	callID := firstOf(collect(t, sess.Send(ctx, "clean up")), parkway.KindToolCallStart).ToolCallID()
 
 	var got []*pb.AuditRecord
 	for r, err := range env.client.AuditRecords(ctx, sess.ID()) {
@@ -34,8 +36,8 @@ func TestAuditRecords(t *testing.T) {
 	}
 	r := got[0]
 	if r.GetKind() != pb.AuditKind_AUDIT_KIND_DENIED_BY_RULE || r.GetActor() != "server" ||
-		r.GetToolCallId() != "c1" || r.GetRule() != "Bash(rm:*)" || r.GetSessionId() != sess.ID() {
-		t.Errorf("record = %v, want DENIED_BY_RULE by server of c1 with Bash(rm:*)", r)
+		r.GetToolCallId() != callID || r.GetRule() != "Bash(rm:*)" || r.GetSessionId() != sess.ID() {
+		t.Errorf("record = %v, want DENIED_BY_RULE by server of %s with Bash(rm:*)", r, callID)
 	}
 
 	for _, tc := range []struct {
@@ -44,8 +46,8 @@ func TestAuditRecords(t *testing.T) {
 		want int
 	}{
 		{"whole tenant", nil, 1},
-		{"by call", &pb.ListAuditRecordsRequest{ToolCallId: "c1"}, 1},
-		{"other call", &pb.ListAuditRecordsRequest{SessionId: sess.ID(), ToolCallId: "c2"}, 0},
+		{"by call", &pb.ListAuditRecordsRequest{ToolCallId: callID}, 1},
+		{"other call", &pb.ListAuditRecordsRequest{SessionId: sess.ID(), ToolCallId: "c1"}, 0},
 		{"other session", &pb.ListAuditRecordsRequest{SessionId: "ses_nope"}, 0},
 	} {
 		page, err := env.client.ListAuditRecords(ctx, tc.req)

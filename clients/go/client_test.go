@@ -140,8 +140,9 @@ func testRefusals(t *testing.T, env *testEnv) {
 	if v := parkway.PreconditionViolations(refusal); len(v) == 0 {
 		t.Errorf("Send while parked: no PreconditionFailure details in %v", refusal)
 	}
-	if !strings.Contains(status.Convert(refusal).Message(), "b1") {
-		t.Errorf("the refusal %q does not name the pending call b1", status.Convert(refusal).Message())
+	pending := firstOf(events, parkway.KindRequireUserConfirm).ToolCalls()[0].GetId()
+	if !strings.Contains(status.Convert(refusal).Message(), pending) {
+		t.Errorf("the refusal %q does not name the pending call %s", status.Convert(refusal).Message(), pending)
 	}
 
 	// An unknown tool call id is NOT_FOUND.

@@ -95,7 +95,7 @@ func collect(t *testing.T, events func(func(*parkway.Event, error) bool)) []*par
 
 // kinds lists the events' kinds, collapsing consecutive deltas of one kind.
 func kinds(events []*parkway.Event) []string {
-	return shapeAgainst(events, nil)
+	return shapeAgainst(events, nil, newCallAliases())
 }
 
 // text concatenates the text deltas of events.

@@ -186,7 +186,8 @@ func TestScenarios(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(t.Context(), scenarioTimeout)
 			defer cancel()
-			r := &scenarioRunner{t: t, env: env, ls: ls, suggested: map[string][]*pb.PermissionRule{}}
+			r := &scenarioRunner{t: t, env: env, ls: ls, suggested: map[string][]*pb.PermissionRule{},
+				aliases: newCallAliases()}
 			r.run(ctx)
 		})
 	}
@@ -201,6 +202,8 @@ type scenarioRunner struct {
 	sessionID string
 	// suggested holds each announced call's suggested rules, for "rules": "suggested".
 	suggested map[string][]*pb.PermissionRule
+	// aliases binds the scenario's names for calls to the server's ids.
+	aliases *callAliases
 }
 
 func (r *scenarioRunner) run(ctx context.Context) {
@@ -228,7 +231,7 @@ func (r *scenarioRunner) run(ctx context.Context) {
 		if st.Expect != nil {
 			events := r.settle(ctx, label)
 			r.remember(events)
-			if got := shapeAgainst(events, st.Expect); !slices.Equal(got, st.Expect) {
+			if got := shapeAgainst(events, st.Expect, r.aliases); !slices.Equal(got, st.Expect) {
 				t.Fatalf("%s: events\n got: %s\nwant: %s", label, strings.Join(got, ", "), strings.Join(st.Expect, ", "))
 			}
 		}
@@ -308,7 +311,7 @@ func (r *scenarioRunner) act(ctx context.Context, st step) error {
 func (r *scenarioRunner) confirmInput(st step) *pb.UserConfirmResult {
 	out := &pb.UserConfirmResult{}
 	for _, c := range st.Confirm {
-		call := &pb.ToolCallBlock{Id: c.Call}
+		call := &pb.ToolCallBlock{Id: r.aliases.id(c.Call)}
 		if len(c.Input) > 0 {
 			var compact bytes.Buffer
 			if err := json.Compact(&compact, c.Input); err != nil {
@@ -336,7 +339,7 @@ func (r *scenarioRunner) rules(call string, raw json.RawMessage) []*pb.Permissio
 		if word != "suggested" {
 			r.t.Fatalf("confirm %s: rules %q: expected \"suggested\" or a list", call, word)
 		}
-		return r.suggested[call]
+		return r.suggested[r.aliases.id(call)]
 	}
 	var list []struct {
 		ToolName    string  `json:"tool_name"`
@@ -370,7 +373,7 @@ func (r *scenarioRunner) resultsInput(st step) *pb.ExternalExecutionResult {
 			state = "success"
 		}
 		block := &pb.ToolResultBlock{
-			Id:    res.Call,
+			Id:    r.aliases.id(res.Call),
 			State: pb.ToolResultState(r.enum(pb.ToolResultState_value, "TOOL_RESULT_STATE_", state)),
 		}
 		if res.Output != "" {
@@ -437,7 +440,7 @@ func (r *scenarioRunner) expectRefusal(ctx context.Context, label string, st ste
 		}
 	}
 	if st.Error.Message != "" {
-		re, rerr := regexp.Compile(st.Error.Message)
+		re, rerr := regexp.Compile(r.aliases.pattern(st.Error.Message))
 		if rerr != nil {
 			t.Fatalf("%s: message pattern: %v", label, rerr)
 		}
@@ -466,7 +469,7 @@ func (r *scenarioRunner) settle(ctx context.Context, label string) []*parkway.Ev
 	for ev, err := range r.sess.UntilSettled(ctx) {
 		if err != nil {
 			r.t.Fatalf("%s: waiting for events: %v; got so far: %s", label, err,
-				strings.Join(shapeAgainst(events, nil), ", "))
+				strings.Join(shapeAgainst(events, nil, r.aliases), ", "))
 		}
 		events = append(events, ev)
 	}
@@ -538,8 +541,8 @@ func (r *scenarioRunner) checkFinal(ctx context.Context) {
 }
 
 // describeEvent is "tool_result_end call_1 DENIED" for an event, trimmed to detail words (kind,
-// then the tool call id(s), then a tool result's state).
-func describeEvent(ev *parkway.Event, detail int) string {
+// then the tool call id(s) written as their aliases, then a tool result's state).
+func describeEvent(ev *parkway.Event, detail int, aliases *callAliases) string {
 	parts := []string{string(ev.Kind())}
 	call := ev.ToolCallID()
 	if calls := ev.ToolCalls(); call == "" && len(calls) > 0 {
@@ -550,7 +553,7 @@ func describeEvent(ev *parkway.Event, detail int) string {
 		call = strings.Join(ids, ",")
 	}
 	if detail >= 2 && call != "" {
-		parts = append(parts, call)
+		parts = append(parts, aliases.aliasList(call))
 	}
 	if end := ev.GetToolResultEnd(); detail >= 3 && end != nil {
 		parts = append(parts, strings.TrimPrefix(end.GetState().String(), "TOOL_RESULT_STATE_"))
@@ -559,15 +562,20 @@ func describeEvent(ev *parkway.Event, detail int) string {
 }
 
 // shapeAgainst describes events with as much detail as the expectation at the same position names,
-// collapsing consecutive identical delta entries, as the scenarios write them.
-func shapeAgainst(events []*parkway.Event, expected []string) []string {
+// collapsing consecutive identical delta entries, as the scenarios write them; a TOOL_CALL_START
+// facing "tool_call_start X" first binds X to its call id.
+func shapeAgainst(events []*parkway.Event, expected []string, aliases *callAliases) []string {
 	var out []string
 	for _, ev := range events {
 		want := ""
 		if i := min(len(out), len(expected)-1); i >= 0 {
 			want = expected[i]
 		}
-		d := describeEvent(ev, max(1, len(strings.Split(want, " "))))
+		words := strings.Split(want, " ")
+		if start := ev.GetToolCallStart(); start != nil && words[0] == "tool_call_start" && len(words) > 1 {
+			aliases.bind(words[1], start.GetToolCallId())
+		}
+		d := describeEvent(ev, max(1, len(words)), aliases)
 		if strings.HasSuffix(string(ev.Kind()), "_delta") && len(out) > 0 && out[len(out)-1] == d {
 			continue
 		}
