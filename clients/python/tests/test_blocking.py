@@ -60,8 +60,8 @@ def test_blocking_flow(stack: Stack) -> None:
         trail = client.list_audit_records(session.id)
         kinds = [(r.kind, r.actor, r.tool_call_id) for r in trail.records]
         assert kinds == [
-            (parkway.v1.audit_pb2.AUDIT_KIND_ASKED, "server", "s1"),
-            (parkway.v1.audit_pb2.AUDIT_KIND_CONFIRMED, "anonymous", "s1"),
+            (parkway.v1.audit_pb2.AUDIT_KIND_ASKED, "server", call.id),
+            (parkway.v1.audit_pb2.AUDIT_KIND_CONFIRMED, "anonymous", call.id),
         ], trail
         assert list(trail.records[1].accepted_rules) == [
             f"Bash({r.rule_content})" for r in call.suggested_rules

@@ -47,15 +47,16 @@ async def test_parked_in_typescript_killed_resumed_in_python(stack: tuple[Stack,
         check=True,
     )
     state = json.loads(parked.stdout.strip().splitlines()[-1])
-    assert state["pending"] == ["x1"]
+    (pending,) = state["pending"]  # the server's id for the script's call x1
 
     s.server.restart(crash=True)  # SIGKILL; back on the same data directory
 
     async with parkway.AsyncClient(s.address, timeout=20) as client:
         session = await client.get_session(state["sessionId"])
         assert session.status == parkway.v1.agent_service_pb2.SESSION_STATUS_AWAITING_PERMISSION
+        assert [c.id for c in session.pending_tool_calls] == [pending]
         chat = await client.attach(state["sessionId"], after_seq=session.last_seq)
-        await chat.confirm("x1")
+        await chat.confirm(pending)
         rest = [e async for e in chat.until_settled(20)]
         assert rest[-1].kind == "reply_end"
         assert rest[-1].finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED

@@ -84,13 +84,13 @@ async def test_unknown_ask_user_label_names_the_field(
 
     # The call id alone is enough: the session resolves it; Other() carries free text.
     await chat.answer(
-        "ask_1", {QUESTION_DB: "SQLite", QUESTION_FEATURES: ["Auth", parkway.Other("and SSO")]}
+        call.id, {QUESTION_DB: "SQLite", QUESTION_FEATURES: ["Auth", parkway.Other("and SSO")]}
     )
     rest = [e async for e in chat.until_settled(20)]
     assert rest[-1].kind == "reply_end"
     assert rest[-1].finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED
     ends = [e for e in rest if e.kind == "tool_result_end"]
-    assert [(e.tool_call_id, e.result_state) for e in ends] == [("ask_1", "SUCCESS")]
+    assert [(e.tool_call_id, e.result_state) for e in ends] == [(call.id, "SUCCESS")]
     seen = str(stack.model.requests()[-1]["messages"])
     assert "SQLite" in seen and "and SSO" in seen
 
@@ -110,28 +110,29 @@ async def test_wrong_state_inputs_carry_precondition_details(
     chat = await client.attach(session.id)
     kinds = [e.kind async for e in chat.send("touch", timeout=20)]
     assert kinds[-2:] == ["require_user_confirm", "reply_parked"]
-    assert set(chat.pending) == {"b1"}
+    (call_id,) = chat.pending  # the server's id for the script's call b1
+    assert call_id != "b1"
 
     with pytest.raises(parkway.FailedPrecondition) as parked:
         await chat.send_message("again")
     assert parked.value.code == grpc.StatusCode.FAILED_PRECONDITION
-    assert "b1" in parked.value.message
+    assert call_id in parked.value.message
 
     with pytest.raises(parkway.NotFound):
         await chat.confirm("nope")
 
     with pytest.raises(parkway.FailedPrecondition) as wrong_kind:
-        await chat.submit_result("b1", "x")
+        await chat.submit_result(call_id, "x")
     assert "awaiting confirmation" in wrong_kind.value.message
 
     # The unary Reply refuses the same way, decoded from grpc-status-details-bin.
     with pytest.raises(parkway.FailedPrecondition):
         await client.reply(session.id, "again")
 
-    await chat.deny("b1", "not today")
+    await chat.deny(call_id, "not today")
     rest = [e async for e in chat.until_settled(20)]
     assert [(e.tool_call_id, e.result_state) for e in rest if e.kind == "tool_result_end"] == [
-        ("b1", "DENIED")
+        (call_id, "DENIED")
     ]
     assert "not today" in str(stack.model.requests()[-1]["messages"])
     assert chat.pending == {}

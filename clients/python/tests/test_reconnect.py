@@ -113,14 +113,14 @@ async def test_sigkill_while_parked_reconnects_and_resumes(own_stack: tuple[Stac
         chat = await client.attach(session.id)
         seen = [e async for e in chat.send("make a file", timeout=20)]
         assert [e.kind for e in seen][-2:] == ["require_user_confirm", "reply_parked"]
-        assert set(chat.pending) == {"c1"}
+        (call_id,) = chat.pending  # the server's id for the script's call c1
 
         # Crash: SIGKILL, no shutdown code runs; then the server comes back on the same address.
         await asyncio.to_thread(stack.server.restart, crash=True, same_address=True)
 
         # Answer the pending confirmation through the same session object: the input waits until
         # the session has re-attached, then goes out on the new stream.
-        await chat.confirm("c1")
+        await chat.confirm(call_id)
         rest = [e async for e in chat.until_settled(20)]
         assert chat.reconnects >= 1
 
@@ -128,7 +128,7 @@ async def test_sigkill_while_parked_reconnects_and_resumes(own_stack: tuple[Stac
         everything = seen + rest
         assert [e.kind for e in everything].count("require_user_confirm") == 1
         assert [(e.tool_call_id, e.result_state) for e in rest if e.kind == "tool_result_end"] == [
-            ("c1", "SUCCESS")
+            (call_id, "SUCCESS")
         ]
         assert rest[-1].kind == "reply_end"
         assert rest[-1].finished_reason == parkway.v1.content_pb2.FINISHED_REASON_COMPLETED
@@ -226,9 +226,10 @@ async def test_input_whose_ack_was_lost_is_resent_and_applied_once(
             chat = await client.attach(session.id)
             seen = [e async for e in chat.send("make a file", timeout=20)]
             assert seen[-1].kind == "reply_parked"
+            (call_id,) = chat.pending
 
             proxy.mute_downstream = True
-            confirming = asyncio.create_task(chat.confirm("c1"))
+            confirming = asyncio.create_task(chat.confirm(call_id))
             async with parkway.AsyncClient(stack.address) as direct:  # not through the proxy
                 deadline = asyncio.get_running_loop().time() + 10
                 while (await direct.get_session(session.id)).status != IDLE:
@@ -246,7 +247,7 @@ async def test_input_whose_ack_was_lost_is_resent_and_applied_once(
             ends = [
                 (e.tool_call_id, e.result_state) for e in everything if e.kind == "tool_result_end"
             ]
-            assert ends == [("c1", "SUCCESS")]
+            assert ends == [(call_id, "SUCCESS")]
             assert everything[-1].kind == "reply_end"
             assert_exactly_once(everything, chat.last_seq)
             assert (Path(session.working_directories[0]) / "made.txt").exists()

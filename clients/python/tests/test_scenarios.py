@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import parkway
+from call_aliases import CallAliases
 from parkway import inputs
 from parkway.v1 import agent_service_pb2, content_pb2, events_pb2, permission_pb2
 from parkway_harness import Stack, instantiate, scenario_dir, scenario_files
@@ -25,10 +26,12 @@ from parkway_harness import Stack, instantiate, scenario_dir, scenario_files
 SETTLE_TIMEOUT_S = 20.0
 
 
-def describe(event: parkway.Event, detail: int) -> str:
-    """``"tool_result_end call_1 DENIED"`` for an event, trimmed to the detail the entry names."""
+def describe(event: parkway.Event, detail: int, aliases: CallAliases) -> str:
+    """``"tool_result_end call_1 DENIED"`` for an event, trimmed to the detail the entry names; call
+    ids are written as the aliases bound to them."""
     parts: list[str] = [event.kind]
-    call = event.tool_call_id or ",".join(c.id for c in event.tool_calls)
+    ids = [event.tool_call_id] if event.tool_call_id else [c.id for c in event.tool_calls]
+    call = ",".join(aliases.alias(i) for i in ids)
     if detail >= 2 and call:
         parts.append(call)
     if detail >= 3 and event.kind == "tool_result_end":
@@ -36,13 +39,18 @@ def describe(event: parkway.Event, detail: int) -> str:
     return " ".join(parts)
 
 
-def shape_against(events: list[parkway.Event], expected: list[str]) -> list[str]:
+def shape_against(
+    events: list[parkway.Event], expected: list[str], aliases: CallAliases
+) -> list[str]:
     """Describes events at the detail each expected entry uses; consecutive identical delta
-    entries collapse into one."""
+    entries collapse into one. A TOOL_CALL_START facing ``tool_call_start X`` first binds X to its
+    call id."""
     out: list[str] = []
     for event in events:
-        want = expected[min(len(out), len(expected) - 1)] if expected else ""
-        d = describe(event, max(1, len(want.split(" "))))
+        want = (expected[min(len(out), len(expected) - 1)] if expected else "").split(" ")
+        if event.kind == "tool_call_start" and want[0] == "tool_call_start" and len(want) > 1:
+            aliases.bind(want[1], event.tool_call_id)
+        d = describe(event, max(1, len(want)), aliases)
         if event.kind.endswith("_delta") and out and out[-1] == d:
             continue
         out.append(d)
@@ -60,6 +68,7 @@ class Runner:
         self.chat: parkway.AsyncSession | None = None
         self.session_id = ""
         self.suggested: dict[str, list[permission_pb2.PermissionRule]] = {}
+        self.aliases = CallAliases()
 
     async def open(self) -> None:
         session = await self.client.create_session(self.agent_id)
@@ -75,23 +84,23 @@ class Runner:
                 self.suggested[call.id] = list(call.suggested_rules)
 
     def confirm_result(self, c: dict[str, Any]) -> events_pb2.ConfirmResult:
+        call = self.aliases.id(c["call"])
         rules = c.get("rules")
         rule: Any
         if rules == "suggested":
-            rule = self.suggested.get(c["call"], [])
+            rule = self.suggested.get(call, [])
         else:
             rule = list(rules or [])
-        result = inputs.confirmation(c["call"], rule or None)
+        result = inputs.confirmation(call, rule or None)
         result.confirmed = bool(c["confirmed"])
         result.reason = c.get("reason", "")
         if "input" in c:
             result.tool_call.input = json.dumps(c["input"])
         return result
 
-    @staticmethod
-    def tool_result(r: dict[str, Any]) -> content_pb2.ToolResultBlock:
+    def tool_result(self, r: dict[str, Any]) -> content_pb2.ToolResultBlock:
         block = inputs.tool_result(
-            r["call"],
+            self.aliases.id(r["call"]),
             r.get("output") or "",
             state=r.get("state") or "success",
             metadata=r.get("metadata"),
@@ -119,11 +128,9 @@ class Runner:
             await chat.close()
             self.chat = await self.client.attach(self.session_id, last)
         elif step.get("restart"):
-            last = chat.last_seq
-            await self.client.close()
-            await asyncio.to_thread(self.stack.server.restart)
-            self.client = parkway.AsyncClient(self.stack.address, timeout=15)
-            self.chat = await self.client.attach(self.session_id, last)
+            # The session notices the shutdown (UNAVAILABLE) and re-attaches by itself after its
+            # last seq; the next input waits for that.
+            await asyncio.to_thread(lambda: self.stack.server.restart(same_address=True))
 
     async def settle(self) -> list[parkway.Event]:
         assert self.chat is not None
@@ -141,7 +148,7 @@ class Runner:
             if "expect" in step:
                 events = await self.settle()
                 self.remember(events)
-                assert shape_against(events, step["expect"]) == step["expect"], label
+                assert shape_against(events, step["expect"], self.aliases) == step["expect"], label
         await self.check_final()
 
     async def check_refused(self, step: dict[str, Any], label: str) -> None:
@@ -154,7 +161,7 @@ class Runner:
         if "field" in want:
             assert want["field"] in err.fields, f"{label}: {err}"
         if "message" in want:
-            assert re.search(want["message"], err.message), f"{label}: {err}"
+            assert re.search(self.aliases.pattern(want["message"]), err.message), f"{label}: {err}"
         after = await self.client.get_session(self.session_id)
         assert after.last_seq == before.last_seq, f"{label}: nothing changes"
         assert after.status == before.status, f"{label}: nothing changes"
@@ -204,9 +211,9 @@ async def test_scenario(stack: Stack, file: str) -> None:
         await runner.close()
 
 
-#: A scenario the shared files do not have yet, for the runner's `reconnect` and `restart` steps.
-#: A fresh attach surfaces the re-announced REQUIRE_USER_CONFIRM (seq 0), so it leads the events
-#: that follow the restart.
+#: A scenario for the runner's `reconnect` step, with a `restart` after it. The fresh attach of
+#: `reconnect` surfaces the re-announced REQUIRE_USER_CONFIRM (seq 0), so it leads the events read
+#: after the restart; the session that follows the restart does not announce the call again.
 RECONNECT_RESTART: dict[str, Any] = {
     "name": "the runner reconnects and restarts the server while a reply is parked",
     "script": {
