@@ -121,3 +121,13 @@ export function toolResult(events: ServerEvent[], id: string): { state?: number;
   }
   return { state, text };
 }
+
+/**
+ * The ids of the tool calls the events start, in the order the model made them (a script's order):
+ * the server names every call itself, whatever id the model gave it.
+ */
+export function startedCalls(events: ServerEvent[]): string[] {
+  return events.flatMap((e) =>
+    e.event?.$case === "toolCallStart" ? [e.event.value.toolCallId] : [],
+  );
+}

@@ -66,6 +66,7 @@ const WD_FILES: Record<string, string> = {
   "keep.txt": "keep me\n",
   "notes/a.txt": "a note\n",
 };
+/** The model's id for the call; the server names the call itself (see `startedCall`). */
 const CALL = "call_gate";
 /** How long a Bash call may take (ms); no case needs more than a fraction of it. */
 const BASH_TIMEOUT_MS = 5_000;
@@ -316,10 +317,18 @@ function text(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
 }
 
-function confirmCall(events: ServerEvent[]) {
+/** The server's id of the reply's one tool call, from its TOOL_CALL_START. */
+function startedCall(events: ServerEvent[]): string | undefined {
+  for (const e of events) {
+    if (e.event?.$case === "toolCallStart") return e.event.value.toolCallId;
+  }
+  return undefined;
+}
+
+function confirmCall(events: ServerEvent[], id: string | undefined) {
   for (const e of events) {
     if (e.event?.$case !== "requireUserConfirm") continue;
-    const call = e.event.value.toolCalls.find((c) => c.id === CALL);
+    const call = e.event.value.toolCalls.find((c) => c.id === id);
     if (call) return call;
   }
   return undefined;
@@ -357,9 +366,9 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
 }
 
 /** What the engine recorded for the call, for failure messages. */
-async function decisionOf(h: Harness, sessionId: string): Promise<string> {
+async function decisionOf(h: Harness, sessionId: string, callId = ""): Promise<string> {
   try {
-    const { records } = await h.client.listAuditRecords({ sessionId, toolCallId: CALL });
+    const { records } = await h.client.listAuditRecords({ sessionId, toolCallId: callId });
     return records.map((r) => `${r.check || r.rule || "?"}: ${r.reason}`).join(" | ");
   } catch (err) {
     return `(no audit: ${(err as Error).message})`;
@@ -380,7 +389,8 @@ async function play(c: Case): Promise<void> {
   const events: ServerEvent[] = [];
   try {
     events.push(...(await collect(chat.message("go", AbortSignal.timeout(15_000)))));
-    const parked = confirmCall(events);
+    const callId = startedCall(events);
+    const parked = confirmCall(events, callId);
     if (parked) {
       expect(events.at(-1)?.event?.$case, "a park ends with REPLY_PARKED").toBe("replyParked");
       if (c.expect === "ran") await chat.confirm(parked);
@@ -388,8 +398,9 @@ async function play(c: Case): Promise<void> {
       events.push(...(await collect(chat.untilSettled(AbortSignal.timeout(15_000)))));
     }
     expect(events.at(-1)?.event?.$case, "the reply ends").toBe("replyEnd");
-    const result = toolResult(events, CALL);
-    const how = `${tool} ${text(input)} ended ${stateName(result.state)} (${await decisionOf(h, session.id)}): ${result.text.slice(0, 300)}`;
+    expect(callId, "the call started").toBeDefined();
+    const result = toolResult(events, callId!);
+    const how = `${tool} ${text(input)} ended ${stateName(result.state)} (${await decisionOf(h, session.id, callId)}): ${result.text.slice(0, 300)}`;
 
     switch (c.expect) {
       case "park":
@@ -428,6 +439,7 @@ async function play(c: Case): Promise<void> {
 
     // The model got the call's outcome as a tool result on its next turn.
     const tools = h.model.requests[1]?.messages.filter((m) => m.role === "tool") ?? [];
+    // ... under the model's own id for the call.
     const told = tools.find((m) => m.tool_call_id === CALL);
     expect(told, "the model is told the call's outcome").toBeDefined();
     expect(told?.content, "the model reads what the events tell").toBe(result.text);

@@ -3,7 +3,14 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
-import { collect, type Harness, kind, shape, startHarness } from "../helpers/parkway-harness.js";
+import {
+  collect,
+  type Harness,
+  kind,
+  shape,
+  startedCalls,
+  startHarness,
+} from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -65,16 +72,13 @@ describe("tool calls in a reply", () => {
     });
     const events = await run(session.id, "read both");
     const kinds = events.map(kind);
+    const [a, b] = startedCalls(events);
 
     // START/DELTA of the two calls interleave: b starts before a's deltas are over.
-    const firstDeltaOfA = events.findIndex(
-      (e) => kind(e) === "tool_call_delta" && callId(e) === "call_a",
-    );
-    const startOfB = events.findIndex(
-      (e) => kind(e) === "tool_call_start" && callId(e) === "call_b",
-    );
+    const firstDeltaOfA = events.findIndex((e) => kind(e) === "tool_call_delta" && callId(e) === a);
+    const startOfB = events.findIndex((e) => kind(e) === "tool_call_start" && callId(e) === b);
     const lastDeltaOfA = events.findLastIndex(
-      (e) => kind(e) === "tool_call_delta" && callId(e) === "call_a",
+      (e) => kind(e) === "tool_call_delta" && callId(e) === a,
     );
     expect(startOfB).toBeGreaterThan(-1);
     expect(startOfB).toBeLessThan(lastDeltaOfA);
@@ -84,10 +88,10 @@ describe("tool calls in a reply", () => {
     expect(kinds.slice(firstEnd - 2, firstEnd)).toEqual(["tool_call_end", "tool_call_end"]);
     expect(kinds.indexOf("tool_call_end")).toBe(firstEnd - 2);
 
-    expect(resultState(events, "call_a")).toBe(1);
-    expect(resultState(events, "call_b")).toBe(1);
-    expect(resultText(events, "call_a")).toContain("alpha");
-    expect(resultText(events, "call_b")).toContain("bravo");
+    expect(resultState(events, a!)).toBe(1);
+    expect(resultState(events, b!)).toBe(1);
+    expect(resultText(events, a!)).toContain("alpha");
+    expect(resultText(events, b!)).toContain("bravo");
     expect(shape(events).slice(-6)).toEqual([
       "model_call_start",
       "text_block_start",
@@ -99,6 +103,7 @@ describe("tool calls in a reply", () => {
 
     const second = h.model.requests[1]!;
     const toolMessages = second.messages.filter((m) => m.role === "tool");
+    // The model gets its own ids back.
     expect(toolMessages.map((m) => m.tool_call_id).sort()).toEqual(["call_a", "call_b"]);
     expect(JSON.stringify(toolMessages)).toContain("alpha");
     expect(JSON.stringify(toolMessages)).toContain("bravo");
@@ -120,16 +125,17 @@ describe("tool calls in a reply", () => {
       ],
     });
     const events = await run(session.id, "write then read");
+    const [w, r] = startedCalls(events);
     const order = events
       .filter((e) => ["tool_result_start", "tool_result_end"].includes(kind(e)))
       .map((e) => `${kind(e)}:${callId(e)}`);
     expect(order).toEqual([
-      "tool_result_start:call_w",
-      "tool_result_end:call_w",
-      "tool_result_start:call_r",
-      "tool_result_end:call_r",
+      `tool_result_start:${w}`,
+      `tool_result_end:${w}`,
+      `tool_result_start:${r}`,
+      `tool_result_end:${r}`,
     ]);
-    expect(resultText(events, "call_r")).toContain("written first");
+    expect(resultText(events, r!)).toContain("written first");
     expect(await readFile(file, "utf8")).toBe("written first");
   });
 
@@ -167,13 +173,16 @@ describe("tool calls in a reply", () => {
       ],
     });
     const events = await run(session.id, "try to escape");
-    for (const id of ["call_schema", "call_json", "call_out", "call_link", "call_write"]) {
+    const calls = startedCalls(events);
+    expect(calls).toHaveLength(5);
+    const [schema, json, out] = calls;
+    for (const id of calls) {
       expect(resultState(events, id), id).toBe(2); // ERROR
       expect(resultText(events, id), id).not.toContain("top secret");
     }
-    expect(resultText(events, "call_schema")).toMatch(/file_path/);
-    expect(resultText(events, "call_json")).toMatch(/not valid JSON/);
-    expect(resultText(events, "call_out")).toMatch(/outside/);
+    expect(resultText(events, schema!)).toMatch(/file_path/);
+    expect(resultText(events, json!)).toMatch(/not valid JSON/);
+    expect(resultText(events, out!)).toMatch(/outside/);
     expect(existsSync(path.join(outside, "planted.txt"))).toBe(false);
     // The model sees the errors on its next turn.
     const tools = h.model.requests[1]!.messages.filter((m) => m.role === "tool");
