@@ -6,7 +6,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
-import { collect, type Harness, startHarness, toolResult } from "../helpers/parkway-harness.js";
+import {
+  collect,
+  type Harness,
+  startedCalls,
+  startHarness,
+  toolResult,
+} from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
 const clients: ParkwayClient[] = [];
@@ -83,16 +89,19 @@ describe("each session's own working directory", () => {
 
     // Tenant A's session writes note.txt, which lands in its own directory.
     const wrote = await say(acme, a.id, "write the note");
-    expect(toolResult(wrote, "w1").state).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
+    expect(toolResult(wrote, startedCalls(wrote)[0]!).state).toBe(
+      ToolResultState.TOOL_RESULT_STATE_SUCCESS,
+    );
     expect(await readFile(theirs, "utf8")).toBe("acme only\n");
     expect(existsSync(path.join(h.workdir, "note.txt"))).toBe(false);
 
     // Tenant B's session can reach it neither by its absolute path nor by its name.
     const read = await say(globex, b.id, "read the note");
-    const abs = toolResult(read, "r-abs");
+    const [absId, relId] = startedCalls(read);
+    const abs = toolResult(read, absId!);
     expect(abs.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(abs.text).toContain(`${theirs} is outside the working directories: ${dirB}`);
-    const rel = toolResult(read, "r-rel");
+    const rel = toolResult(read, relId!);
     expect(rel.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(rel.text).toContain("File does not exist");
     expect(rel.text).toContain(path.join(dirB!, "note.txt"));

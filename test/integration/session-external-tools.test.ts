@@ -3,7 +3,13 @@ import { type ParkwayClientError } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
 import { PermissionBehavior, RuleScope } from "../../src/generated/parkway/v1/permission.js";
-import { collect, type Harness, kind, startHarness } from "../helpers/parkway-harness.js";
+import {
+  collect,
+  type Harness,
+  kind,
+  startedCalls,
+  startHarness,
+} from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -53,7 +59,8 @@ describe("external tools declared by the client in CreateSession", () => {
     expect(JSON.stringify(h.model.requests[0]!.tools)).toContain("OpenTicket");
     const state = await h.client.getSession(session.id);
     expect(state.status).toBe(SessionStatus.SESSION_STATUS_AWAITING_EXTERNAL_RESULT);
-    expect(state.pendingToolCalls.map((c) => c.id)).toEqual(["t1"]);
+    const [ticket] = startedCalls(parked);
+    expect(state.pendingToolCalls.map((c) => c.id)).toEqual([ticket]);
 
     const result = (metadata: Record<string, unknown>) => ({
       $case: "externalExecutionResult" as const,
@@ -61,7 +68,7 @@ describe("external tools declared by the client in CreateSession", () => {
         replyId: "",
         executionResults: [
           {
-            id: "t1",
+            id: ticket!,
             name: "OpenTicket",
             output: [{ block: { $case: "text" as const, value: { id: "", text: "opened" } } }],
             state: ToolResultState.TOOL_RESULT_STATE_SUCCESS,
