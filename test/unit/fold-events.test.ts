@@ -20,7 +20,7 @@ describe("foldEvents", () => {
       { type: "text_block_start", blockId: "b1" },
       { type: "text_block_delta", blockId: "b1", delta: "Let me " },
       { type: "text_block_delta", blockId: "b1", delta: "look." },
-      { type: "tool_call_start", toolCallId: "c1", toolCallName: "Read" },
+      { type: "tool_call_start", toolCallId: "c1", toolCallName: "Read", modelId: "call_0" },
       { type: "tool_call_delta", toolCallId: "c1", delta: '{"file_path":' },
       { type: "tool_call_start", toolCallId: "c2", toolCallName: "Bash" },
       { type: "tool_call_end", toolCallId: "c1", input: '{"file_path":"/a"}' },
@@ -52,9 +52,11 @@ describe("foldEvents", () => {
       input: '{"file_path":"/a"}',
       state: "finished",
       resultStarted: true,
+      modelId: "call_0",
     });
     const c2 = message.content.find((b) => b.type === "tool_call" && b.id === "c2");
     expect(c2).toMatchObject({ state: "pending", resultStarted: true });
+    expect(c2).not.toHaveProperty("modelId");
     const r1 = message.content.find((b) => b.type === "tool_result");
     expect(r1).toMatchObject({ output: "1\tcontent", state: "success", metadata: { lines: 1 } });
     expect(message.usage?.outputTokens).toBe(7);
