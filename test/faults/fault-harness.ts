@@ -75,8 +75,9 @@ const transient = (err: unknown) =>
  * Drives parks and answers through the real client against the real server as a child process,
  * SIGKILLs it at random moments, restarts it on the same data directory, and checks the promises
  * of durability: every acknowledged park is still there and resumable, no answer is applied twice,
- * no server tool runs twice (side effects are counted in a file), and every session's event log
- * is gap-free and without duplicates.
+ * no server tool runs twice (side effects are counted in a file), every session's event log
+ * is gap-free and without duplicates, and no call id comes back for another call, though the model
+ * gives every call the same id.
  */
 export async function runFaults(options: FaultOptions): Promise<FaultReport> {
   const root = await tempDir("parkway-faults-");
@@ -89,7 +90,14 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
         {
           match: { lastUser: "^go " },
           repeat: true,
-          toolCalls: [{ name: "Bash", input: { command: 'echo "{{last_user}}" >> effects.txt' } }],
+          // Like many models, it numbers its calls per turn: every call is call_0 to it.
+          toolCalls: [
+            {
+              id: "call_0",
+              name: "Bash",
+              input: { command: 'echo "{{last_user}}" >> effects.txt' },
+            },
+          ],
         },
         { match: { toolName: "Bash" }, repeat: true, text: "ok" },
       ],
@@ -130,6 +138,15 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
     let parkedCall: string | undefined;
     let confirmSent = false;
     const tag = () => `go s${index}-${n}`;
+    // Every call id this session parked: the server names each call afresh.
+    const parkedIds = new Set<string>();
+    const parked = (id: string) => {
+      if (id !== parkedCall && parkedIds.has(id)) {
+        report.violations.push(`session ${index}: call id ${id} parked again for ${tag()}`);
+      }
+      parkedIds.add(id);
+      parkedCall = id;
+    };
     while (!stopping) {
       try {
         await ready;
@@ -141,7 +158,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
           });
           const call = res.pendingToolCalls[0];
           if (!call) throw new Error(`no park for ${tag()}: ${JSON.stringify(res.status)}`);
-          parkedCall = call.id;
+          parked(call.id);
           confirmSent = false;
           report.parks++;
         } else {
@@ -202,7 +219,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
               `session ${index}: parked ${parkedCall} but ${pending.id} is pending`,
             );
           }
-          parkedCall = pending.id;
+          parked(pending.id);
         } else if (state.status === SessionStatus.SESSION_STATUS_IDLE) {
           if (parkedCall && !confirmSent) {
             report.violations.push(
