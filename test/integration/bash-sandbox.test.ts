@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { FinishedReason, ToolResultState } from "../../src/generated/parkway/v1/content.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
-import { collect, type Harness, startHarness, toolResult } from "../helpers/parkway-harness.js";
+import {
+  collect,
+  type Harness,
+  startedCalls,
+  startHarness,
+  toolResult,
+} from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -47,7 +53,7 @@ describe("Bash in a served agent", () => {
       'echo "$GREETING / $PARKWAY_TEST_PASSED / ${PARKWAY_TEST_SECRET:-absent} / $TERM"; env',
     );
     expect(finished(events)).toBe(FinishedReason.FINISHED_REASON_COMPLETED);
-    const bash = toolResult(events, "call_bash");
+    const bash = toolResult(events, startedCalls(events)[0]!);
     expect(bash.state).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
     expect(bash.text).toMatch(/^hello \/ passed through \/ absent \/ dumb\n/);
     expect(bash.text).not.toContain("sk-must-not-leak");
@@ -62,7 +68,7 @@ describe("Bash in a served agent", () => {
       "f() { if [ $1 -gt 0 ]; then f $(($1-1)) & f $(($1-1)) & fi; sleep 60; }; f 8",
     );
     expect(finished(events)).toBe(FinishedReason.FINISHED_REASON_COMPLETED);
-    const bash = toolResult(events, "call_bash");
+    const bash = toolResult(events, startedCalls(events)[0]!);
     expect(bash.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(bash.text).toMatch(/killed: more than 40 processes at once/);
     const tool = h.model.requests[1]!.messages.find((m) => m.role === "tool");

@@ -4,6 +4,7 @@ import {
   collect,
   type Harness,
   kind,
+  startedCalls,
   startHarness,
   toolResult,
 } from "../helpers/parkway-harness.js";
@@ -82,7 +83,7 @@ describe("block limits", () => {
     chat.close();
     expect(events.some((e) => kind(e) === "require_user_confirm")).toBe(false);
     expect(events.some((e) => kind(e) === "reply_parked")).toBe(false);
-    const result = toolResult(events, "call_big");
+    const result = toolResult(events, startedCalls(events)[0]!);
     expect(result.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(result.text).toMatch(/over the agent's maxBlockBytes \(4096\); it was not kept/);
     // At most the limit of the input was streamed before it was dropped; its end carries none.

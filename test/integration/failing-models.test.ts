@@ -5,7 +5,13 @@ import { FinishedReason, ToolResultState } from "../../src/generated/parkway/v1/
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import type { Script } from "../../src/model/scripted/index.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
-import { collect, type Harness, startHarness, toolResult } from "../helpers/parkway-harness.js";
+import {
+  collect,
+  type Harness,
+  startedCalls,
+  startHarness,
+  toolResult,
+} from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
 let revived: ScriptedModelServer | undefined;
@@ -150,10 +156,11 @@ describe("a model that calls tools wrongly", () => {
     const chat = await open();
     const events = await collect(chat.message("first"));
     expect(replyEnd(events)?.finishedReason).toBe(FinishedReason.FINISHED_REASON_COMPLETED);
-    const json = toolResult(events, "call_json");
+    const [jsonId, unknownId] = startedCalls(events);
+    const json = toolResult(events, jsonId!);
     expect(json.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(json.text).toMatch(/^the input is not valid JSON: /);
-    const unknown = toolResult(events, "call_unknown");
+    const unknown = toolResult(events, unknownId!);
     expect(unknown.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
     expect(unknown.text).toMatch(/^unknown tool "Teleport"; the tools are: Bash, Read, /);
     // The model saw both errors on its next turn.
