@@ -25,7 +25,7 @@ import (
 
 // scenarioDirs hold the scenario files: first those shared by the TypeScript, Python and Go runners
 // (see test/scenarios/README.md for the format), then Go-only ones that exercise the runner's
-// reconnect and restart steps, which no shared scenario uses yet.
+// reconnect and restart steps further.
 var scenarioDirs = []string{"../../test/scenarios", "testdata/scenarios"}
 
 const (
