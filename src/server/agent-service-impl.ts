@@ -15,6 +15,7 @@ import { permissionMode, sessionStatus } from "./mappers/enums.js";
 import { eventToPb } from "./mappers/events.js";
 import { agentToPb } from "./mappers/agents.js";
 import { toSessionInput } from "./session-inputs.js";
+import { checkSessionSpec, sessionsThatFit } from "./response-size.js";
 
 function sessionToPb(view: SessionView): Session {
   return {
@@ -223,6 +224,7 @@ export function createAgentService(
     },
 
     async createSession(request, ctx) {
+      checkSessionSpec(request);
       const mode = permissionMode.fromPb(request.permissionMode);
       if (request.permissionMode !== PermissionMode.PERMISSION_MODE_UNSPECIFIED && !mode) {
         throw invalidArgument([{ field: "permission_mode", description: "unknown mode" }]);
@@ -255,7 +257,12 @@ export function createAgentService(
         pageSize: request.pageSize || 100,
         ...(request.pageToken ? { pageToken: request.pageToken } : {}),
       });
-      return { sessions: page.sessions.map(sessionToPb), nextPageToken: page.nextPageToken ?? "" };
+      const sessions = page.sessions.map(sessionToPb);
+      // A page also ends where the next session would make it too large to receive.
+      const fit = sessionsThatFit(sessions);
+      return fit < sessions.length
+        ? { sessions: sessions.slice(0, fit), nextPageToken: sessions[fit - 1]!.id }
+        : { sessions, nextPageToken: page.nextPageToken ?? "" };
     },
 
     async deleteSession(request, ctx) {

@@ -92,7 +92,8 @@ const (
 	FinishedReason_FINISHED_REASON_INTERRUPTED FinishedReason = 2
 	// The agent reached its max_iters limit of model calls.
 	FinishedReason_FINISHED_REASON_EXCEED_MAX_ITERS FinishedReason = 3
-	// The model or the server failed; ReplyEnd.error says how.
+	// The model or the server failed, or the reply reached the agent's maxReplyBytes (error code
+	// "reply_too_large"); ReplyEnd.error says which.
 	FinishedReason_FINISHED_REASON_ERROR FinishedReason = 4
 )
 
@@ -386,7 +387,8 @@ func (x *Msg) GetError() *Failure {
 // A machine-readable failure: a stable code and a human-readable message.
 type Failure struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Stable code, e.g. "model_unavailable", "server_restarted", "max_iters".
+	// Stable code, e.g. "model_unavailable", "server_restarted", "max_iters", "reply_too_large" (the
+	// reply's message reached the agent's maxReplyBytes).
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// What happened, for people.
 	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
