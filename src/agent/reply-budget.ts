@@ -12,9 +12,24 @@ export const REPLY_TOO_LARGE = "reply_too_large";
 const utf8 = (text: string): number => Buffer.byteLength(text);
 
 /**
+ * At least what `value` takes encoded as a google.protobuf.Value: each value, list entry and field
+ * adds its tags and lengths (up to 12 bytes), a number 9 bytes.
+ */
+export function structBytes(value: unknown): number {
+  if (typeof value === "string") return 12 + utf8(value);
+  let total = 12;
+  if (Array.isArray(value)) {
+    for (const item of value) total += structBytes(item);
+  } else if (value !== null && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) total += 12 + utf8(key) + structBytes(item);
+  }
+  return total;
+}
+
+/**
  * What a block costs on the wire, never less than its encoding: a call's input as `inputFactor`
- * says, its rules and decision as JSON, a result's metadata twice (a Struct may be larger than its
- * JSON; AskUser answers are also sent typed).
+ * says, its rules and decision as JSON, a result's metadata as a Struct (twice for AskUser, whose
+ * answers are also sent typed).
  */
 export function blockBytes(block: Block): number {
   switch (block.type) {
@@ -31,9 +46,10 @@ export function blockBytes(block: Block): number {
       );
     }
     case "tool_result": {
-      const metadata = block.metadata ? utf8(JSON.stringify(block.metadata)) : 0;
+      const metadata =
+        (block.metadata ? structBytes(block.metadata) : 0) * (block.name === "AskUser" ? 2 : 1);
       return (
-        BLOCK_OVERHEAD_BYTES + utf8(block.id) + utf8(block.name) + utf8(block.output) + metadata * 2
+        BLOCK_OVERHEAD_BYTES + utf8(block.id) + utf8(block.name) + utf8(block.output) + metadata
       );
     }
   }
