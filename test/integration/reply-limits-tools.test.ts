@@ -54,6 +54,29 @@ describe("reply limits and tools", () => {
     expect(Buffer.byteLength(String(told?.content))).toBeLessThan(LIMIT);
   });
 
+  it("leaves out a suggested rule past 1 KiB: it would go out with the waiting call", async () => {
+    const long = "a".repeat(2000);
+    h = await startHarness({
+      turns: [
+        {
+          toolCalls: [
+            { id: "call_npm", name: "Bash", input: { command: `npm ${long} && npm test` } },
+          ],
+        },
+      ],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const events = await collect(chat.message("run it"));
+    chat.close();
+    const ask = events.find((e) => e.event?.$case === "requireUserConfirm");
+    const call =
+      ask?.event?.$case === "requireUserConfirm" ? ask.event.value.toolCalls[0] : undefined;
+    expect(call?.suggestedRules.map((r) => r.ruleContent)).toEqual(["npm test:*"]);
+    expect(call?.decision?.suggestedRules.map((r) => r.ruleContent)).toEqual(["npm test:*"]);
+    expect(Buffer.byteLength(call?.decision?.reason ?? "")).toBeLessThanOrEqual(1024);
+  });
+
   it("refuses a maxReplyBytes past what clients can receive, and a maxBlockBytes past maxReplyBytes, naming the field", async () => {
     await expect(startHarness({ turns: [] }, { maxReplyBytes: 2 * 1024 * 1024 })).rejects.toThrow(
       /maxReplyBytes/,
