@@ -187,10 +187,13 @@ describe("reply limits", () => {
     expect(after.map((e) => e.seq)).toEqual(before.map((e) => e.seq));
 
     // The model reads the marker in the next reply's history.
-    const chat = await rig.client.attach(session.id);
+    const { lastSeq } = await rig.client.getSession(session.id);
+    const chat = await rig.client.attach(session.id, { afterSeq: lastSeq });
     const next = await collect(chat.message("shorter please"));
     chat.close();
+    expect(next.every((e) => !e.replayed)).toBe(true);
     expect(kind(next.at(-1)!)).toBe("reply_end");
+    expect(rig.model.requests).toHaveLength(2);
     const history = JSON.stringify(rig.model.requests.at(-1)?.messages);
     expect(history).toContain(MARKER);
   });
