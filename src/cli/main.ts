@@ -10,7 +10,7 @@ import { serve } from "./serve.js";
 const USAGE = `usage:
   parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
-  parkway mock-model --script FILE [--listen HOST:PORT]
+  parkway mock-model --script FILE [--listen HOST:PORT] [--keep-requests N]
   parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
                [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]`;
 
@@ -48,15 +48,27 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parseArgs({
         args: rest,
         strict: true,
-        options: { script: { type: "string" }, listen: { type: "string" } },
+        options: {
+          script: { type: "string" },
+          listen: { type: "string" },
+          "keep-requests": { type: "string" },
+        },
       });
       if (!values.script) {
         process.stderr.write(`parkway: mock-model needs --script FILE\n${USAGE}\n`);
         return 2;
       }
+      const keep = values["keep-requests"];
+      if (keep !== undefined && !/^[1-9][0-9]{0,6}$/.test(keep)) {
+        process.stderr.write(
+          `parkway: --keep-requests must be a whole number from 1 to 9999999, got ${JSON.stringify(keep)}\n`,
+        );
+        return 2;
+      }
       return mockModel({
         script: values.script,
         ...(values.listen ? { listen: values.listen } : {}),
+        ...(keep === undefined ? {} : { keepRequests: Number(keep) }),
       });
     }
     case "chat": {
