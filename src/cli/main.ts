@@ -6,17 +6,15 @@ import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
 import { mockModel } from "./mock-model.js";
 import { serve } from "./serve.js";
-
-const USAGE = `usage:
-  parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
-                [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
-  parkway mock-model --script FILE [--listen HOST:PORT] [--keep-requests N]
-  parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
-               [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]`;
+import { COMMAND_USAGE, type Command, USAGE, wantsHelp } from "./usage.js";
 
 /** Runs the command line; resolves with the exit code. Expected failures print one line. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && command in COMMAND_USAGE && wantsHelp(rest)) {
+    process.stdout.write(`${COMMAND_USAGE[command as Command]}\n`);
+    return 0;
+  }
   switch (command) {
     case "serve": {
       const { values } = parseArgs({
