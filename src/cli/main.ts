@@ -4,6 +4,7 @@ import { DataDirectoryError, StoreLockedError } from "../store/index.js";
 import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
+import { ignoreIpServerNameWarning } from "./ip-server-name-warning.js";
 import { mockModel } from "./mock-model.js";
 import { serve } from "./serve.js";
 import { COMMAND_USAGE, type Command, USAGE, wantsHelp } from "./usage.js";
@@ -107,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+ignoreIpServerNameWarning();
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll } from "vitest";
+import { ignoreIpServerNameWarning } from "../../src/cli/ip-server-name-warning.js";
 import { markedProcesses } from "../helpers/marked-processes.js";
 
 /**
@@ -12,6 +13,9 @@ import { markedProcesses } from "../helpers/marked-processes.js";
  * inherit); processes are marked with PARKWAY_TEST_FILE in their environment. After the file, a
  * marked process still running is killed and fails the file, and the directory is removed.
  */
+// Tests connect over TLS to 127.0.0.1, as the command does (see the function for why it is harmless).
+ignoreIpServerNameWarning();
+
 const marker = randomUUID();
 const outerTmp = process.env.TMPDIR;
 const dir = mkdtempSync(path.join(tmpdir(), "parkway-tests-"));
