@@ -8,7 +8,7 @@
  */
 export function ignoreIpServerNameWarning(): void {
   const emit = process.emitWarning.bind(process) as (...args: unknown[]) => void;
-  process.emitWarning = ((warning: string | Error, ...args: unknown[]) => {
+  process.emitWarning = (warning: string | Error, ...args: unknown[]) => {
     const [typeOrOptions, code] = args;
     const given =
       typeof typeOrOptions === "object" && typeOrOptions !== null
@@ -16,5 +16,5 @@ export function ignoreIpServerNameWarning(): void {
         : code;
     if (given === "DEP0123") return;
     emit(warning, ...args);
-  });
+  };
 }

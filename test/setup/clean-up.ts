@@ -18,7 +18,7 @@ ignoreIpServerNameWarning();
 
 const marker = randomUUID();
 const outerTmp = process.env.TMPDIR;
-const dir = mkdtempSync(path.join(tmpdir(), "parkway-tests-"));
+const dir = mkdtempSync(path.join(tmpdir(), "pw-"));
 process.env.TMPDIR = dir;
 process.env.PARKWAY_TEST_FILE = marker;
 
