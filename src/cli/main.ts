@@ -4,19 +4,18 @@ import { DataDirectoryError, StoreLockedError } from "../store/index.js";
 import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
+import { ignoreIpServerNameWarning } from "./ip-server-name-warning.js";
 import { mockModel } from "./mock-model.js";
 import { serve } from "./serve.js";
-
-const USAGE = `usage:
-  parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
-                [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
-  parkway mock-model --script FILE [--listen HOST:PORT]
-  parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
-               [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]`;
+import { COMMAND_USAGE, type Command, USAGE, wantsHelp } from "./usage.js";
 
 /** Runs the command line; resolves with the exit code. Expected failures print one line. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && command in COMMAND_USAGE && wantsHelp(rest)) {
+    process.stdout.write(`${COMMAND_USAGE[command as Command]}\n`);
+    return 0;
+  }
   switch (command) {
     case "serve": {
       const { values } = parseArgs({
@@ -48,15 +47,27 @@ async function main(argv: string[]): Promise<number> {
       const { values } = parseArgs({
         args: rest,
         strict: true,
-        options: { script: { type: "string" }, listen: { type: "string" } },
+        options: {
+          script: { type: "string" },
+          listen: { type: "string" },
+          "keep-requests": { type: "string" },
+        },
       });
       if (!values.script) {
         process.stderr.write(`parkway: mock-model needs --script FILE\n${USAGE}\n`);
         return 2;
       }
+      const keep = values["keep-requests"];
+      if (keep !== undefined && !/^[1-9][0-9]{0,6}$/.test(keep)) {
+        process.stderr.write(
+          `parkway: --keep-requests must be a whole number from 1 to 9999999, got ${JSON.stringify(keep)}\n`,
+        );
+        return 2;
+      }
       return mockModel({
         script: values.script,
         ...(values.listen ? { listen: values.listen } : {}),
+        ...(keep === undefined ? {} : { keepRequests: Number(keep) }),
       });
     }
     case "chat": {
@@ -97,6 +108,7 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+ignoreIpServerNameWarning();
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {

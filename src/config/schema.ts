@@ -17,7 +17,12 @@ export const listenAddress = z.string().superRefine((value, ctx) => {
 /** The model every agent without its own model uses. */
 export const modelConfigSchema = z.strictObject({
   /** Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1; unset = the demo model. */
-  url: z.url().optional(),
+  url: z
+    .url({
+      protocol: /^https?$/,
+      error: "expected an http or https URL such as http://127.0.0.1:8080/v1",
+    })
+    .optional(),
   /** Model name sent to the endpoint. */
   name: z.string().min(1).optional(),
   /** API key sent to the endpoint. */

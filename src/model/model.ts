@@ -57,6 +57,8 @@ export type ModelStreamEvent =
 export interface Model {
   /** The model's name, reported in MODEL_CALL_START. */
   readonly name: string;
+  /** Where it is served (a base URL), for logs; unset for models that run in the process. */
+  readonly endpoint?: string;
   /**
    * Streams one response. Throws `ModelError` when the provider fails after its retries, and the
    * signal's reason when aborted.

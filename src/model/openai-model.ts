@@ -105,6 +105,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   });
   return {
     name: options.model,
+    endpoint: options.baseURL,
     async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
       const tools: ChatCompletionTool[] = request.tools.map((t) => ({
         type: "function",

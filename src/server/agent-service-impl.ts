@@ -62,6 +62,14 @@ function itemToPb(item: StreamItem, sessionId: string): ServerEvent {
   };
 }
 
+/** True for the event that ends or parks a reply. */
+function endsReply(item: StreamItem): boolean {
+  return (
+    item.kind === "event" &&
+    (item.event.body.type === "reply_end" || item.event.body.type === "reply_parked")
+  );
+}
+
 /** Sends the outcome of an input to the stream that sent it. */
 function pushAck(subscriber: Subscriber, requestId: string, error?: unknown): void {
   subscriber.push({ kind: "ack", ack: { requestId, ...(error === undefined ? {} : { error }) } });
@@ -151,10 +159,19 @@ export function createAgentService(
 
       const rate = options.inputsPerSecond;
       const limiter = rate === undefined ? undefined : new RateLimiter(rate);
+      // After the client half-closes, the stream ends (OK) once the session runs no reply.
+      let halfClosed = false;
+      const endIfQuiet = () => {
+        if (actor.snapshot.status !== "running") subscriber.close();
+      };
       const pump = (async () => {
         for (;;) {
           const next = await iterator.next();
-          if (next.done) return;
+          if (next.done) {
+            halfClosed = true;
+            endIfQuiet();
+            return;
+          }
           const msg = next.value;
           try {
             if (limiter && !limiter.take()) {
@@ -189,6 +206,7 @@ export function createAgentService(
         ];
         for await (const items of attached.items) {
           yield items.map((item) => itemToPb(item, sessionId));
+          if (halfClosed && items.some(endsReply)) endIfQuiet();
         }
       } finally {
         manager.release(actor);

@@ -693,6 +693,21 @@ export class SessionActor implements HubOwner {
           },
         });
         active.data.iteration = progress.iteration;
+        if (outcome.kind === "finished" && outcome.error?.code.startsWith("model_")) {
+          const model = this.agent.model;
+          this.deps.logger.warn(
+            {
+              session: this.id,
+              reply: replyId,
+              agent: this.agent.id,
+              model: model.name,
+              ...(model.endpoint === undefined ? {} : { endpoint: model.endpoint }),
+              code: outcome.error.code,
+              error: outcome.error.message,
+            },
+            "model call failed",
+          );
+        }
         if (
           outcome.kind === "finished" &&
           outcome.finishedReason === "interrupted" &&

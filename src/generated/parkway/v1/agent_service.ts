@@ -2266,7 +2266,10 @@ export const AgentServiceService = {
   /**
    * The conversation. The first ClientEvent must be attach; the server replays stored events after
    * after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-   * attach to one session; all see the same events.
+   * attach to one session; all see the same events. When the client half-closes (ends its side),
+   * the server still applies and acknowledges every input sent before, then ends the stream with OK
+   * as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+   * the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
    */
   chat: {
     path: "/parkway.v1.AgentService/Chat" as const,
@@ -2349,7 +2352,10 @@ export interface AgentServiceServer extends UntypedServiceImplementation {
   /**
    * The conversation. The first ClientEvent must be attach; the server replays stored events after
    * after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-   * attach to one session; all see the same events.
+   * attach to one session; all see the same events. When the client half-closes (ends its side),
+   * the server still applies and acknowledges every input sent before, then ends the stream with OK
+   * as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+   * the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
    */
   chat: handleBidiStreamingCall<ClientEvent, ServerEvent>;
   /**
@@ -2373,7 +2379,10 @@ export interface AgentServiceClient extends Client {
   /**
    * The conversation. The first ClientEvent must be attach; the server replays stored events after
    * after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-   * attach to one session; all see the same events.
+   * attach to one session; all see the same events. When the client half-closes (ends its side),
+   * the server still applies and acknowledges every input sent before, then ends the stream with OK
+   * as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+   * the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
    */
   chat(): ClientDuplexStream<ClientEvent, ServerEvent>;
   chat(options: Partial<CallOptions>): ClientDuplexStream<ClientEvent, ServerEvent>;
