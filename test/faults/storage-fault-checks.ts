@@ -206,7 +206,9 @@ async function checkHistory(ctx: CheckContext, s: TrackedSession, name: string):
   const users = (request?.messages ?? []).filter((m) => m.role === "user").map(messageText);
   if (!isSubsequence(s.messages, users)) {
     const lost = s.messages.filter((m) => !users.includes(m));
-    ctx.ledger.violation(`${name}: acknowledged messages missing from the history: ${lost}`);
+    ctx.ledger.violation(
+      `${name}: acknowledged messages missing from the history: ${lost.join(", ")}`,
+    );
   }
   s.messages.push(text);
   ctx.ledger.counts.checks++;

@@ -15,6 +15,12 @@ import type { SmallDisk } from "../helpers/store-faults.js";
 import { checkAfterRestart, readEffects } from "./storage-fault-checks.js";
 import { Ledger, type LedgerCounts, type TrackedSession } from "./storage-fault-ledger.js";
 import { Lives } from "./lives.js";
+import {
+  exitWithin,
+  failedFile,
+  type NearlyFullStart,
+  startNearlyFull,
+} from "./storage-fault-server.js";
 
 /** How hard to push. */
 export interface StorageFaultOptions {
@@ -26,6 +32,8 @@ export interface StorageFaultOptions {
   opsBeforeFill: [number, number];
   /** After the fill, how long to wait for the server to exit before freeing the disk (ms). */
   exitWaitMs: [number, number];
+  /** The share of restarts first tried on a nearly full disk (see `startNearlyFull`). */
+  nearlyFullStarts: number;
   /** Stop starting episodes after this long (ms). */
   timeLimitMs: number;
 }
@@ -41,6 +49,10 @@ export interface StorageFaultReport extends LedgerCounts {
   effects: number;
   /** What was in flight at the moment each fill began. */
   fillDuring: Record<"text" | "park" | "answer" | "create" | "idle", number>;
+  /** Restarts tried on a nearly full disk, by outcome. */
+  nearlyFullStarts: Record<NearlyFullStart, number>;
+  /** The files LevelDB failed to write, by kind (log, table, MANIFEST), from the server's log. */
+  failedWrites: Record<string, number>;
   violations: string[];
 }
 
@@ -106,6 +118,8 @@ export async function runStorageFaults(
     keptWorking: 0,
     effects: 0,
     fillDuring: { text: 0, park: 0, answer: 0, create: 0, idle: 0 },
+    failedWrites: {},
+    nearlyFullStarts: { refused: 0, failStopped: 0, served: 0 },
     violations: ledger.violations,
   };
   const launch = () => spawnServer({ dataDir, args: ["--config", config], direct: true });
@@ -188,17 +202,6 @@ export async function runStorageFaults(
     }
   }
 
-  /** Waits for the server's exit for up to `ms`; undefined if it is still running. */
-  const exitWithin = (s: SpawnedServer, ms: number) =>
-    new Promise<number | null | undefined>((resolve) => {
-      if (s.child.exitCode !== null) return resolve(s.child.exitCode);
-      const timer = setTimeout(() => resolve(undefined), ms);
-      s.child.once("exit", (code) => {
-        clearTimeout(timer);
-        resolve(code);
-      });
-    });
-
   const dbg = (...a: unknown[]) => process.env.DBG && console.log(new Date().toISOString(), ...a);
   async function episode(): Promise<void> {
     dbg("episode", report.episodes, "acked", acknowledged);
@@ -238,9 +241,17 @@ export async function runStorageFaults(
     if (code === EXIT_STORAGE_FAILURE) report.exits75++;
     else if (code !== 0) ledger.violation(`server exited with ${code} after a fill`);
     const output = server.output.join("\n");
+    const file = failedFile(server.output);
+    if (file) report.failedWrites[file] = (report.failedWrites[file] ?? 0) + 1;
     if (/unhandled|uncaught/i.test(output)) ledger.violation(`server log: ${output.slice(-500)}`);
     while (inFlight.size > 0) await sleep(5);
     client.close();
+    if (Math.random() < options.nearlyFullStarts) {
+      const outcome = await startNearlyFull(disk, pick([0, 128 * 1024]), launch, 300);
+      if (typeof outcome === "string") report.nearlyFullStarts[outcome]++;
+      else ledger.violation(outcome.violation);
+      await disk.free();
+    }
     dbg("launch");
     server = await launch();
     client = createParkwayClient(server.address, { timeoutMs: 10_000 });

@@ -29,6 +29,7 @@ it(`keeps every acknowledged write through ${episodes} full disks (ENOSPC) and r
     drivers: 4,
     opsBeforeFill: [3, 25],
     exitWaitMs: [300, 1500],
+    nearlyFullStarts: 0.3,
     timeLimitMs: long ? 900_000 : 75_000,
   });
   console.log(`storage fault harness: ${JSON.stringify(report)}`);
