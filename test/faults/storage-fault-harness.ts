@@ -202,7 +202,9 @@ export async function runStorageFaults(
     }
   }
 
-  const dbg = (...a: unknown[]) => process.env.DBG && console.log(new Date().toISOString(), ...a);
+  /** Progress lines with PARKWAY_FAULTS_DEBUG=1. */
+  const dbg = (...a: unknown[]) =>
+    process.env.PARKWAY_FAULTS_DEBUG === "1" && console.log(new Date().toISOString(), ...a);
   async function episode(): Promise<void> {
     dbg("episode", report.episodes, "acked", acknowledged);
     const target = acknowledged + pick(options.opsBeforeFill);
