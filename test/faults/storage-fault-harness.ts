@@ -250,6 +250,7 @@ export async function runStorageFaults(
     client.close();
     if (Math.random() < options.nearlyFullStarts) {
       const outcome = await startNearlyFull(disk, pick([0, 128 * 1024]), launch, 300);
+      dbg("nearly full start", outcome);
       if (typeof outcome === "string") report.nearlyFullStarts[outcome]++;
       else ledger.violation(outcome.violation);
       await disk.free();
