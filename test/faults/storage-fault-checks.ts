@@ -32,7 +32,8 @@ export async function readEffects(effects: string): Promise<Map<string, number>>
  * Checks every promise against the restarted server and brings the ledger up to date with what it
  * stored for the inputs that were in flight: every acknowledged session exists; every acknowledged
  * park is still parked and its effect has not happened; every acknowledged confirmation's effect
- * happened once, its call ended and was never asked again; the event log has no seq gap; a re-sent
+ * happened once, its call ended and was never asked again; the event log has no seq gap and holds
+ * every event a stream saw; a re-sent
  * acknowledged answer is refused or answered from memory, never applied again; and every
  * acknowledged user message is in the history the model is sent.
  */
@@ -136,6 +137,12 @@ async function checkEventLog(
         break;
       }
       expected++;
+      const seen = s.seen.get(event.seq);
+      if (seen !== undefined && seen !== event.id) {
+        ctx.ledger.violation(
+          `${name}: a stream saw ${seen} at seq ${event.seq}, stored ${event.id}`,
+        );
+      }
       const body = event.event;
       if (body?.$case === "toolResultEnd") ended.add(body.value.toolCallId);
       if (body?.$case === "requireUserConfirm") {
@@ -145,6 +152,11 @@ async function checkEventLog(
   } finally {
     chat.close();
   }
+  if (s.watchedSeq > lastSeq) {
+    ctx.ledger.violation(`${name}: a stream saw seq ${s.watchedSeq}, the restart kept ${lastSeq}`);
+    s.watchedSeq = lastSeq;
+  }
+  s.seen.clear();
   for (const call of s.confirmed) {
     if (!ended.has(call.callId)) {
       ctx.ledger.violation(

@@ -15,6 +15,7 @@ import type { SmallDisk } from "../helpers/store-faults.js";
 import { checkAfterRestart, readEffects } from "./storage-fault-checks.js";
 import { Ledger, type LedgerCounts, type TrackedSession } from "./storage-fault-ledger.js";
 import { Lives } from "./lives.js";
+import { StreamWatchers } from "./stream-watchers.js";
 import {
   exitWithin,
   failedFile,
@@ -87,7 +88,7 @@ const pick = ([lo, hi]: [number, number]) => lo + Math.floor(Math.random() * (hi
 
 /**
  * Drives sessions through the real client against the real server process with its data directory
- * on a small tmpfs: text streamed, calls parked and confirmed (each confirmed Bash call appends its
+ * on a small tmpfs, with a Chat stream attached to each session: text streamed, calls parked and confirmed (each confirmed Bash call appends its
  * own line to an effects file outside the small disk), new sessions. At a random moment the disk is
  * filled until ENOSPC; the server must either fail and exit with 75 or keep serving. Then the disk
  * is freed, the server restarted on the same data directory, and every promise checked
@@ -126,6 +127,7 @@ export async function runStorageFaults(
   let server: SpawnedServer = await launch();
   let client: ParkwayClient = createParkwayClient(server.address, { timeoutMs: 10_000 });
   const lives = new Lives();
+  const watchers = new StreamWatchers(ledger);
   const inFlight = new Map<number, OpKind>();
   let acknowledged = 0;
   let stopping = false;
@@ -188,6 +190,7 @@ export async function runStorageFaults(
           inFlight.set(driver, "create");
           const created = await client.createSession({ agentId: "test" });
           session = ledger.add(created.id);
+          await watchers.watch(client, session);
         } else if (!(await step(session, driver))) {
           session = undefined;
         }
@@ -247,6 +250,7 @@ export async function runStorageFaults(
     if (file) report.failedWrites[file] = (report.failedWrites[file] ?? 0) + 1;
     if (/unhandled|uncaught/i.test(output)) ledger.violation(`server log: ${output.slice(-500)}`);
     while (inFlight.size > 0) await sleep(5);
+    await watchers.closeAll();
     client.close();
     if (Math.random() < options.nearlyFullStarts) {
       const outcome = await startNearlyFull(disk, pick([0, 128 * 1024]), launch, 300);
@@ -261,6 +265,7 @@ export async function runStorageFaults(
     report.episodes++;
     dbg("restarted");
     await checkAfterRestart({ client, model, ledger, effects });
+    for (const s of ledger.sessions) await watchers.watch(client, s);
     dbg("checked");
   }
 
@@ -275,6 +280,7 @@ export async function runStorageFaults(
     stopping = true;
     lives.stop();
     await Promise.all(drivers);
+    await watchers.closeAll();
     client.close();
     const code = await server.stop();
     if (code !== 0) ledger.violation(`the last server exited with ${code}`);

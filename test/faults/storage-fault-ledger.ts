@@ -33,6 +33,10 @@ export interface TrackedSession {
   settled: Set<string>;
   /** The input in flight when the server failed, reconciled after the restart. */
   unsure: Unsure | undefined;
+  /** The last seq its Chat stream saw. */
+  watchedSeq: number;
+  /** The events its Chat stream saw since the last restart: seq → event id. */
+  seen: Map<number, string>;
   /** Not found after a restart (a violation): no longer driven or checked. */
   lost?: boolean;
 }
@@ -46,6 +50,8 @@ export interface LedgerCounts {
   texts: number;
   checks: number;
   resent: number;
+  /** Events the Chat streams received. */
+  streamed: number;
 }
 
 /** Every session driven, and the counts. */
@@ -59,6 +65,7 @@ export class Ledger {
     texts: 0,
     checks: 0,
     resent: 0,
+    streamed: 0,
   };
   private readonly seen = new Set<string>();
   readonly violations: string[] = [];
@@ -74,6 +81,8 @@ export class Ledger {
       confirmed: [],
       settled: new Set(),
       unsure: undefined,
+      watchedSeq: 0,
+      seen: new Map(),
     };
     this.sessions.push(session);
     this.counts.sessions++;
