@@ -205,6 +205,20 @@ export async function runStorageFaults(
     }
   }
 
+  /** New sessions on a server started on a nearly full disk: acknowledged ones must survive. */
+  async function probe(s: SpawnedServer): Promise<void> {
+    const c = createParkwayClient(s.address, { timeoutMs: 10_000 });
+    try {
+      for (let i = 0; i < 5; i++) ledger.add((await c.createSession({ agentId: "test" })).id);
+    } catch (err) {
+      if (!(err instanceof ParkwayClientError) || err.codeName !== "UNAVAILABLE") {
+        ledger.violation(`CreateSession on a nearly full disk failed with ${String(err)}`);
+      }
+    } finally {
+      c.close();
+    }
+  }
+
   /** Progress lines with PARKWAY_FAULTS_DEBUG=1. */
   const dbg = (...a: unknown[]) =>
     process.env.PARKWAY_FAULTS_DEBUG === "1" && console.log(new Date().toISOString(), ...a);
@@ -253,10 +267,13 @@ export async function runStorageFaults(
     await watchers.closeAll();
     client.close();
     if (Math.random() < options.nearlyFullStarts) {
-      const outcome = await startNearlyFull(disk, pick([0, 128 * 1024]), launch, 300);
-      dbg("nearly full start", outcome);
-      if (typeof outcome === "string") report.nearlyFullStarts[outcome]++;
-      else ledger.violation(outcome.violation);
+      const started = await startNearlyFull(disk, pick([0, 160 * 1024]), launch, probe);
+      dbg("nearly full start", started);
+      if ("violation" in started) ledger.violation(started.violation);
+      else report.nearlyFullStarts[started.outcome]++;
+      if ("file" in started && started.file) {
+        report.failedWrites[started.file] = (report.failedWrites[started.file] ?? 0) + 1;
+      }
       await disk.free();
     }
     dbg("launch");

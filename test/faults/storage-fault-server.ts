@@ -29,16 +29,18 @@ export type NearlyFullStart = "refused" | "failStopped" | "served";
 
 /**
  * Starts the server on a disk with `leaveBytes` free, where opening LevelDB (replaying the log into
- * a table, a new MANIFEST and log) and the recovery of interrupted replies may run out of space.
- * The server must refuse to start with one line naming the full disk, or start and then fail-stop (75) or serve;
- * it is stopped after `serveMs`. Returns the outcome, or a violation.
+ * a table, a new MANIFEST and log, a compaction in the background) and the recovery of interrupted
+ * replies may run out of space. The server must refuse to start with one line naming the full
+ * disk, or start, take `probe` (writes whose acknowledgements the caller keeps), and then fail-stop
+ * (75) or serve until it is stopped. Returns the outcome and the file LevelDB failed to write, or a
+ * violation.
  */
 export async function startNearlyFull(
   disk: SmallDisk,
   leaveBytes: number,
   launch: () => Promise<SpawnedServer>,
-  serveMs: number,
-): Promise<NearlyFullStart | { violation: string }> {
+  probe: (server: SpawnedServer) => Promise<void>,
+): Promise<{ outcome: NearlyFullStart; file?: string } | { violation: string }> {
   await disk.fill(leaveBytes);
   let server: SpawnedServer;
   try {
@@ -46,15 +48,19 @@ export async function startNearlyFull(
   } catch (err) {
     const text = String(err);
     const oneLine = /parkway: cannot (open the store|use data directory) .*No space left on device/;
-    if (oneLine.test(text) && !/\n\s+at /.test(text)) return "refused";
+    if (oneLine.test(text) && !/\n\s+at /.test(text)) {
+      return { outcome: "refused", file: failedFile([`storage failed ${text}`]) };
+    }
     return { violation: `start on a nearly full disk failed: ${text.slice(-600)}` };
   }
-  const code = (await exitWithin(server, serveMs)) ?? (await server.stop());
+  await probe(server);
+  const code = (await exitWithin(server, 300)) ?? (await server.stop());
   const output = server.output.join("\n");
   if (/unhandled|uncaught/i.test(output)) {
     return { violation: `start on a nearly full disk: ${output.slice(-600)}` };
   }
-  if (code === 75) return "failStopped";
-  if (code === 0) return "served";
+  const file = failedFile(server.output);
+  if (code === 75) return { outcome: "failStopped", ...(file ? { file } : {}) };
+  if (code === 0) return { outcome: "served" };
   return { violation: `a server started on a nearly full disk exited with ${code}` };
 }
