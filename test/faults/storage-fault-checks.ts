@@ -33,9 +33,8 @@ export async function readEffects(effects: string): Promise<Map<string, number>>
  * stored for the inputs that were in flight: every acknowledged session exists; every acknowledged
  * park is still parked and its effect has not happened; every acknowledged confirmation's effect
  * happened once, its call ended and was never asked again; the event log has no seq gap and holds
- * every event a stream saw; a re-sent
- * acknowledged answer is refused or answered from memory, never applied again; and every
- * acknowledged user message is in the history the model is sent.
+ * every event a stream saw; a re-sent acknowledged answer is refused or answered from memory, never
+ * applied again; and every acknowledged user message is in the history the model is sent.
  */
 export async function checkAfterRestart(ctx: CheckContext): Promise<void> {
   const effects = await readEffects(ctx.effects);

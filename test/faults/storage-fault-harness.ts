@@ -7,7 +7,6 @@ import {
   ParkwayClientError,
 } from "../../src/client/index.js";
 import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
-import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { EXIT_STORAGE_FAILURE } from "../../src/runtime/start-parkway.js";
 import { confirmInput } from "../helpers/confirm-input.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
@@ -20,6 +19,8 @@ import {
   exitWithin,
   failedFile,
   type NearlyFullStart,
+  STREAMED,
+  startModel,
   startNearlyFull,
 } from "./storage-fault-server.js";
 
@@ -58,27 +59,6 @@ export interface StorageFaultReport extends LedgerCounts {
 }
 
 type OpKind = "text" | "park" | "answer" | "create";
-
-/** A text streamed in small deltas, so a fill can land in the middle of it. */
-const STREAMED =
-  "streamed text of a reply, arriving in small pieces so the disk can fill meanwhile";
-
-async function startModel(): Promise<ScriptedModelServer> {
-  return startScriptedModel({
-    script: {
-      turns: [
-        {
-          match: { lastUser: "^go " },
-          repeat: true,
-          toolCalls: [{ name: "Bash", input: { command: 'echo "{{last_user}}" >> effects.txt' } }],
-        },
-        { match: { toolName: "Bash" }, repeat: true, text: "ran it" },
-        { match: { lastUser: "^say " }, repeat: true, text: STREAMED, chunkSize: 4, delayMs: 2 },
-        { match: { lastUser: "^check " }, repeat: true, text: "checked" },
-      ],
-    },
-  });
-}
 
 const transient = (err: unknown) =>
   !(err instanceof ParkwayClientError) ||

@@ -1,5 +1,31 @@
+import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
 import type { SpawnedServer } from "../helpers/spawn-server.js";
 import type { SmallDisk } from "../helpers/store-faults.js";
+
+/** A text streamed in small deltas, so a fill can land in the middle of it. */
+export const STREAMED =
+  "streamed text of a reply, arriving in small pieces so the disk can fill meanwhile";
+
+/**
+ * The scripted model: "go …" asks for a Bash call that appends the message to effects.txt, "say …"
+ * streams `STREAMED`, "check …" answers at once.
+ */
+export async function startModel(): Promise<ScriptedModelServer> {
+  return startScriptedModel({
+    script: {
+      turns: [
+        {
+          match: { lastUser: "^go " },
+          repeat: true,
+          toolCalls: [{ name: "Bash", input: { command: 'echo "{{last_user}}" >> effects.txt' } }],
+        },
+        { match: { toolName: "Bash" }, repeat: true, text: "ran it" },
+        { match: { lastUser: "^say " }, repeat: true, text: STREAMED, chunkSize: 4, delayMs: 2 },
+        { match: { lastUser: "^check " }, repeat: true, text: "checked" },
+      ],
+    },
+  });
+}
 
 /** Waits for the server's exit for up to `ms`; undefined if it is still running. */
 export function exitWithin(server: SpawnedServer, ms: number): Promise<number | null | undefined> {
