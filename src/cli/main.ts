@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { clientToken, ConfigError } from "../config/index.js";
-import { DataDirectoryError, StoreLockedError } from "../store/index.js";
+import { DataDirectoryError, StoreLockedError, StoreOpenError } from "../store/index.js";
 import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
@@ -115,6 +115,7 @@ try {
   if (
     err instanceof ConfigError ||
     err instanceof StoreLockedError ||
+    err instanceof StoreOpenError ||
     err instanceof DataDirectoryError ||
     err instanceof ListenError ||
     err instanceof AgentConfigError ||

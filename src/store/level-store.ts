@@ -26,6 +26,19 @@ export class StoreLockedError extends ParkwayError {
 }
 
 /**
+ * LevelDB could not open the data directory for an I/O error although the directory itself is
+ * usable (a disk too full for the new log, table or MANIFEST that opening writes, a failing device).
+ */
+export class StoreOpenError extends ParkwayError {
+  constructor(
+    readonly location: string,
+    cause: Error,
+  ) {
+    super("unavailable", `cannot open the store in ${location}: ${cause.message}`, {}, { cause });
+  }
+}
+
+/**
  * The embedded LevelDB store: one sublevel per record kind, JSON values in a version envelope,
  * atomic batches across kinds. LevelDB's lock makes a data directory single-process.
  *
@@ -62,16 +75,19 @@ export class LevelStore implements Store {
   /**
    * Opens the database, creating the directory when missing. When that fails for want of a usable
    * directory (read-only, no permission, a file in the way), throws `DataDirectoryError` naming the
-   * path and the errno.
+   * path and the errno; for another I/O error (a full disk), `StoreOpenError` with LevelDB's words.
    */
   async open(): Promise<void> {
     try {
       await this.db.open({ createIfMissing: true });
       this.closed = false;
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause;
+      const cause = (err as { cause?: Error & { code?: string } }).cause;
       if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(this.location);
-      throw (await checkDataDirectory(this.location)) ?? err;
+      const problem = await checkDataDirectory(this.location);
+      if (problem) throw problem;
+      if (cause?.code === "LEVEL_IO_ERROR") throw new StoreOpenError(this.location, cause);
+      throw err;
     }
   }
 
