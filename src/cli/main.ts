@@ -1,16 +1,19 @@
 import { parseArgs } from "node:util";
 import { clientToken, ConfigError } from "../config/index.js";
-import { DataDirectoryError, StoreLockedError } from "../store/index.js";
+import { DataDirectoryError, StoreDamagedError, StoreLockedError } from "../store/index.js";
 import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
+import { EXIT_STORE_DAMAGED } from "../runtime/start-parkway.js";
 import { mockModel } from "./mock-model.js";
+import { repair, REPAIR_USAGE } from "./repair.js";
 import { serve } from "./serve.js";
 
 const USAGE = `usage:
   parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
   parkway mock-model --script FILE [--listen HOST:PORT]
+  parkway repair [--data DIR] [--config FILE]
   parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
                [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]`;
 
@@ -43,6 +46,22 @@ async function main(argv: string[]): Promise<number> {
         tlsKey: values["tls-key"],
         tlsClientCa: values["tls-client-ca"],
       });
+    }
+    case "repair": {
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: {
+          data: { type: "string" },
+          config: { type: "string" },
+          help: { type: "boolean", short: "h" },
+        },
+      });
+      if (values.help) {
+        process.stdout.write(`${REPAIR_USAGE}\n`);
+        return 0;
+      }
+      return repair({ data: values.data, config: values.config });
     }
     case "mock-model": {
       const { values } = parseArgs({
@@ -100,7 +119,10 @@ async function main(argv: string[]): Promise<number> {
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  if (
+  if (err instanceof StoreDamagedError) {
+    process.stderr.write(`parkway: ${err.message}\n`);
+    process.exitCode = EXIT_STORE_DAMAGED;
+  } else if (
     err instanceof ConfigError ||
     err instanceof StoreLockedError ||
     err instanceof DataDirectoryError ||
@@ -119,5 +141,5 @@ try {
       `parkway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
   }
-  process.exitCode = 1;
+  process.exitCode ??= 1;
 }
