@@ -8,7 +8,7 @@ import { readMarker } from "./store-marker.js";
 
 /** What a repair found and may have lost. */
 export interface RepairReport {
-  /** Files LevelDB's repair could not read and moved to `lost/` (their records are gone). */
+  /** Tables LevelDB's repair could not read and moved to `lost/` (their records are gone). */
   lostFiles: string[];
   /** Lines of LevelDB's repair log about records it dropped or tables it ignored. */
   dropped: string[];
@@ -57,7 +57,10 @@ export async function repairStore(
   const lostBefore = new Set(await filesIn(lostDir));
   await ClassicLevel.repair(location);
   const dropped = await droppedOnOpen(location);
-  const lostFiles = (await filesIn(lostDir)).filter((f) => !lostBefore.has(f));
+  // The repair also moves there the logs it turned into tables and the MANIFEST it replaced.
+  const lostFiles = (await filesIn(lostDir)).filter(
+    (f) => !lostBefore.has(f) && /\.(ldb|sst)$/.test(f),
+  );
   const store = new LevelStore(location);
   await store.open({ accept: true });
   const lostWrites = marker ? Math.max(0, marker.writes - store.writes) : 0;

@@ -68,9 +68,13 @@ export async function currentManifest(location: string): Promise<string | undefi
  * and the last bytes of each table (no record is read, so the cost grows with the number of tables,
  * not of records). Finds: CURRENT missing while LevelDB files exist (opening would create a fresh,
  * empty database beside them), CURRENT damaged or naming a missing MANIFEST, and tables cut short.
- * Resolves with the first problem, or undefined.
+ * Resolves with the first problem, or undefined. Without `tables`, tables are not looked at (after a
+ * repair, which set aside those it could not read and may leave empty ones it no longer uses).
  */
-export async function inspectStoreFiles(location: string): Promise<StoreDamagedError | undefined> {
+export async function inspectStoreFiles(
+  location: string,
+  options: { tables?: boolean } = {},
+): Promise<StoreDamagedError | undefined> {
   const files = await listFiles(location);
   if (!files) return undefined;
   const leveldb = files.filter((f) => LEVELDB_FILE.test(f)).sort();
@@ -95,6 +99,7 @@ export async function inspectStoreFiles(location: string): Promise<StoreDamagedE
   }
   const info = await stat(path.join(location, manifest));
   if (info.size === 0) return new StoreDamagedError(location, manifest, "is empty");
+  if (options.tables === false) return undefined;
   for (const table of leveldb.filter((f) => TABLE_FILE.test(f))) {
     const problem = await tableProblem(path.join(location, table));
     if (problem) return new StoreDamagedError(location, table, problem);
@@ -128,6 +133,6 @@ export async function droppedOnOpen(location: string): Promise<string[]> {
   const text = await readFile(path.join(location, "LOG"), "utf8").catch(() => "");
   return text
     .split("\n")
-    .filter((line) => /dropping \d+ bytes|[Cc]orruption|ignoring/.test(line))
+    .filter((line) => /dropping \d+ bytes|ignoring|Corruption:/.test(line))
     .map((line) => line.replace(/^\S+ \S+ /, ""));
 }

@@ -59,7 +59,7 @@ export async function verifyOpen(
   if (marker?.damaged && !accept) {
     throw new StoreDamagedError(location, marker.damaged.file, marker.damaged.problem);
   }
-  const damage = await inspectStoreFiles(location);
+  const damage = await inspectStoreFiles(location, { tables: !accept });
   if (damage) throw damage;
   const logs = await logFiles(location);
   try {
