@@ -191,6 +191,10 @@ describe("a damaged store", () => {
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(refused.stderr).toContain("CURRENT: is missing while the directory holds LevelDB files");
 
+    const help = await parkway(["repair", "--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("usage: parkway repair [--data DIR]");
+
     const repaired = await parkway(["repair", "--data", dir]);
     expect(repaired.code).toBe(0);
     expect(repaired.stdout).toContain("sessions checked: 36; answering DATA_LOSS: 0");
