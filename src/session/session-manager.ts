@@ -318,9 +318,13 @@ export class SessionManager {
       reply = await this.store.get(ReplyRecord, sessionId);
       problem = await sessionProblem(this.store, data, reply);
     } catch (err) {
-      // A record that cannot be read (not one from a newer version) is a loss.
-      if (!(err instanceof RecordError) || !/is (corrupt|invalid)/.test(err.message)) throw err;
-      problem = err.message;
+      // A record that cannot be read (not one from a newer version), or a block LevelDB finds
+      // corrupt, is a loss.
+      const corrupt =
+        (err instanceof RecordError && /is (corrupt|invalid)/.test(err.message)) ||
+        (err as { code?: unknown }).code === "LEVEL_CORRUPTION";
+      if (!corrupt) throw err;
+      problem = err instanceof RecordError ? err.message : "LevelDB reports a corrupt block";
     }
     if (problem === undefined && data) return { data, reply };
     const loss = sessionDataLoss(sessionId, problem ?? "its records cannot be read");
