@@ -1,6 +1,8 @@
-import { open, readdir, readFile, stat } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { ParkwayError } from "../common/errors.js";
+import { liveTables } from "./live-tables.js";
 
 /**
  * The store cannot be opened cleanly: a LevelDB file is missing or damaged, or the store holds less
@@ -24,7 +26,6 @@ export class StoreDamagedError extends ParkwayError {
 
 /** LevelDB's own files: the ones whose presence means a database was here. */
 const LEVELDB_FILE = /^(\d{6,}\.(log|ldb|sst)|MANIFEST-\d+)$/;
-const TABLE_FILE = /^\d{6,}\.(ldb|sst)$/;
 /** The last 8 bytes of every LevelDB table (`kTableMagicNumber`, little-endian). */
 const TABLE_MAGIC = Buffer.from("57fb808b247547db", "hex");
 /** A table's footer: two block handles (padded to 40 bytes) and the magic number. */
@@ -41,18 +42,24 @@ async function listFiles(location: string): Promise<string[] | undefined> {
   }
 }
 
-/** Why a table file cannot be a whole table (too short, or no magic number at its end), if so. */
-async function tableProblem(file: string): Promise<string | undefined> {
-  const handle = await open(file, "r");
+/**
+ * Why a live table cannot be whole, if so: not the size the MANIFEST lists, or no magic number at
+ * its end. Synchronous: a few system calls per table, at start, cost less than the thread pool's
+ * round trips.
+ */
+function tableProblem(file: string, listed: number): string | undefined {
+  const fd = openSync(file, "r");
   try {
-    const { size } = await handle.stat();
+    const { size } = fstatSync(fd);
+    if (size < listed) return `is truncated (${size} of ${listed} bytes)`;
+    if (size !== listed) return `has ${size} bytes, not the ${listed} its MANIFEST lists`;
     if (size < FOOTER_BYTES) return `is truncated (${size} bytes, shorter than a table footer)`;
     const tail = Buffer.alloc(TABLE_MAGIC.length);
-    await handle.read(tail, 0, tail.length, size - tail.length);
-    if (!tail.equals(TABLE_MAGIC)) return `is truncated or damaged (no table footer at its end)`;
+    readSync(fd, tail, 0, tail.length, size - tail.length);
+    if (!tail.equals(TABLE_MAGIC)) return `is damaged (no table footer at its end)`;
     return undefined;
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
@@ -64,10 +71,12 @@ export async function currentManifest(location: string): Promise<string | undefi
 }
 
 /**
- * Looks at the files of a LevelDB directory before it is opened, reading only their names, CURRENT
- * and the last bytes of each table (no record is read, so the cost grows with the number of tables,
- * not of records). Finds: CURRENT missing while LevelDB files exist (opening would create a fresh,
- * empty database beside them), CURRENT damaged or naming a missing MANIFEST, and tables cut short.
+ * Looks at the files of a LevelDB directory before it is opened, reading only their names, CURRENT,
+ * the MANIFEST and the last bytes of each live table (no record is read, so the cost grows with the
+ * number of tables, not of records). Finds: CURRENT missing while LevelDB files exist (opening would
+ * create a fresh, empty database beside them), CURRENT damaged or naming a missing MANIFEST, and
+ * live tables missing, cut short or damaged at their end. Tables the MANIFEST does not list (left
+ * by a compaction a stop cut short; LevelDB deletes them on open) are not looked at.
  * Resolves with the first problem, or undefined. Without `tables`, tables are not looked at (after a
  * repair, which set aside those it could not read and may leave empty ones it no longer uses).
  */
@@ -100,8 +109,15 @@ export async function inspectStoreFiles(
   const info = await stat(path.join(location, manifest));
   if (info.size === 0) return new StoreDamagedError(location, manifest, "is empty");
   if (options.tables === false) return undefined;
-  for (const table of leveldb.filter((f) => TABLE_FILE.test(f))) {
-    const problem = await tableProblem(path.join(location, table));
+  const live = await liveTables(path.join(location, manifest));
+  // A MANIFEST that cannot be parsed is left to LevelDB's open, which names what it finds.
+  for (const [number, size] of live ?? []) {
+    const name = String(number).padStart(6, "0");
+    const table = files.includes(`${name}.ldb`) ? `${name}.ldb` : `${name}.sst`;
+    if (!files.includes(table)) {
+      return new StoreDamagedError(location, `${name}.ldb`, `is missing (${manifest} lists it)`);
+    }
+    const problem = tableProblem(path.join(location, table), size);
     if (problem) return new StoreDamagedError(location, table, problem);
   }
   return undefined;
