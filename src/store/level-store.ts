@@ -75,7 +75,25 @@ export class LevelStore implements Store {
    */
   async open(options: { accept?: boolean } = {}): Promise<void> {
     if (this.meta && this.instance?.status === "open") return;
-    const opened = await verifyOpen(this.location, options.accept === true, {
+    const opened = await this.verifyOpen(options.accept === true);
+    this.meta = opened.data;
+    this.syncedWrites = opened.data.writes;
+    this.keeper = opened.keeper;
+    this.closed = false;
+  }
+
+  /** `verifyOpen` on this database; a failing file operation is diagnosed as LevelDB's open is. */
+  private async verifyOpen(accept: boolean): ReturnType<typeof verifyOpen> {
+    try {
+      return await this.verifySteps(accept);
+    } catch (err) {
+      if (err instanceof ParkwayError) throw err;
+      throw (await checkDataDirectory(this.location)) ?? err;
+    }
+  }
+
+  private verifySteps(accept: boolean): ReturnType<typeof verifyOpen> {
+    return verifyOpen(this.location, accept, {
       open: () => this.openLevel(),
       close: () => this.db.close(),
       read: () => {
@@ -89,10 +107,6 @@ export class LevelStore implements Store {
           { sync: true },
         ),
     });
-    this.meta = opened.data;
-    this.syncedWrites = opened.data.writes;
-    this.keeper = opened.keeper;
-    this.closed = false;
   }
 
   private async openLevel(): Promise<void> {

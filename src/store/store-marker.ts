@@ -49,7 +49,8 @@ export async function readMarker(location: string): Promise<StoreMarker | undefi
   try {
     text = await readFile(path.join(location, MARKER_FILE), "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw err;
   }
   let parsed: unknown;
