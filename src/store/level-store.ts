@@ -84,29 +84,22 @@ export class LevelStore implements Store {
 
   /** `verifyOpen` on this database; a failing file operation is diagnosed as LevelDB's open is. */
   private async verifyOpen(accept: boolean): ReturnType<typeof verifyOpen> {
+    const key = () => this.sub(StoreRecord.kind).prefix + STORE_KEY;
     try {
-      return await this.verifySteps(accept);
+      return await verifyOpen(this.location, accept, {
+        open: () => this.openLevel(),
+        close: () => this.db.close(),
+        read: () => {
+          const raw = this.db.getSync(key());
+          return raw === undefined ? undefined : decodeRecord(StoreRecord, STORE_KEY, raw);
+        },
+        write: (data) =>
+          this.db.put(key(), encodeRecord(StoreRecord, STORE_KEY, data), { sync: true }),
+      });
     } catch (err) {
       if (err instanceof ParkwayError) throw err;
       throw (await checkDataDirectory(this.location)) ?? err;
     }
-  }
-
-  private verifySteps(accept: boolean): ReturnType<typeof verifyOpen> {
-    return verifyOpen(this.location, accept, {
-      open: () => this.openLevel(),
-      close: () => this.db.close(),
-      read: () => {
-        const raw = this.db.getSync(this.sub(StoreRecord.kind).prefix + STORE_KEY);
-        return raw === undefined ? undefined : decodeRecord(StoreRecord, STORE_KEY, raw);
-      },
-      write: (data) =>
-        this.db.put(
-          this.sub(StoreRecord.kind).prefix + STORE_KEY,
-          encodeRecord(StoreRecord, STORE_KEY, data),
-          { sync: true },
-        ),
-    });
   }
 
   private async openLevel(): Promise<void> {
