@@ -148,7 +148,7 @@ describe("a damaged store", () => {
     await truncate(path.join(dir, log), (await stat(path.join(dir, log))).size / 2);
 
     const refused = await refusedStart(dir);
-    expect(refused.code).toBe(65);
+    expect(refused.code, refused.stderr).toBe(65);
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(refused.stderr).toContain(`${log}: lost the last`);
     expect(refused.stderr).toContain(`parkway repair --data ${dir}`);
@@ -181,7 +181,7 @@ describe("a damaged store", () => {
     await rm(path.join(dir, "CURRENT"));
 
     const [refused, help] = await Promise.all([refusedStart(dir), parkway(["repair", "--help"])]);
-    expect(refused.code).toBe(65);
+    expect(refused.code, refused.stderr).toBe(65);
     expect(refused.stderr.trim().split("\n")).toHaveLength(1);
     expect(refused.stderr).toContain("CURRENT: is missing while the directory holds LevelDB files");
     expect(help.code).toBe(0);
@@ -218,11 +218,11 @@ describe("a damaged store", () => {
       refusedStart(cutTable),
       refusedStart(cutManifest),
     ]);
-    expect(tableRefused.code).toBe(65);
+    expect(tableRefused.code, tableRefused.stderr).toBe(65);
     expect(tableRefused.stderr.trim().split("\n")).toHaveLength(1);
     expect(tableRefused.stderr).toContain(`${table}: is truncated (`);
 
-    expect(manifestRefused.code).toBe(65);
+    expect(manifestRefused.code, manifestRefused.stderr).toBe(65);
     expect(manifestRefused.stderr.trim().split("\n")).toHaveLength(1);
     expect(manifestRefused.stderr).toContain(`${manifest}: LevelDB reports`);
 
