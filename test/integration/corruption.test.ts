@@ -145,7 +145,7 @@ describe("a damaged store", () => {
   it("refuses to start when half of LevelDB's log is cut, and after a repair serves what survived without parking a finished reply again", async () => {
     const dir = await copyOf(logged, "cut-log");
     const log = (await readdir(dir)).find((f) => f.endsWith(".log"))!;
-    await truncate(path.join(dir, log), (await stat(path.join(dir, log))).size / 2);
+    await truncate(path.join(dir, log), Math.floor((await stat(path.join(dir, log))).size / 2));
 
     const refused = await refusedStart(dir);
     expect(refused.code, refused.stderr).toBe(65);
