@@ -1,11 +1,18 @@
 import { parseArgs } from "node:util";
 import { clientToken, ConfigError } from "../config/index.js";
-import { DataDirectoryError, StoreLockedError, StoreOpenError } from "../store/index.js";
+import {
+  DataDirectoryError,
+  StoreDamagedError,
+  StoreLockedError,
+  StoreOpenError,
+} from "../store/index.js";
 import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
+import { EXIT_STORE_DAMAGED } from "../runtime/start-parkway.js";
 import { ignoreIpServerNameWarning } from "./ip-server-name-warning.js";
 import { mockModel } from "./mock-model.js";
+import { repair } from "./repair.js";
 import { serve } from "./serve.js";
 import { COMMAND_USAGE, type Command, USAGE, wantsHelp } from "./usage.js";
 
@@ -42,6 +49,17 @@ async function main(argv: string[]): Promise<number> {
         tlsKey: values["tls-key"],
         tlsClientCa: values["tls-client-ca"],
       });
+    }
+    case "repair": {
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: {
+          data: { type: "string" },
+          config: { type: "string" },
+        },
+      });
+      return repair({ data: values.data, config: values.config });
     }
     case "mock-model": {
       const { values } = parseArgs({
@@ -112,7 +130,10 @@ ignoreIpServerNameWarning();
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  if (
+  if (err instanceof StoreDamagedError) {
+    process.stderr.write(`parkway: ${err.message}\n`);
+    process.exitCode = EXIT_STORE_DAMAGED;
+  } else if (
     err instanceof ConfigError ||
     err instanceof StoreLockedError ||
     err instanceof StoreOpenError ||
@@ -132,5 +153,5 @@ try {
       `parkway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
   }
-  process.exitCode = 1;
+  process.exitCode ??= 1;
 }

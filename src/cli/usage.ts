@@ -18,6 +18,7 @@ options:
   -h, --help            print this help
 
 exit codes: 0 stopped by a signal; 1 could not start (one line names the cause);
+65 the store is damaged (one line names the file; see parkway repair);
 75 stopped after a storage failure (restart it once the disk is fixed).`,
 
   "mock-model": `usage: parkway mock-model --script FILE [options]
@@ -31,6 +32,20 @@ options:
   --listen HOST:PORT    address to listen on (default 127.0.0.1:0, a free port)
   --keep-requests N     request bodies kept for GET /_scripted/requests (default 100, the latest);
                         older ones are dropped so a long load test holds bounded memory
+  -h, --help            print this help`,
+
+  repair: `usage: parkway repair [options]
+
+Repairs a data directory the server refuses to open (stop the server first). LevelDB's repair
+rebuilds its MANIFEST and CURRENT from every log and table it can read: records in a damaged part
+of a log, and tables it cannot read (moved to DIR/lost/), are lost. Then every session's records
+are checked; those that disagree (and, when writes were lost, those with a parked or running reply,
+which may have been answered in a lost write) are listed and answer DATA_LOSS from then on: delete
+them. Exit code 0 when every session is whole, 3 when some answer DATA_LOSS.
+
+options:
+  --data DIR            the data directory (PARKWAY_DATA; default ./data)
+  --config FILE         config file whose data directory to repair (or PARKWAY_CONFIG)
   -h, --help            print this help`,
 
   chat: `usage: parkway chat [options]
@@ -59,6 +74,7 @@ export const USAGE = `usage:
   parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
   parkway mock-model --script FILE [--listen HOST:PORT] [--keep-requests N]
+  parkway repair [--data DIR] [--config FILE]
   parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
                [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]
 

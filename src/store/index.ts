@@ -9,3 +9,5 @@ export {
 export { createLevelStore, LevelStore, StoreLockedError, StoreOpenError } from "./level-store.js";
 export { StorageFailure, StoreClosedError } from "./storage-failure.js";
 export { DataDirectoryError } from "./data-directory.js";
+export { StoreDamagedError } from "./store-damage.js";
+export { repairStore, type RepairReport } from "./level-repair.js";

@@ -18,7 +18,7 @@ const run = async (args: string[]) => {
 };
 
 describe("parkway <command> --help", () => {
-  it.each(["serve", "mock-model", "chat"])(
+  it.each(["serve", "mock-model", "repair", "chat"])(
     "prints the usage of %s with every flag of its synopsis, and exits 0",
     async (command) => {
       const overview = await run(["--help"]);
