@@ -48,8 +48,19 @@ export function blockBytes(block: Block): number {
     case "tool_result": {
       const metadata =
         (block.metadata ? structBytes(block.metadata) : 0) * (block.name === "AskUser" ? 2 : 1);
+      // Data as base64 counts more than its bytes, which a DataBlock carries raw.
+      const data = (block.data ?? []).reduce(
+        (sum, part) =>
+          sum + 32 + utf8(part.mediaType) + (part.base64?.length ?? 0) + utf8(part.url ?? ""),
+        0,
+      );
       return (
-        BLOCK_OVERHEAD_BYTES + utf8(block.id) + utf8(block.name) + utf8(block.output) + metadata
+        BLOCK_OVERHEAD_BYTES +
+        utf8(block.id) +
+        utf8(block.name) +
+        utf8(block.output) +
+        metadata +
+        data
       );
     }
   }

@@ -1,9 +1,34 @@
-import type { ModelMessage, ModelToolCall } from "../model/model.js";
-import type { Msg } from "./types.js";
+import type { ModelContentPart, ModelMessage, ModelToolCall } from "../model/model.js";
+import { dataPartText, essence, imageUrl, isImage } from "../tools/data-part.js";
+import type { Msg, ToolResultBlock } from "./types.js";
+
+/**
+ * What the tool message carries for a result: its text, then each text document it holds, headed
+ * by its media type. Images cannot go in a tool message; `toolImages` gives them.
+ */
+function toolText(result: ToolResultBlock): string {
+  const documents = (result.data ?? [])
+    .filter((part) => !isImage(part))
+    .map((part) => `[${essence(part.mediaType)}]\n${dataPartText(part)}`);
+  return [result.output, ...documents].filter((t) => t !== "").join("\n\n");
+}
+
+/** The images of the results, for a user message after the tool messages (as the API allows). */
+function toolImages(results: ToolResultBlock[]): ModelContentPart[] {
+  const parts: ModelContentPart[] = [];
+  for (const result of results) {
+    const images = (result.data ?? []).filter(isImage);
+    if (images.length === 0) continue;
+    parts.push({ type: "text", text: `Images returned by ${result.name} (${result.id}):` });
+    for (const image of images) parts.push({ type: "image", url: imageUrl(image) });
+  }
+  return parts;
+}
 
 /**
  * Turns the conversation into the model's messages. An assistant message becomes one model message
- * per iteration (its text and tool calls) followed by one tool message per result. A tool call
+ * per iteration (its text and tool calls) followed by one tool message per result (and one user
+ * message with the images the results returned, which a tool message cannot carry). A tool call
  * without a result (a reply cut short by an error) and a result without its call are left out, so
  * the history the model sees is always well-formed.
  */
@@ -16,9 +41,9 @@ export function toModelMessages(systemPrompt: string, messages: readonly Msg[]):
       out.push({ role: msg.role, content: text });
       continue;
     }
-    const results = new Map<string, string>();
+    const results = new Map<string, ToolResultBlock>();
     for (const block of msg.content) {
-      if (block.type === "tool_result") results.set(block.id, block.output);
+      if (block.type === "tool_result") results.set(block.id, block);
     }
     let text = "";
     let calls: ModelToolCall[] = [];
@@ -26,9 +51,12 @@ export function toModelMessages(systemPrompt: string, messages: readonly Msg[]):
     const flush = () => {
       if (text === "" && calls.length === 0) return;
       out.push({ role: "assistant", content: text, toolCalls: calls });
-      for (const id of pendingResults) {
-        out.push({ role: "tool", toolCallId: id, content: results.get(id) ?? "" });
+      const answered = pendingResults.flatMap((id) => results.get(id) ?? []);
+      for (const result of answered) {
+        out.push({ role: "tool", toolCallId: result.id, content: toolText(result) });
       }
+      const images = toolImages(answered);
+      if (images.length > 0) out.push({ role: "user", content: images });
       text = "";
       calls = [];
       pendingResults = [];

@@ -18,10 +18,13 @@ export interface ModelToolCall {
   input: string;
 }
 
+/** A part of a user message: text, or an image (an http(s) or data: URL). */
+export type ModelContentPart = { type: "text"; text: string } | { type: "image"; url: string };
+
 /** One message of the conversation sent to the model. */
 export type ModelMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ModelContentPart[] }
   | { role: "assistant"; content: string; toolCalls: ModelToolCall[] }
   | { role: "tool"; toolCallId: string; content: string };
 

@@ -207,7 +207,7 @@ export function applyConfirmations(
 
 /**
  * Validates external results against the parked reply and applies them to `message`: each result's
- * output streams as TOOL_RESULT_TEXT_DELTA, then TOOL_RESULT_END with the caller's state and
+ * output streams as TOOL_RESULT_TEXT_DELTA, its data as TOOL_RESULT_DATA_DELTA, then TOOL_RESULT_END with the caller's state and
  * metadata. A result whose metadata fails the tool's schema (or an AskUser answer that does not fit
  * its questions, or results that would pass the agent's maxReplyBytes) refuses the whole input with
  * INVALID_ARGUMENT naming the field.
@@ -243,6 +243,9 @@ export function applyExternalResults(
     if (result.output) {
       ctx.emit({ type: "tool_result_text_delta", toolCallId: call.id, delta: result.output });
     }
+    for (const part of result.data ?? []) {
+      ctx.emit({ type: "tool_result_data_delta", toolCallId: call.id, part });
+    }
     ctx.emit({
       type: "tool_result_end",
       toolCallId: call.id,
@@ -256,6 +259,7 @@ export function applyExternalResults(
       id: call.id,
       name: call.name,
       output: result.output,
+      ...(result.data?.length ? { data: result.data } : {}),
       state: result.state,
       ...(result.metadata ? { metadata: result.metadata } : {}),
     });

@@ -390,7 +390,13 @@ export interface ToolResultBlock {
   id: string;
   /** The tool's name. */
   name: string;
-  /** What the model reads: text and data blocks. */
+  /**
+   * What the model reads: text and data blocks, in order. The model reads the text blocks joined,
+   * then each text document (text/*, JSON, XML, YAML, +json and +xml types; inline UTF-8 bytes)
+   * as text, and sees each image (PNG, JPEG, GIF, WebP; bytes or an http(s) URL). In a client's
+   * external result any other data block is refused with INVALID_ARGUMENT naming
+   * execution_results[i].output[j].data and its field.
+   */
   output: ToolOutputBlock[];
   /** The outcome. */
   state: ToolResultState;

@@ -84,7 +84,10 @@ export interface Attach {
 export interface UserMessage {
   /** The text; appended to content as a text block when set. */
   text: string;
-  /** Further content blocks (text, data). */
+  /**
+   * Further text blocks, appended in order; any other block is refused with INVALID_ARGUMENT
+   * naming user_message.content[i].
+   */
   content: ContentBlock[];
 }
 

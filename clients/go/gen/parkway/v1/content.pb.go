@@ -982,7 +982,11 @@ type ToolResultBlock struct {
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The tool's name.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// What the model reads: text and data blocks.
+	// What the model reads: text and data blocks, in order. The model reads the text blocks joined,
+	// then each text document (text/*, JSON, XML, YAML, +json and +xml types; inline UTF-8 bytes)
+	// as text, and sees each image (PNG, JPEG, GIF, WebP; bytes or an http(s) URL). In a client's
+	// external result any other data block is refused with INVALID_ARGUMENT naming
+	// execution_results[i].output[j].data and its field.
 	Output []*ToolOutputBlock `protobuf:"bytes,3,rep,name=output,proto3" json:"output,omitempty"`
 	// The outcome.
 	State ToolResultState `protobuf:"varint,4,opt,name=state,proto3,enum=parkway.v1.ToolResultState" json:"state,omitempty"`

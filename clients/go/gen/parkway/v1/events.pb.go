@@ -249,7 +249,8 @@ type UserMessage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The text; appended to content as a text block when set.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
-	// Further content blocks (text, data).
+	// Further text blocks, appended in order; any other block is refused with INVALID_ARGUMENT
+	// naming user_message.content[i].
 	Content       []*ContentBlock `protobuf:"bytes,2,rep,name=content,proto3" json:"content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
