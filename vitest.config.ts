@@ -3,6 +3,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // Each test file's temporary files and processes are removed after it (test/setup/clean-up.ts).
+    setupFiles: ["test/setup/clean-up.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

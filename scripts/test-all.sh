@@ -5,6 +5,10 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 failed=()
+# Every process the tests start carries this in its environment; check-leftovers finds any still
+# running at the end.
+run_id="$(date +%s)-$$-${RANDOM}"
+tests() { env PARKWAY_TEST_RUN="${run_id}" "$@"; }
 step() {
   local name="$1"
   shift
@@ -20,12 +24,13 @@ step lint bash -c 'npx eslint . && npx prettier --check .'
 step buf-lint npx buf lint
 step proto-breaking bash scripts/proto-breaking.sh
 step gen-check bash scripts/gen-check.sh
-step test-ts npx vitest run --exclude 'test/faults/**' --exclude 'test/fuzz/**'
+step test-ts tests npx vitest run --exclude 'test/faults/**' --exclude 'test/fuzz/**'
 # The fault harness kills and restarts servers and the fuzz test sends 10,000 inputs: they run
 # alone, one after the other, so their timing is their own.
-step test-faults npx vitest run --no-file-parallelism test/faults test/fuzz
-step test-go bash scripts/test-go.sh
-step test-py bash scripts/test-py.sh
+step test-faults tests npx vitest run --no-file-parallelism test/faults test/fuzz
+step test-go tests bash scripts/test-go.sh
+step test-py tests bash scripts/test-py.sh
+step leftovers bash scripts/check-leftovers.sh "${run_id}"
 
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "FAILED: ${failed[*]}"

@@ -42,7 +42,11 @@ async function fingerprint(): Promise<string> {
   return hash.digest("hex").slice(0, 12);
 }
 
-/** The records of one parked reply: awaiting a confirmation of one bench_noop call. */
+/**
+ * The records of one parked reply: awaiting a confirmation of one bench_noop call, with the events
+ * a real park stores (REPLY_START, REQUIRE_USER_CONFIRM, REPLY_PARKED), so the session's records
+ * agree.
+ */
 function putParked(batch: StoreBatch, i: number, workdir: string, now: string): void {
   const id = parkedId(i);
   const replyId = `reply_bench${records.pad(i, 8)}`;
@@ -77,9 +81,24 @@ function putParked(batch: StoreBatch, i: number, workdir: string, now: string): 
     externalTools: [],
     createdAt: now,
     updatedAt: now,
-    lastSeq: 0,
+    lastSeq: 3,
     messageCount: 1,
     replyId,
+  });
+  const call = message.content[0]!;
+  const event = (seq: number, body: Record<string, unknown>) => ({
+    id: `evt_bench${records.pad(i, 8)}_${seq}`,
+    seq,
+    replyId,
+    createdAt: now,
+    body: body as never,
+  });
+  batch.put(records.EventRecord, records.eventKey(id, 3), {
+    events: [
+      event(1, { type: "reply_start", name: "bench", role: "assistant" }),
+      event(2, { type: "require_user_confirm", toolCalls: [call] }),
+      event(3, { type: "reply_parked", message }),
+    ],
   });
   batch.put(records.MessageRecord, records.messageKey(id, 0), user);
   batch.put(records.ReplyRecord, id, {
@@ -88,7 +107,7 @@ function putParked(batch: StoreBatch, i: number, workdir: string, now: string): 
     iteration: 1,
     state: "parked",
     startedAt: now,
-    snapshotSeq: 0,
+    snapshotSeq: 3,
   });
   // The per-tenant listing index, where this version of the records has one.
   const more = records as unknown as Record<string, unknown>;

@@ -77,7 +77,7 @@ export function toMarkdown(results: Results): string {
       `1-minute load average ${m.load[0].toFixed(1)} at the start, ${m.load[1].toFixed(1)} at the end; ${Math.round(m.seconds)} s.`,
     "Every baseline was measured in the same run, side by side with Parkway; ratios are Parkway ÷ baseline.",
     "",
-    "| # | Row | Parkway | Baseline (same run) | Ratio | Target (DESIGN §8) | Met |",
+    "| # | Row | Parkway | Baseline (same run) | Ratio | Target (docs/design.md §7) | Met |",
     "|---|-----|---------|---------------------|-------|--------------------|-----|",
   ];
   results.rows.forEach((r, i) => {

@@ -25,7 +25,7 @@ export interface Row {
   baseline: Figure;
   /** parkway.value / baseline.value. */
   ratio: number;
-  /** The DESIGN.md §8 target this row checks, when it has one. */
+  /** The target (docs/design.md §7) this row checks, when it has one. */
   target?: { text: string; met: boolean };
   /** How it was measured: sizes, repetitions, caveats. */
   note: string;

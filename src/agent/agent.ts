@@ -40,6 +40,12 @@ export interface AgentDefinition {
    * `DEFAULT_MAX_BLOCK_BYTES`.
    */
   readonly maxBlockBytes?: number;
+  /**
+   * Most bytes a reply's message may hold (text, thinking, tool inputs and results, counted as
+   * clients receive them): past it the model's output is cut, and the reply ends with ERROR
+   * `reply_too_large`. Default `DEFAULT_MAX_REPLY_BYTES`.
+   */
+  readonly maxReplyBytes?: number;
   /** Rules declared in the configuration (source "config"), in effect for every session. */
   readonly rules: readonly Rule[];
 }

@@ -1,4 +1,5 @@
 import type {
+  DataPart,
   Failure,
   FinishedReason,
   Msg,
@@ -33,6 +34,7 @@ export type EventBody =
   | { type: "tool_call_end"; toolCallId: string; input: string }
   | { type: "tool_result_start"; toolCallId: string; toolCallName: string }
   | { type: "tool_result_text_delta"; toolCallId: string; delta: string }
+  | { type: "tool_result_data_delta"; toolCallId: string; part: DataPart }
   | {
       type: "tool_result_end";
       toolCallId: string;

@@ -1,4 +1,5 @@
 import { coveredBySuggested, evaluate, type PermissionMode } from "../permissions/index.js";
+import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool } from "../tools/tool.js";
 import { realPathOf } from "./real-path.js";
 import type { DecisionInfo, Rule, ToolCallBlock } from "./types.js";
@@ -11,6 +12,18 @@ export interface PermissionState {
   workingDirectories: readonly string[];
   homeDir: string;
 }
+
+/**
+ * The most bytes of a decision's reason, and of a suggested rule's content, a call carries: both go
+ * out with the call to every client and count toward the reply's maxReplyBytes. A longer reason is
+ * cut; a longer suggestion is left out (a rule that long would match almost nothing else).
+ */
+export const MAX_DECISION_TEXT_BYTES = 1024;
+
+const shortReason = (reason: string): string =>
+  Buffer.byteLength(reason) <= MAX_DECISION_TEXT_BYTES
+    ? reason
+    : `${cutUtf8(reason, MAX_DECISION_TEXT_BYTES - 3)}...`;
 
 /** Asks the permission engine about one call whose input is valid. */
 export function decide(
@@ -32,11 +45,13 @@ export function decide(
   });
   return {
     behavior: decision.behavior,
-    reason: decision.reason,
+    reason: shortReason(decision.reason),
     ...(decision.rule ? { rule: decision.rule } : {}),
     check: decision.check,
     bypassImmune: decision.bypassImmune,
-    suggestedRules: decision.suggestedRules.map((r) => ({ ...r, source: "suggested" as const })),
+    suggestedRules: decision.suggestedRules
+      .filter((r) => Buffer.byteLength(r.ruleContent ?? "") <= MAX_DECISION_TEXT_BYTES)
+      .map((r) => ({ ...r, source: "suggested" as const })),
   };
 }
 

@@ -1,6 +1,7 @@
 import { newId } from "../common/ids.js";
 import { type Model, ModelError, type ModelMessage, type ModelToolSpec } from "../model/model.js";
 import { BlockBudget, cutMarker } from "./block-budget.js";
+import { BLOCK_OVERHEAD_BYTES, inputFactor, type ReplyBudget } from "./reply-budget.js";
 import type { EventBody } from "./events.js";
 import {
   emptyUsage,
@@ -34,8 +35,13 @@ export async function runModelTurn(args: {
   emit: (body: EventBody) => void;
   /** Most bytes one block may hold (see `AgentDefinition.maxBlockBytes`). */
   maxBlockBytes: number;
+  /**
+   * What the reply's message may still take: once the model passes it, its output is cut there,
+   * the stream is left, and `reply.over` tells the caller (MODEL_CALL_END reports ERROR).
+   */
+  reply: ReplyBudget;
 }): Promise<TurnOutcome> {
-  const { model, message, emit, signal, maxBlockBytes } = args;
+  const { model, message, emit, signal, maxBlockBytes, reply } = args;
   let text: TextBlock | undefined;
   let thinking: ThinkingBlock | undefined;
   let budget = new BlockBudget(maxBlockBytes);
@@ -68,12 +74,13 @@ export async function runModelTurn(args: {
         case "thinking_delta": {
           closeText();
           if (!thinking) {
+            if (!reply.charge(BLOCK_OVERHEAD_BYTES)) break;
             thinking = { type: "thinking", id: newId("blk"), thinking: "" };
             budget = new BlockBudget(maxBlockBytes);
             message.content.push(thinking);
             emit({ type: "thinking_block_start", blockId: thinking.id });
           }
-          const kept = budget.take(event.delta, cutMarker);
+          const kept = reply.take(budget.take(event.delta, cutMarker));
           if (kept === "") break;
           thinking.thinking += kept;
           emit({ type: "thinking_block_delta", blockId: thinking.id, delta: kept });
@@ -82,12 +89,13 @@ export async function runModelTurn(args: {
         case "text_delta": {
           closeThinking();
           if (!text) {
+            if (!reply.charge(BLOCK_OVERHEAD_BYTES)) break;
             text = { type: "text", id: newId("blk"), text: "" };
             budget = new BlockBudget(maxBlockBytes);
             message.content.push(text);
             emit({ type: "text_block_start", blockId: text.id });
           }
-          const kept = budget.take(event.delta, cutMarker);
+          const kept = reply.take(budget.take(event.delta, cutMarker));
           if (kept === "") break;
           text.text += kept;
           emit({ type: "text_block_delta", blockId: text.id, delta: kept });
@@ -108,6 +116,7 @@ export async function runModelTurn(args: {
             input: "",
             state: "pending",
           };
+          if (!reply.charge(BLOCK_OVERHEAD_BYTES + 2 * (call.id.length + call.name.length))) break;
           calls.set(event.index, call);
           callBudgets.set(event.index, new BlockBudget(maxBlockBytes));
           message.content.push(call);
@@ -130,6 +139,8 @@ export async function runModelTurn(args: {
             call.inputDroppedBytes = callBudget.sent;
             break;
           }
+          // A cut input means nothing: past the reply's budget the call is left as it is.
+          if (reply.take(kept, inputFactor(call.name)) !== kept) break;
           call.input += kept;
           emit({ type: "tool_call_delta", toolCallId: call.id, delta: kept });
           break;
@@ -140,6 +151,7 @@ export async function runModelTurn(args: {
         case "done":
           break;
       }
+      if (reply.over) break;
     }
   } catch (err) {
     closeThinking();
@@ -165,7 +177,7 @@ export async function runModelTurn(args: {
   emit({
     type: "model_call_end",
     usage,
-    finishedReason: interrupted ? "interrupted" : "completed",
+    finishedReason: interrupted ? "interrupted" : reply.over ? "error" : "completed",
   });
   return { kind: interrupted ? "interrupted" : "completed", toolCalls: [...calls.values()], usage };
 }

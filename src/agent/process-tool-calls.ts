@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
+import { DEFAULT_MAX_REPLY_BYTES, ReplyBudget } from "./reply-budget.js";
 import { decide, findHolder } from "./gate.js";
 import type { ReplyEnv } from "./reply-loop.js";
 import { parseToolInput } from "./tool-input.js";
@@ -95,11 +96,25 @@ function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlo
   }
 }
 
-function run(call: ToolCallBlock, env: ReplyEnv): Promise<void> {
+/** Kept free per result for its id, name, truncation note and metadata. */
+const RESULT_RESERVE_BYTES = 1024;
+
+/**
+ * The output each of `count` calls about to run may produce: the agent's maxToolOutputBytes, or an
+ * even share of what the reply's message may still take (less room for each result's own framing
+ * and notes), whichever is less.
+ */
+function outputShare(env: ReplyEnv, count: number): number {
+  const budget = ReplyBudget.of(env.message, env.agent.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES);
+  const share = Math.floor(budget.remaining / Math.max(1, count)) - RESULT_RESERVE_BYTES;
+  return Math.max(0, Math.min(env.agent.maxToolOutputBytes, share));
+}
+
+function run(call: ToolCallBlock, env: ReplyEnv, maxOutputBytes: number): Promise<void> {
   return runToolCall(call, {
     tools: env.agent.tools,
     workingDirectories: env.permissions().workingDirectories,
-    maxOutputBytes: env.agent.maxToolOutputBytes,
+    maxOutputBytes,
     signal: env.toolSignal ?? env.signal,
     emit: env.emit,
   }).then((result) => {
@@ -122,8 +137,14 @@ export async function processToolCalls(
     if (env.signal.aborted) return "done";
     const next = batch.calls.map((call) => [call, advance(call, env, batch.calls)] as const);
     const runnable = next.filter(([, n]) => n === "run").map(([call]) => call);
-    if (batch.concurrent) await Promise.all(runnable.map((call) => run(call, env)));
-    else for (const call of runnable) if (!env.signal.aborted) await run(call, env);
+    if (batch.concurrent) {
+      const share = outputShare(env, runnable.length);
+      await Promise.all(runnable.map((call) => run(call, env, share)));
+    } else {
+      for (const call of runnable) {
+        if (!env.signal.aborted) await run(call, env, outputShare(env, 1));
+      }
+    }
     if (next.some(([, n]) => n === "wait")) return "parked";
   }
   return "done";

@@ -14,6 +14,14 @@ import {
   type Usage,
 } from "./types.js";
 import { toolSpecs } from "./tool-specs.js";
+import { newId } from "../common/ids.js";
+import {
+  BLOCK_OVERHEAD_BYTES,
+  DEFAULT_MAX_REPLY_BYTES,
+  REPLY_TOO_LARGE,
+  ReplyBudget,
+  replyCutMarker,
+} from "./reply-budget.js";
 
 /** Everything one reply runs with. `message` and `progress` are mutated as the reply advances. */
 export interface ReplyEnv {
@@ -86,9 +94,29 @@ function finish(env: ReplyEnv, finishedReason: FinishedReason, error?: Failure):
 }
 
 /**
+ * Ends a reply whose message reached `maxReplyBytes`: the last model call's tool calls are dropped
+ * (their inputs may be cut; none runs), a text block with the marker says so to every client and,
+ * in the next reply, to the model, and REPLY_END carries ERROR with code `reply_too_large`.
+ */
+function finishTooLarge(env: ReplyEnv, maxBytes: number): ReplyOutcome {
+  env.message.content = env.message.content.filter(
+    (b) => b.type !== "tool_call" || b.state !== "pending",
+  );
+  const marker = { type: "text" as const, id: newId("blk"), text: replyCutMarker(maxBytes) };
+  env.message.content.push(marker);
+  env.emit({ type: "text_block_start", blockId: marker.id });
+  env.emit({ type: "text_block_delta", blockId: marker.id, delta: marker.text });
+  env.emit({ type: "text_block_end", blockId: marker.id });
+  return finish(env, "error", {
+    code: REPLY_TOO_LARGE,
+    message: `the reply passed the agent's maxReplyBytes (${maxBytes} bytes)`,
+  });
+}
+
+/**
  * Runs (or resumes) a reply: tool calls still open are processed first; then model call → tool
  * calls → again, until the model answers without tool calls (COMPLETED), the agent's max_iters is
- * reached (EXCEED_MAX_ITERS), the model fails (ERROR), the signal aborts (INTERRUPTED), or a call
+ * reached (EXCEED_MAX_ITERS), the model fails or the message reaches `maxReplyBytes` (ERROR), the signal aborts (INTERRUPTED), or a call
  * awaits an answer (parked: no REPLY_END). REPLY_START is the caller's, and only for a new reply.
  */
 export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
@@ -107,6 +135,9 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
         message: `the reply reached the agent's limit of ${agent.maxIters} model calls`,
       });
     }
+    const maxReplyBytes = agent.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES;
+    const reply = ReplyBudget.of(message, maxReplyBytes);
+    if (reply.remaining < BLOCK_OVERHEAD_BYTES) return finishTooLarge(env, maxReplyBytes);
     env.progress.iteration += 1;
     const turn = await runModelTurn({
       model: agent.model,
@@ -116,10 +147,12 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
       signal: env.signal,
       emit: env.emit,
       maxBlockBytes: agent.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
+      reply,
     });
     message.usage = addUsage(message.usage, turn.usage);
     if (turn.kind === "error") return finish(env, "error", turn.error);
     if (turn.kind === "interrupted") return finish(env, "interrupted");
+    if (reply.over) return finishTooLarge(env, maxReplyBytes);
     if (turn.toolCalls.length === 0) return finish(env, "completed");
   }
 }

@@ -1,9 +1,40 @@
-import type { ModelMessage, ModelToolCall } from "../model/model.js";
-import type { Msg } from "./types.js";
+import type { ModelContentPart, ModelMessage, ModelToolCall } from "../model/model.js";
+import { dataPartText, essence, imageUrl, isImage } from "../tools/data-part.js";
+import type { Msg, ToolResultBlock } from "./types.js";
+
+/**
+ * What the tool message carries for a result: its text, then each text document it holds, headed
+ * by its media type. Images cannot go in a tool message; `toolImages` gives them.
+ */
+function toolText(result: ToolResultBlock): string {
+  const documents = (result.data ?? [])
+    .filter((part) => !isImage(part))
+    .map((part) => `[${essence(part.mediaType)}]\n${dataPartText(part)}`);
+  return [result.output, ...documents].filter((t) => t !== "").join("\n\n");
+}
+
+/** A result with the id the model knows its call by. */
+interface Answered {
+  result: ToolResultBlock;
+  modelId: string;
+}
+
+/** The images of the results, for a user message after the tool messages (as the API allows). */
+function toolImages(answered: Answered[]): ModelContentPart[] {
+  const parts: ModelContentPart[] = [];
+  for (const { result, modelId } of answered) {
+    const images = (result.data ?? []).filter(isImage);
+    if (images.length === 0) continue;
+    parts.push({ type: "text", text: `Images returned by ${result.name} (${modelId}):` });
+    for (const image of images) parts.push({ type: "image", url: imageUrl(image) });
+  }
+  return parts;
+}
 
 /**
  * Turns the conversation into the model's messages. An assistant message becomes one model message
- * per iteration (its text and tool calls) followed by one tool message per result. A tool call
+ * per iteration (its text and tool calls) followed by one tool message per result (and one user
+ * message with the images the results returned, which a tool message cannot carry). A tool call
  * without a result (a reply cut short by an error) and a result without its call are left out, so
  * the history the model sees is always well-formed. A call and its result carry the model's own id
  * for the call when it gave one (the server's id otherwise), so each turn reads back as the model
@@ -18,9 +49,9 @@ export function toModelMessages(systemPrompt: string, messages: readonly Msg[]):
       out.push({ role: msg.role, content: text });
       continue;
     }
-    const results = new Map<string, string>();
+    const results = new Map<string, ToolResultBlock>();
     for (const block of msg.content) {
-      if (block.type === "tool_result") results.set(block.id, block.output);
+      if (block.type === "tool_result") results.set(block.id, block);
     }
     let text = "";
     let calls: ModelToolCall[] = [];
@@ -28,9 +59,15 @@ export function toModelMessages(systemPrompt: string, messages: readonly Msg[]):
     const flush = () => {
       if (text === "" && calls.length === 0) return;
       out.push({ role: "assistant", content: text, toolCalls: calls });
-      for (const { id, modelId } of pendingResults) {
-        out.push({ role: "tool", toolCallId: modelId, content: results.get(id) ?? "" });
+      const answered = pendingResults.flatMap(({ id, modelId }): Answered[] => {
+        const result = results.get(id);
+        return result ? [{ result, modelId }] : [];
+      });
+      for (const { result, modelId } of answered) {
+        out.push({ role: "tool", toolCallId: modelId, content: toolText(result) });
       }
+      const images = toolImages(answered);
+      if (images.length > 0) out.push({ role: "user", content: images });
       text = "";
       calls = [];
       pendingResults = [];

@@ -1,4 +1,7 @@
 import { z } from "zod";
+import { dataPartSchema } from "../tools/data-part.js";
+
+export type { DataPart } from "../tools/data-part.js";
 
 /**
  * The conversation's domain model, shared by the agent loop, the session layer and its stored
@@ -115,6 +118,8 @@ export const toolResultBlockSchema = z.object({
   id: z.string(),
   name: z.string(),
   output: z.string(),
+  /** Data after the text, in order. */
+  data: z.array(dataPartSchema).optional(),
   state: toolResultStateSchema,
   metadata: z.record(z.string(), z.unknown()).optional(),
 });

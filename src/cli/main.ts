@@ -1,22 +1,28 @@
 import { parseArgs } from "node:util";
 import { clientToken, ConfigError } from "../config/index.js";
-import { DataDirectoryError, StoreLockedError } from "../store/index.js";
+import {
+  DataDirectoryError,
+  StoreDamagedError,
+  StoreLockedError,
+  StoreOpenError,
+} from "../store/index.js";
 import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
+import { EXIT_STORE_DAMAGED } from "../runtime/start-parkway.js";
+import { ignoreIpServerNameWarning } from "./ip-server-name-warning.js";
 import { mockModel } from "./mock-model.js";
+import { repair } from "./repair.js";
 import { serve } from "./serve.js";
-
-const USAGE = `usage:
-  parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
-                [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
-  parkway mock-model --script FILE [--listen HOST:PORT]
-  parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
-               [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]`;
+import { COMMAND_USAGE, type Command, USAGE, wantsHelp } from "./usage.js";
 
 /** Runs the command line; resolves with the exit code. Expected failures print one line. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  if (command !== undefined && command in COMMAND_USAGE && wantsHelp(rest)) {
+    process.stdout.write(`${COMMAND_USAGE[command as Command]}\n`);
+    return 0;
+  }
   switch (command) {
     case "serve": {
       const { values } = parseArgs({
@@ -44,19 +50,42 @@ async function main(argv: string[]): Promise<number> {
         tlsClientCa: values["tls-client-ca"],
       });
     }
+    case "repair": {
+      const { values } = parseArgs({
+        args: rest,
+        strict: true,
+        options: {
+          data: { type: "string" },
+          config: { type: "string" },
+        },
+      });
+      return repair({ data: values.data, config: values.config });
+    }
     case "mock-model": {
       const { values } = parseArgs({
         args: rest,
         strict: true,
-        options: { script: { type: "string" }, listen: { type: "string" } },
+        options: {
+          script: { type: "string" },
+          listen: { type: "string" },
+          "keep-requests": { type: "string" },
+        },
       });
       if (!values.script) {
         process.stderr.write(`parkway: mock-model needs --script FILE\n${USAGE}\n`);
         return 2;
       }
+      const keep = values["keep-requests"];
+      if (keep !== undefined && !/^[1-9][0-9]{0,6}$/.test(keep)) {
+        process.stderr.write(
+          `parkway: --keep-requests must be a whole number from 1 to 9999999, got ${JSON.stringify(keep)}\n`,
+        );
+        return 2;
+      }
       return mockModel({
         script: values.script,
         ...(values.listen ? { listen: values.listen } : {}),
+        ...(keep === undefined ? {} : { keepRequests: Number(keep) }),
       });
     }
     case "chat": {
@@ -97,12 +126,17 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+ignoreIpServerNameWarning();
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  if (
+  if (err instanceof StoreDamagedError) {
+    process.stderr.write(`parkway: ${err.message}\n`);
+    process.exitCode = EXIT_STORE_DAMAGED;
+  } else if (
     err instanceof ConfigError ||
     err instanceof StoreLockedError ||
+    err instanceof StoreOpenError ||
     err instanceof DataDirectoryError ||
     err instanceof ListenError ||
     err instanceof AgentConfigError ||
@@ -119,5 +153,5 @@ try {
       `parkway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
     );
   }
-  process.exitCode = 1;
+  process.exitCode ??= 1;
 }

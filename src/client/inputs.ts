@@ -23,6 +23,12 @@ export interface ConfirmOptions {
 /** A result for an external call. */
 export interface ExternalResult {
   output?: string;
+  /**
+   * Data after the text: an image (PNG, JPEG, GIF, WebP; bytes or an http(s) URL) or a text document
+   * (text/*, JSON, XML, YAML; bytes). The model sees images and reads documents as text; any other
+   * media type is refused with INVALID_ARGUMENT.
+   */
+  data?: ({ mediaType: string } & ({ bytes: Uint8Array } | { url: string }))[];
   state?: "success" | "error" | "denied" | "interrupted";
   metadata?: Record<string, unknown>;
 }
@@ -79,9 +85,24 @@ export function executionResult(call: ToolCallBlock, result: ExternalResult): To
   return {
     id: call.id,
     name: call.name,
-    output: result.output
-      ? [{ block: { $case: "text", value: { id: "", text: result.output } } }]
-      : [],
+    output: [
+      ...(result.output
+        ? [{ block: { $case: "text" as const, value: { id: "", text: result.output } } }]
+        : []),
+      ...(result.data ?? []).map((part) => ({
+        block: {
+          $case: "data" as const,
+          value: {
+            id: "",
+            mediaType: part.mediaType,
+            source:
+              "url" in part
+                ? { $case: "url" as const, value: part.url }
+                : { $case: "data" as const, value: Buffer.from(part.bytes) },
+          },
+        },
+      })),
+    ],
     state: STATES[result.state ?? "success"],
     metadata: result.metadata,
     askUser: undefined,

@@ -17,7 +17,8 @@ export type ErrorCode =
   | "unimplemented"
   | "deadline_exceeded"
   | "aborted"
-  | "internal";
+  | "internal"
+  | "data_loss";
 
 /** One invalid field of a request, named by its dot path (e.g. `confirm_results[0].tool_call.input`). */
 export interface FieldViolation {

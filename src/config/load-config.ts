@@ -92,36 +92,73 @@ export async function loadConfig(
   const file = flags.config ?? env.PARKWAY_CONFIG;
   let merged: Layer = file ? await readConfigFile(file) : {};
 
+  // Where each value set by the environment or a flag came from, by its dotted key.
+  const sources = new Map<string, string>();
   const fromEnv: Layer = {};
+  const setFromEnv = (name: string, path: readonly string[], value: string) => {
+    setPath(fromEnv, path, value);
+    sources.set(path.join("."), `environment variable ${name}`);
+  };
   for (const [name, path] of Object.entries(ENV_KEYS)) {
     const value = env[name];
-    if (value !== undefined && value !== "") setPath(fromEnv, path, value);
+    if (value !== undefined && value !== "") setFromEnv(name, path, value);
   }
   if (!env.PARKWAY_MODEL_API_KEY && env.OPENAI_API_KEY) {
-    setPath(fromEnv, ["model", "apiKey"], env.OPENAI_API_KEY);
+    setFromEnv("OPENAI_API_KEY", ["model", "apiKey"], env.OPENAI_API_KEY);
   }
   merged = merge(merged, fromEnv);
 
   const fromFlags: Layer = {};
-  if (flags.listen !== undefined) fromFlags.listen = flags.listen;
-  if (flags.data !== undefined) fromFlags.data = flags.data;
-  if (flags.modelUrl !== undefined) setPath(fromFlags, ["model", "url"], flags.modelUrl);
-  if (flags.model !== undefined) setPath(fromFlags, ["model", "name"], flags.model);
-  if (flags.tlsCert !== undefined) setPath(fromFlags, ["tls", "cert"], flags.tlsCert);
-  if (flags.tlsKey !== undefined) setPath(fromFlags, ["tls", "key"], flags.tlsKey);
-  if (flags.tlsClientCa !== undefined) setPath(fromFlags, ["tls", "clientCa"], flags.tlsClientCa);
+  for (const [flag, name, path] of FLAG_KEYS) {
+    const value = flags[flag];
+    if (value === undefined) continue;
+    setPath(fromFlags, path, value);
+    sources.set(path.join("."), `flag --${name}`);
+  }
   merged = merge(merged, fromFlags);
 
-  return parseConfig(merged, file);
+  return parseConfig(merged, file, sources);
 }
 
-/** Validates a configuration object; throws `ConfigError` naming every bad key on one line. */
-export function parseConfig(input: ConfigInput, source?: string): Config {
+/** Flags that set a configuration value: the flag's property, its name, and the key it sets. */
+const FLAG_KEYS: readonly [Exclude<keyof ConfigFlags, "config">, string, readonly string[]][] = [
+  ["listen", "listen", ["listen"]],
+  ["data", "data", ["data"]],
+  ["modelUrl", "model-url", ["model", "url"]],
+  ["model", "model", ["model", "name"]],
+  ["tlsCert", "tls-cert", ["tls", "cert"]],
+  ["tlsKey", "tls-key", ["tls", "key"]],
+  ["tlsClientCa", "tls-client-ca", ["tls", "clientCa"]],
+];
+
+/**
+ * Validates a configuration object; throws `ConfigError` naming every bad key on one line, each
+ * with where its value came from: `sources` (dotted key → flag or environment variable), else the
+ * config file `file`.
+ */
+export function parseConfig(
+  input: ConfigInput,
+  file?: string,
+  sources: ReadonlyMap<string, string> = new Map(),
+): Config {
   const result = configSchema.safeParse(input);
   if (result.success) return result.data;
-  const where = source ? ` (${source})` : "";
   const problems = zodViolations(result.error)
-    .map((v) => `${v.field}: ${v.description}`)
+    .map((v) => {
+      const source = sourceOf(v.field, sources) ?? (file ? `config file ${file}` : undefined);
+      return `${v.field}${source ? ` (from ${source})` : ""}: ${v.description}`;
+    })
     .join("; ");
-  throw new ConfigError(`invalid config${where}: ${problems}`);
+  throw new ConfigError(`invalid config: ${problems}`);
+}
+
+/** The source recorded for `field` or the nearest key that holds it (`model` for `model.url`). */
+function sourceOf(field: string, sources: ReadonlyMap<string, string>): string | undefined {
+  for (let key = field; ;) {
+    const source = sources.get(key);
+    if (source) return source;
+    const parent = key.replace(/(\.[^.[]+|\[\d+\])$/, "");
+    if (parent === key) return undefined;
+    key = parent;
+  }
 }

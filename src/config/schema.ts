@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES } from "../common/message-size.js";
 
 /** `HOST:PORT` (IPv6 hosts in brackets), port 0–65535; 0 picks a free port. */
 export const listenAddress = z.string().superRefine((value, ctx) => {
@@ -16,7 +17,12 @@ export const listenAddress = z.string().superRefine((value, ctx) => {
 /** The model every agent without its own model uses. */
 export const modelConfigSchema = z.strictObject({
   /** Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1; unset = the demo model. */
-  url: z.url().optional(),
+  url: z
+    .url({
+      protocol: /^https?$/,
+      error: "expected an http or https URL such as http://127.0.0.1:8080/v1",
+    })
+    .optional(),
   /** Model name sent to the endpoint. */
   name: z.string().min(1).optional(),
   /** API key sent to the endpoint. */
@@ -183,14 +189,33 @@ export const agentConfigSchema = z.strictObject({
   maxToolOutputBytes: z.number().int().positive().default(1_000_000),
   /**
    * Most bytes of one block the model streams: text and thinking past it are cut with a marker, a
-   * tool call's input past it is dropped and the call fails with an error the model reads.
+   * tool call's input past it is dropped and the call fails with an error the model reads. At most
+   * `maxReplyBytes`, since a block is part of its reply.
    */
   maxBlockBytes: z
     .number()
     .int()
     .min(1024)
-    .max(3 * 1024 * 1024, "at most 3 MiB, so that every client can receive it")
+    .max(
+      MAX_REPLY_BYTES,
+      `at most ${MAX_REPLY_BYTES} (1.75 MiB), so that every client can receive it`,
+    )
     .default(1024 * 1024),
+  /**
+   * Most bytes a reply's message may hold (text, thinking, tool inputs and results, counted as
+   * clients receive them): past it the model's output is cut with a marker and the reply ends with
+   * ERROR `reply_too_large`. Default 1.5 MiB; at most 1.75 MiB, since Reply's response for a parked
+   * reply carries the waiting calls twice and must stay under gRPC's default 4 MiB receive limit.
+   */
+  maxReplyBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .max(
+      MAX_REPLY_BYTES,
+      `at most ${MAX_REPLY_BYTES} (1.75 MiB), so that every client can receive it`,
+    )
+    .default(DEFAULT_MAX_REPLY_BYTES),
   bash: bashConfigSchema.default(BASH_CONFIG_DEFAULT),
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
@@ -297,6 +322,13 @@ export const configSchema = z.strictObject({
       agents.forEach((a, i) => {
         if (seen.has(a.id)) {
           ctx.addIssue({ code: "custom", path: [i, "id"], message: `duplicate agent id ${a.id}` });
+        }
+        if (a.maxBlockBytes > a.maxReplyBytes) {
+          ctx.addIssue({
+            code: "custom",
+            path: [i, "maxBlockBytes"],
+            message: `must be at most maxReplyBytes (${a.maxReplyBytes}): a block is part of its reply`,
+          });
         }
         seen.add(a.id);
       });

@@ -18,10 +18,13 @@ export interface ModelToolCall {
   input: string;
 }
 
+/** A part of a user message: text, or an image (an http(s) or data: URL). */
+export type ModelContentPart = { type: "text"; text: string } | { type: "image"; url: string };
+
 /** One message of the conversation sent to the model. */
 export type ModelMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string | ModelContentPart[] }
   | { role: "assistant"; content: string; toolCalls: ModelToolCall[] }
   | { role: "tool"; toolCallId: string; content: string };
 
@@ -57,6 +60,8 @@ export type ModelStreamEvent =
 export interface Model {
   /** The model's name, reported in MODEL_CALL_START. */
   readonly name: string;
+  /** Where it is served (a base URL), for logs; unset for models that run in the process. */
+  readonly endpoint?: string;
   /**
    * Streams one response. Throws `ModelError` when the provider fails after its retries, and the
    * signal's reason when aborted.

@@ -37,8 +37,19 @@ function toParams(messages: ModelMessage[]): ChatCompletionMessageParam[] {
   return messages.map((m): ChatCompletionMessageParam => {
     switch (m.role) {
       case "system":
-      case "user":
         return { role: m.role, content: m.content };
+      case "user":
+        return {
+          role: "user",
+          content:
+            typeof m.content === "string"
+              ? m.content
+              : m.content.map((part) =>
+                  part.type === "text"
+                    ? { type: "text" as const, text: part.text }
+                    : { type: "image_url" as const, image_url: { url: part.url } },
+                ),
+        };
       case "tool":
         return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
       case "assistant":
@@ -105,6 +116,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   });
   return {
     name: options.model,
+    endpoint: options.baseURL,
     async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
       const tools: ChatCompletionTool[] = request.tools.map((t) => ({
         type: "function",

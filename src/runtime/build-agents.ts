@@ -1,6 +1,7 @@
 import { mkdir, realpath } from "node:fs/promises";
 import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
+import { DEFAULT_MAX_REPLY_BYTES } from "../common/message-size.js";
 import { bashEnvironment } from "../config/bash-env.js";
 import { type AgentConfig, BASH_CONFIG_DEFAULT, type Config } from "../config/schema.js";
 import type { Model } from "../model/model.js";
@@ -24,6 +25,7 @@ export const DEFAULT_AGENT: AgentConfig = {
   expiryPolicy: "deny",
   maxToolOutputBytes: 1_000_000,
   maxBlockBytes: 1024 * 1024,
+  maxReplyBytes: DEFAULT_MAX_REPLY_BYTES,
   bash: BASH_CONFIG_DEFAULT,
   permissions: { allow: [], deny: [], ask: [] },
 };
@@ -136,6 +138,7 @@ export async function buildAgents(args: {
       expiryPolicy: agent.expiryPolicy,
       maxToolOutputBytes: agent.maxToolOutputBytes,
       maxBlockBytes: agent.maxBlockBytes,
+      maxReplyBytes: agent.maxReplyBytes,
       rules: configRules(agent, index),
     });
   }

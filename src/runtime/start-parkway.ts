@@ -42,6 +42,12 @@ export interface StartOptions {
  */
 export const EXIT_STORAGE_FAILURE = 75;
 
+/**
+ * The exit code of `parkway serve` when the store's files are damaged or it lost records (EX_DATAERR
+ * in sysexits.h): restarting does not help; `parkway repair` does.
+ */
+export const EXIT_STORE_DAMAGED = 65;
+
 /** A running Parkway: the gRPC server and what it started. */
 export interface RunningParkway {
   /** `HOST:PORT` actually bound. */

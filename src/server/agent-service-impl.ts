@@ -15,6 +15,7 @@ import { permissionMode, sessionStatus } from "./mappers/enums.js";
 import { eventToPb } from "./mappers/events.js";
 import { agentToPb } from "./mappers/agents.js";
 import { toSessionInput } from "./session-inputs.js";
+import { checkSessionSpec, sessionsThatFit } from "./response-size.js";
 
 function sessionToPb(view: SessionView): Session {
   return {
@@ -59,6 +60,14 @@ function itemToPb(item: StreamItem, sessionId: string): ServerEvent {
       },
     },
   };
+}
+
+/** True for the event that ends or parks a reply. */
+function endsReply(item: StreamItem): boolean {
+  return (
+    item.kind === "event" &&
+    (item.event.body.type === "reply_end" || item.event.body.type === "reply_parked")
+  );
 }
 
 /** Sends the outcome of an input to the stream that sent it. */
@@ -150,10 +159,19 @@ export function createAgentService(
 
       const rate = options.inputsPerSecond;
       const limiter = rate === undefined ? undefined : new RateLimiter(rate);
+      // After the client half-closes, the stream ends (OK) once the session runs no reply.
+      let halfClosed = false;
+      const endIfQuiet = () => {
+        if (actor.snapshot.status !== "running") subscriber.close();
+      };
       const pump = (async () => {
         for (;;) {
           const next = await iterator.next();
-          if (next.done) return;
+          if (next.done) {
+            halfClosed = true;
+            endIfQuiet();
+            return;
+          }
           const msg = next.value;
           try {
             if (limiter && !limiter.take()) {
@@ -188,6 +206,7 @@ export function createAgentService(
         ];
         for await (const items of attached.items) {
           yield items.map((item) => itemToPb(item, sessionId));
+          if (halfClosed && items.some(endsReply)) endIfQuiet();
         }
       } finally {
         manager.release(actor);
@@ -223,6 +242,7 @@ export function createAgentService(
     },
 
     async createSession(request, ctx) {
+      checkSessionSpec(request);
       const mode = permissionMode.fromPb(request.permissionMode);
       if (request.permissionMode !== PermissionMode.PERMISSION_MODE_UNSPECIFIED && !mode) {
         throw invalidArgument([{ field: "permission_mode", description: "unknown mode" }]);
@@ -255,7 +275,12 @@ export function createAgentService(
         pageSize: request.pageSize || 100,
         ...(request.pageToken ? { pageToken: request.pageToken } : {}),
       });
-      return { sessions: page.sessions.map(sessionToPb), nextPageToken: page.nextPageToken ?? "" };
+      const sessions = page.sessions.map(sessionToPb);
+      // A page also ends where the next session would make it too large to receive.
+      const fit = sessionsThatFit(sessions);
+      return fit < sessions.length
+        ? { sessions: sessions.slice(0, fit), nextPageToken: sessions[fit - 1]!.id }
+        : { sessions, nextPageToken: page.nextPageToken ?? "" };
     },
 
     async deleteSession(request, ctx) {

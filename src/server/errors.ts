@@ -22,6 +22,7 @@ const CODES: Record<ErrorCode, Status> = {
   deadline_exceeded: Status.DEADLINE_EXCEEDED,
   aborted: Status.ABORTED,
   internal: Status.INTERNAL,
+  data_loss: Status.DATA_LOSS,
 };
 
 /** What an unknown error says to the client; the real error only goes to the log. */

@@ -4,7 +4,8 @@ import type { ReplyRequest } from "../generated/parkway/v1/agent_service.js";
 import type { ConfirmAnswer, ExternalAnswer } from "../session/reply-inputs.js";
 import type { SessionInput } from "../session/session-manager.js";
 import type { ConfirmResult } from "../generated/parkway/v1/events.js";
-import type { ToolResultBlock } from "../generated/parkway/v1/content.js";
+import type { DataBlock, ToolResultBlock } from "../generated/parkway/v1/content.js";
+import { type DataPart, dataPartProblem } from "../tools/data-part.js";
 import { behavior, ruleScope, toolResultState } from "./mappers/enums.js";
 
 function decodeConfirm(r: ConfirmResult, i: number): ConfirmAnswer {
@@ -42,6 +43,23 @@ function decodeConfirm(r: ConfirmResult, i: number): ConfirmAnswer {
   };
 }
 
+/** A data block as a data part; INVALID_ARGUMENT naming `field` when the model could not take it. */
+function decodeData(block: DataBlock, field: string): DataPart {
+  const source = block.source;
+  const problem = dataPartProblem(block.mediaType, {
+    ...(source?.$case === "data" ? { bytes: source.value } : {}),
+    ...(source?.$case === "url" ? { url: source.value } : {}),
+  });
+  if (problem) {
+    throw invalidArgument([
+      { field: `${field}.${problem.field}`, description: problem.description },
+    ]);
+  }
+  return source?.$case === "url"
+    ? { mediaType: block.mediaType, url: source.value }
+    : { mediaType: block.mediaType, base64: Buffer.from(source!.value).toString("base64") };
+}
+
 function decodeResult(r: ToolResultBlock, i: number): ExternalAnswer {
   const field = `execution_results[${i}]`;
   if (!r.id) throw invalidArgument([{ field: `${field}.id`, description: "is required" }]);
@@ -51,10 +69,19 @@ function decodeResult(r: ToolResultBlock, i: number): ExternalAnswer {
       { field: `${field}.state`, description: "must be SUCCESS, ERROR, DENIED or INTERRUPTED" },
     ]);
   }
-  const output = r.output
-    .map((b) => (b.block?.$case === "text" ? b.block.value.text : ""))
-    .filter((t) => t !== "")
-    .join("\n");
+  const texts: string[] = [];
+  const data: DataPart[] = [];
+  r.output.forEach((b, j) => {
+    const at = `${field}.output[${j}]`;
+    if (b.block?.$case === "text") {
+      if (b.block.value.text !== "") texts.push(b.block.value.text);
+    } else if (b.block?.$case === "data") {
+      data.push(decodeData(b.block.value, `${at}.data`));
+    } else {
+      throw invalidArgument([{ field: at, description: "sets no block (text or data)" }]);
+    }
+  });
+  const output = texts.join("\n");
   let metadata: Record<string, unknown> | undefined = r.metadata;
   if (r.askUser) {
     metadata = {
@@ -66,7 +93,15 @@ function decodeResult(r: ToolResultBlock, i: number): ExternalAnswer {
       })),
     };
   }
-  return { toolCallId: r.id, result: { state, output, ...(metadata ? { metadata } : {}) } };
+  return {
+    toolCallId: r.id,
+    result: {
+      state,
+      output,
+      ...(data.length > 0 ? { data } : {}),
+      ...(metadata ? { metadata } : {}),
+    },
+  };
 }
 
 type Input = NonNullable<ClientEvent["event"]> | NonNullable<ReplyRequest["input"]>;
@@ -79,9 +114,17 @@ export function toSessionInput(input: Input | undefined, field: string): Session
   switch (input.$case) {
     case "userMessage": {
       const parts = [input.value.text];
-      for (const block of input.value.content) {
+      input.value.content.forEach((block, i) => {
         if (block.block?.$case === "text") parts.push(block.block.value.text);
-      }
+        else {
+          throw invalidArgument([
+            {
+              field: `user_message.content[${i}]`,
+              description: `is ${block.block ? `a ${block.block.$case} block` : "empty"}; a user message holds text blocks only`,
+            },
+          ]);
+        }
+      });
       const text = parts.filter((p) => p !== "").join("\n");
       if (text.trim() === "") {
         throw invalidArgument([

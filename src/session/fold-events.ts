@@ -1,5 +1,6 @@
 import type { EventBody } from "../agent/events.js";
 import type {
+  DataPart,
   Msg,
   TextBlock,
   ThinkingBlock,
@@ -24,6 +25,7 @@ export function foldEvents(checkpoint: Msg, events: readonly EventBody[]): Msg {
     else blocks.set(block.id, block);
   }
   const partial = new Map<string, string>();
+  const partialData = new Map<string, DataPart[]>();
   for (const body of events) {
     switch (body.type) {
       case "text_block_start": {
@@ -87,6 +89,9 @@ export function foldEvents(checkpoint: Msg, events: readonly EventBody[]): Msg {
       case "tool_result_text_delta":
         partial.set(body.toolCallId, (partial.get(body.toolCallId) ?? "") + body.delta);
         break;
+      case "tool_result_data_delta":
+        partialData.set(body.toolCallId, [...(partialData.get(body.toolCallId) ?? []), body.part]);
+        break;
       case "tool_result_end": {
         const call = calls.get(body.toolCallId);
         if (call) call.state = "finished";
@@ -96,6 +101,7 @@ export function foldEvents(checkpoint: Msg, events: readonly EventBody[]): Msg {
             id: body.toolCallId,
             name: call?.name ?? "",
             output: partial.get(body.toolCallId) ?? "",
+            ...(partialData.has(body.toolCallId) ? { data: partialData.get(body.toolCallId) } : {}),
             state: body.state,
             ...(body.metadata ? { metadata: body.metadata } : {}),
           };

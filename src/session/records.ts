@@ -182,3 +182,13 @@ export const TenantCountRecord = defineRecord({
   version: 1,
   schema: z.object({ sessions: z.number().int().nonnegative() }),
 });
+
+/**
+ * A session found to have lost data (by `parkway repair`): key = session id. While it exists the
+ * session answers DATA_LOSS with `problem`; deleting the session removes it.
+ */
+export const DamagedSessionRecord = defineRecord({
+  kind: "damaged-session",
+  version: 1,
+  schema: z.object({ problem: z.string(), at: z.string() }),
+});

@@ -1,4 +1,5 @@
 import type { EventBody } from "../agent/events.js";
+import { messageBytes } from "../agent/reply-budget.js";
 import { parseToolInput } from "../agent/tool-input.js";
 import { finishWithoutRunning, startResult } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
@@ -37,7 +38,24 @@ export interface AnswerContext {
   workingDirectories: readonly string[];
   homeDir: string;
   principal: string;
+  /** The agent's `maxReplyBytes`: an answer may not grow the reply's message past it. */
+  maxReplyBytes: number;
   emit: (body: EventBody) => void;
+}
+
+/**
+ * Refuses an answer that made `message` (the caller's copy) pass the agent's maxReplyBytes, with
+ * INVALID_ARGUMENT naming `field`: nothing was committed yet, so nothing changes.
+ */
+function checkReplySize(message: Msg, ctx: AnswerContext, field: string): void {
+  const bytes = messageBytes(message);
+  if (bytes <= ctx.maxReplyBytes) return;
+  throw invalidArgument([
+    {
+      field,
+      description: `would make the reply ${bytes} bytes, over the agent's maxReplyBytes (${ctx.maxReplyBytes}): send less`,
+    },
+  ]);
 }
 
 const describeState = (call: ToolCallBlock): string =>
@@ -164,6 +182,7 @@ export function applyConfirmations(
     }
     if (answer.editedInput !== undefined && answer.editedInput !== call.input) {
       call.input = answer.editedInput;
+      checkReplySize(message, ctx, `confirm_results[${i}].tool_call.input`);
     }
     call.state = "allowed";
     delete call.expiresAt;
@@ -188,9 +207,10 @@ export function applyConfirmations(
 
 /**
  * Validates external results against the parked reply and applies them to `message`: each result's
- * output streams as TOOL_RESULT_TEXT_DELTA, then TOOL_RESULT_END with the caller's state and
+ * output streams as TOOL_RESULT_TEXT_DELTA, its data as TOOL_RESULT_DATA_DELTA, then TOOL_RESULT_END with the caller's state and
  * metadata. A result whose metadata fails the tool's schema (or an AskUser answer that does not fit
- * its questions) refuses the whole input with INVALID_ARGUMENT naming the field.
+ * its questions, or results that would pass the agent's maxReplyBytes) refuses the whole input with
+ * INVALID_ARGUMENT naming the field.
  */
 export function applyExternalResults(
   message: Msg,
@@ -223,6 +243,9 @@ export function applyExternalResults(
     if (result.output) {
       ctx.emit({ type: "tool_result_text_delta", toolCallId: call.id, delta: result.output });
     }
+    for (const part of result.data ?? []) {
+      ctx.emit({ type: "tool_result_data_delta", toolCallId: call.id, part });
+    }
     ctx.emit({
       type: "tool_result_end",
       toolCallId: call.id,
@@ -236,8 +259,10 @@ export function applyExternalResults(
       id: call.id,
       name: call.name,
       output: result.output,
+      ...(result.data?.length ? { data: result.data } : {}),
       state: result.state,
       ...(result.metadata ? { metadata: result.metadata } : {}),
     });
+    checkReplySize(message, ctx, `execution_results[${i}]`);
   });
 }

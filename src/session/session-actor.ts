@@ -49,6 +49,7 @@ import type { Subscriber } from "./subscriber.js";
 import { denyExpired, newReply } from "./new-reply.js";
 import { type RequestTicket, writeRequest } from "./request-ids.js";
 import { waitingNotice } from "./waiting-notice.js";
+import { DEFAULT_MAX_REPLY_BYTES } from "../common/message-size.js";
 
 /** What a settled reply looks like to a waiting caller (the unary Reply RPC). */
 export interface ReplySettled {
@@ -573,6 +574,7 @@ export class SessionActor implements HubOwner {
       workingDirectories: this.data.workingDirectories,
       homeDir: this.deps.homeDir,
       principal,
+      maxReplyBytes: this.agent.maxReplyBytes ?? DEFAULT_MAX_REPLY_BYTES,
       emit: (body) => buffered.push(body),
     };
   }
@@ -691,6 +693,21 @@ export class SessionActor implements HubOwner {
           },
         });
         active.data.iteration = progress.iteration;
+        if (outcome.kind === "finished" && outcome.error?.code.startsWith("model_")) {
+          const model = this.agent.model;
+          this.deps.logger.warn(
+            {
+              session: this.id,
+              reply: replyId,
+              agent: this.agent.id,
+              model: model.name,
+              ...(model.endpoint === undefined ? {} : { endpoint: model.endpoint }),
+              code: outcome.error.code,
+              error: outcome.error.message,
+            },
+            "model call failed",
+          );
+        }
         if (
           outcome.kind === "finished" &&
           outcome.finishedReason === "interrupted" &&

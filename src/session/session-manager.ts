@@ -1,16 +1,25 @@
 import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
 import type { ToolCallBlock } from "../agent/types.js";
-import { invalidArgument, notFound, ParkwayError, shuttingDown } from "../common/errors.js";
+import {
+  invalidArgument,
+  isParkwayError,
+  notFound,
+  ParkwayError,
+  shuttingDown,
+} from "../common/errors.js";
 import { limitReached } from "../common/limits.js";
 import type { Logger } from "../common/logger.js";
+import { RecordError } from "../store/record.js";
 import { StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import {
+  DamagedSessionRecord,
   EventRecord,
   eventKey,
   MessageRecord,
   messageKey,
+  type ReplyData,
   ReplyRecord,
   RunningRecord,
   TenantCountRecord,
@@ -38,6 +47,7 @@ import {
   type RequestIdLimits,
 } from "./request-ids.js";
 import { RuleBook } from "./rule-book.js";
+import { sessionDataLoss, sessionProblem } from "./session-consistency.js";
 import { type ActorDeps, type ReplySettled, SessionActor } from "./session-actor.js";
 import type { StreamItem } from "./stored-event.js";
 import type { Subscriber } from "./subscriber.js";
@@ -91,6 +101,8 @@ export class SessionManager {
   private readonly requestIds: RequestIdLimits;
   /** Set by `stop`: from then on inputs, creations and deletions answer UNAVAILABLE. */
   private stopping = false;
+  /** Sessions whose data loss has been logged (once each). */
+  private readonly lossLogged = new Set<string>();
 
   constructor(
     private readonly store: Store,
@@ -253,8 +265,7 @@ export class SessionManager {
     let loading = this.loading.get(sessionId);
     if (!loading) {
       loading = (async () => {
-        const data = await this.store.get(SessionRecord, sessionId);
-        if (!data) throw notFound("session", sessionId);
+        const { data, reply } = await this.read(sessionId);
         const agent = this.agents.get(data.agentId);
         if (!agent) {
           throw new ParkwayError(
@@ -278,13 +289,50 @@ export class SessionManager {
           { ...this.deps, rules: this.rules(data.tenant) },
           sessionTools,
         );
-        actor.restore(await this.store.get(ReplyRecord, sessionId));
+        actor.restore(reply);
         this.actors.set(sessionId, actor);
         return actor;
       })().finally(() => this.loading.delete(sessionId));
       this.loading.set(sessionId, loading);
     }
     return loading;
+  }
+
+  /**
+   * A session's records from the store: NOT_FOUND when it does not exist (or, with `tenant`,
+   * belongs to another tenant); DATA_LOSS naming what disagrees when they cannot be read or
+   * disagree (see `sessionProblem`), logged once per session.
+   */
+  private async read(
+    sessionId: string,
+    tenant?: string,
+  ): Promise<{ data: SessionData; reply: ReplyData | undefined }> {
+    let data: SessionData | undefined;
+    let reply: ReplyData | undefined;
+    let problem: string | undefined;
+    try {
+      data = await this.store.get(SessionRecord, sessionId);
+      if (!data || (tenant !== undefined && data.tenant !== tenant)) {
+        throw notFound("session", sessionId);
+      }
+      reply = await this.store.get(ReplyRecord, sessionId);
+      problem = await sessionProblem(this.store, data, reply);
+    } catch (err) {
+      // A record that cannot be read (not one from a newer version), or a block LevelDB finds
+      // corrupt, is a loss.
+      const corrupt =
+        (err instanceof RecordError && /is (corrupt|invalid)/.test(err.message)) ||
+        (err as { code?: unknown }).code === "LEVEL_CORRUPTION";
+      if (!corrupt) throw err;
+      problem = err instanceof RecordError ? err.message : "LevelDB reports a corrupt block";
+    }
+    if (problem === undefined && data) return { data, reply };
+    const loss = sessionDataLoss(sessionId, problem ?? "its records cannot be read");
+    if (!this.lossLogged.has(sessionId)) {
+      this.lossLogged.add(sessionId);
+      this.log.error({ session: sessionId, problem }, "session has lost data");
+    }
+    throw loss;
   }
 
   /** Drops an actor from memory when nothing uses it. */
@@ -297,9 +345,7 @@ export class SessionManager {
     const actor = this.actors.get(sessionId);
     if (actor?.tenant === tenant)
       return { ...actor.snapshot, pendingToolCalls: actor.pendingCalls };
-    const data = await this.store.get(SessionRecord, sessionId);
-    if (!data || data.tenant !== tenant) throw notFound("session", sessionId);
-    const reply = await this.store.get(ReplyRecord, sessionId);
+    const { data, reply } = await this.read(sessionId, tenant);
     const pending = pendingCalls(reply?.message);
     return { ...data, pendingToolCalls: pending };
   }
@@ -335,8 +381,14 @@ export class SessionManager {
   /** Deletes a session with its history, events and reply; interrupts a running reply. */
   async delete(tenant: string, sessionId: string): Promise<void> {
     this.assertAccepting();
-    const actor = await this.actor(sessionId, tenant);
-    await actor.dispose(notFound("session", sessionId));
+    // A session that lost data can still be deleted.
+    const actor = await this.actor(sessionId, tenant).catch(async (err: unknown) => {
+      if (!isParkwayError(err, "data_loss")) throw err;
+      const data = await this.store.get(SessionRecord, sessionId).catch(() => undefined);
+      if (data && data.tenant !== tenant) throw notFound("session", sessionId);
+      return undefined;
+    });
+    await actor?.dispose(notFound("session", sessionId));
     this.actors.delete(sessionId);
     const batch = this.store.batch();
     for await (const key of this.store.keys(EventRecord, {
@@ -354,6 +406,7 @@ export class SessionManager {
     await this.rules(tenant).deleteSessionRules(batch, sessionId);
     await deleteRequests(this.store, batch, sessionId);
     batch
+      .del(DamagedSessionRecord, sessionId)
       .del(ReplyRecord, sessionId)
       .del(SessionRecord, sessionId)
       .del(TenantSessionRecord, tenantSessionKey(tenant, sessionId));
@@ -507,7 +560,7 @@ export class SessionManager {
         await actor.serial(() => actor.recover());
         this.release(actor);
       } catch (err) {
-        if (!(err instanceof StorageFailure)) {
+        if (!(err instanceof StorageFailure) && !isParkwayError(err, "data_loss")) {
           this.log.error({ err, session: sessionId }, "could not recover the reply");
         }
       }

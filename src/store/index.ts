@@ -6,6 +6,8 @@ export {
   RecordError,
   type RecordType,
 } from "./record.js";
-export { createLevelStore, LevelStore, StoreLockedError } from "./level-store.js";
+export { createLevelStore, LevelStore, StoreLockedError, StoreOpenError } from "./level-store.js";
 export { StorageFailure, StoreClosedError } from "./storage-failure.js";
 export { DataDirectoryError } from "./data-directory.js";
+export { StoreDamagedError } from "./store-damage.js";
+export { repairStore, type RepairReport } from "./level-repair.js";

@@ -4,6 +4,8 @@ import { ParkwayError } from "../common/errors.js";
 import { checkDataDirectory } from "./data-directory.js";
 import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
 import { StorageFailure, StoreClosedError } from "./storage-failure.js";
+import { type MarkerKeeper, type StoreData, STORE_KEY, StoreRecord } from "./store-marker.js";
+import { verifyOpen } from "./verify-open.js";
 import type { RangeOptions, Store, StoreBatch } from "./store.js";
 
 type Sublevel = ReturnType<ClassicLevel<string, string>["sublevel"]>;
@@ -26,6 +28,19 @@ export class StoreLockedError extends ParkwayError {
 }
 
 /**
+ * LevelDB could not open the data directory for an I/O error although the directory itself is
+ * usable (a disk too full for the new log, table or MANIFEST that opening writes, a failing device).
+ */
+export class StoreOpenError extends ParkwayError {
+  constructor(
+    readonly location: string,
+    cause: Error,
+  ) {
+    super("unavailable", `cannot open the store in ${location}: ${cause.message}`, {}, { cause });
+  }
+}
+
+/**
  * The embedded LevelDB store: one sublevel per record kind, JSON values in a version envelope,
  * atomic batches across kinds. LevelDB's lock makes a data directory single-process.
  *
@@ -44,6 +59,11 @@ export class LevelStore implements Store {
   private closed = false;
   private failed: StorageFailure | undefined;
   private readonly failureListeners: ((failure: StorageFailure) => void)[] = [];
+  /** The store's identity and write count, as put in every write (see `StoreRecord`). */
+  private meta: StoreData | undefined;
+  /** The count of the last synced write. */
+  private syncedWrites = 0;
+  private keeper: MarkerKeeper | undefined;
 
   constructor(readonly location: string) {}
 
@@ -62,23 +82,78 @@ export class LevelStore implements Store {
   /**
    * Opens the database, creating the directory when missing. When that fails for want of a usable
    * directory (read-only, no permission, a file in the way), throws `DataDirectoryError` naming the
-   * path and the errno.
+   * path and the errno; for another I/O error (a full disk), `StoreOpenError` with LevelDB's words.
+   * When the files are damaged or the store holds less than it once did (see `verifyOpen`), throws
+   * `StoreDamagedError` naming the file; with `accept` (after a repair), the store is taken as it is
+   * now and its marker reset to it.
    */
-  async open(): Promise<void> {
+  async open(options: { accept?: boolean } = {}): Promise<void> {
+    if (this.meta && this.instance?.status === "open") return;
+    const opened = await this.verifyOpen(options.accept === true);
+    this.meta = opened.data;
+    this.syncedWrites = opened.data.writes;
+    this.keeper = opened.keeper;
+    this.closed = false;
+  }
+
+  /** `verifyOpen` on this database; a failing file operation is diagnosed as LevelDB's open is. */
+  private async verifyOpen(accept: boolean): ReturnType<typeof verifyOpen> {
+    const key = () => this.sub(StoreRecord.kind).prefix + STORE_KEY;
     try {
-      await this.db.open({ createIfMissing: true });
-      this.closed = false;
+      return await verifyOpen(this.location, accept, {
+        open: () => this.openLevel(),
+        close: () => this.db.close(),
+        read: () => {
+          const raw = this.db.getSync(key());
+          return raw === undefined ? undefined : decodeRecord(StoreRecord, STORE_KEY, raw);
+        },
+        write: (data) =>
+          this.db.put(key(), encodeRecord(StoreRecord, STORE_KEY, data), { sync: true }),
+      });
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause;
-      if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(this.location);
+      if (err instanceof ParkwayError) throw err;
       throw (await checkDataDirectory(this.location)) ?? err;
     }
   }
 
-  /** Refuses new writes, waits for those already issued, then closes LevelDB. */
+  private async openLevel(): Promise<void> {
+    try {
+      await this.db.open({ createIfMissing: true });
+    } catch (err) {
+      const cause = (err as { cause?: Error & { code?: string } }).cause;
+      if (cause?.code === "LEVEL_LOCKED") throw new StoreLockedError(this.location);
+      const problem = await checkDataDirectory(this.location);
+      if (problem) throw problem;
+      if (cause?.code === "LEVEL_IO_ERROR") throw new StoreOpenError(this.location, cause);
+      throw err;
+    }
+  }
+
+  /** How many writes the store has handed to LevelDB since it was created. */
+  get writes(): number {
+    return this.meta?.writes ?? 0;
+  }
+
+  /**
+   * Refuses new writes, waits for those already issued, makes them durable and records their count
+   * in the marker (unless a write failed), then closes LevelDB.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.writing;
+    const meta = this.meta;
+    if (meta && this.instance?.status === "open" && !this.failed) {
+      if (meta.writes > this.syncedWrites) {
+        const key = this.sub(StoreRecord.kind).prefix + STORE_KEY;
+        await this.db
+          .put(key, encodeRecord(StoreRecord, STORE_KEY, meta), { sync: true })
+          .then(() => (this.syncedWrites = meta.writes))
+          .catch(() => undefined);
+      }
+      await this.keeper?.close(this.syncedWrites);
+    } else {
+      await this.keeper?.close();
+    }
     await this.instance?.close();
   }
 
@@ -118,9 +193,23 @@ export class LevelStore implements Store {
         for (const w of group) w.reject(closed);
         continue;
       }
-      const ops = group.length === 1 ? group[0]!.ops : group.flatMap((w) => w.ops);
+      const ops = group.flatMap((w) => w.ops);
+      const sync = group.some((w) => w.sync);
+      const meta = this.meta ? { ...this.meta, writes: this.meta.writes + 1 } : undefined;
+      if (meta) {
+        ops.push({
+          type: "put",
+          key: this.sub(StoreRecord.kind).prefix + STORE_KEY,
+          value: encodeRecord(StoreRecord, STORE_KEY, meta),
+        });
+      }
       try {
-        await this.db.batch(ops, { sync: group.some((w) => w.sync) });
+        await this.db.batch(ops, { sync });
+        if (meta) this.meta = meta;
+        if (meta && sync) {
+          this.syncedWrites = meta.writes;
+          this.keeper?.synced(meta.writes);
+        }
       } catch (err) {
         const failure = this.fail(err);
         for (const w of group) w.reject(failure);

@@ -5,6 +5,11 @@ import { ParkwayError } from "../common/errors.js";
  * A kind of stored record: its key space (`kind`), its current schema version and zod schema, and the
  * migrations that lift older versions. Every value is stored as `{"v": version, "d": data}` and is
  * validated on every read, so a record is either migrated, or refused with a clear error; never misread.
+ *
+ * Records carry no checksum of their own: LevelDB checksums its log records (a damaged one is
+ * dropped on replay, which the store detects, see `verifyOpen`) and compresses its table blocks (a
+ * damaged block mostly fails to decompress), and what still reads back is JSON checked against its
+ * schema. A checksum per record would cost a hash on every event write for the flips left over.
  */
 export interface RecordType<T> {
   readonly kind: string;

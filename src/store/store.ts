@@ -39,7 +39,10 @@ export interface StoreBatch {
 export interface Store {
   /** Where the data lives, for messages. */
   readonly location: string;
-  /** Opens the store; throws `StoreLockedError` when another process holds it. Idempotent. */
+  /**
+   * Opens the store; throws `StoreLockedError` when another process holds it, and
+   * `StoreDamagedError` (naming the file) when its files are damaged or it lost writes. Idempotent.
+   */
   open(): Promise<void>;
   /** Closes the store after pending writes. Idempotent. */
   close(): Promise<void>;

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { DataPart } from "./data-part.js";
 
 /** What a running tool may use. */
 export interface ToolContext {
@@ -23,6 +24,8 @@ export interface ToolResult {
 export interface ExternalResult {
   state: "success" | "error" | "denied" | "interrupted";
   output: string;
+  /** Data besides the text: images, JSON and other text documents (see `data-part.ts`). */
+  data?: DataPart[];
   metadata?: Record<string, unknown>;
 }
 

@@ -7,6 +7,7 @@ import { createParkwayClient, type ParkwayClient } from "../../src/client/index.
 import { silentLogger } from "../../src/common/logger.js";
 import { parseConfig } from "../../src/config/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
+import { RuleScope } from "../../src/generated/parkway/v1/permission.js";
 import {
   type Script,
   startScriptedModel,
@@ -60,6 +61,11 @@ const SCRIPT: Script = {
       toolCalls: [{ name: "Bash", input: { command: "touch parked.txt && echo parked-ok" } }],
     },
     { match: { toolName: "Bash", lastToolResult: "parked-ok" }, text: "STEP parked done." },
+    {
+      match: { lastUser: "keep a rule" },
+      toolCalls: [{ name: "Bash", input: { command: "touch kept.txt && echo kept-ok" } }],
+    },
+    { match: { toolName: "Bash", lastToolResult: "kept-ok" }, text: "STEP kept done." },
   ],
 };
 
@@ -165,5 +171,18 @@ describe("parkway chat with piped input and output", () => {
     expect(second.stdout).toContain("  choose 1-4: y\n  ⎿ ✓ parked-ok\nSTEP parked done.");
     expect(existsSync(path.join(own, "parked.txt"))).toBe(true);
     expect((await client.getSession(sessionId)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
+    expect(second.stdout).toContain(`resume with npx parkway chat --session ${sessionId}`);
+
+    // "Yes, and always allow", then an empty line: the rule is kept in the default scope.
+    const third = await runChat(
+      ["--server", parkway.address, "--session", sessionId],
+      ["keep a rule", "a", "", ""].join("\n"),
+    );
+    expect(third.code).toBe(0);
+    expect(third.stdout).toContain("  choose 1-3, enter for 1: \n  ⎿ ✓ kept-ok\nSTEP kept done.");
+    const rules = await client.listRules({ sessionId });
+    expect(rules.filter((r) => r.toolName === "Bash").map((r) => [r.ruleContent, r.scope])).toEqual(
+      [["touch kept.txt:*", RuleScope.RULE_SCOPE_SESSION]],
+    );
   }, 120_000);
 });

@@ -70,7 +70,7 @@ describe("parkway chat with a token and mTLS", () => {
     const run = await runChat(["--server", parkway.address, ...tlsArgs()], "hello\n", {
       PARKWAY_TOKEN: TOKEN,
     });
-    expect(run.stderr.replace(/.*DEP0123.*\n|.*--trace-deprecation.*\n/g, "")).toBe("");
+    expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("SECURE hello back.");
   }, 60_000);

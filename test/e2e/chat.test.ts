@@ -144,6 +144,9 @@ const ASK_USER = {
   ],
 };
 
+/** A command far wider than the terminal, of words that must never be cut. */
+const LONG_WORDS = Array.from({ length: 40 }, (_, i) => `word${i}-${"x".repeat(i % 7)}`).join(" ");
+
 /** One conversation per keyword; follow-up turns are picked by the tool result they answer. */
 const SCRIPT: Script = {
   defaults: { chunkSize: 12 },
@@ -193,6 +196,20 @@ const SCRIPT: Script = {
       toolCalls: [{ name: "Bash", input: { command: "touch elsewhere.txt && echo elsewhere-ok" } }],
     },
     { match: { toolName: "Bash", lastToolResult: "elsewhere-ok" }, text: "STEP elsewhere done." },
+    {
+      match: { lastUser: "stop at the prompt" },
+      toolCalls: [{ name: "Bash", input: { command: "touch never.txt && echo never-ok" } }],
+    },
+    {
+      match: { lastUser: "long command" },
+      toolCalls: [
+        {
+          name: "Bash",
+          input: { command: `touch long.txt && echo ${LONG_WORDS} && echo long-ok` },
+        },
+      ],
+    },
+    { match: { toolName: "Bash", lastToolResult: "long-ok" }, text: "STEP long done." },
   ],
 };
 
@@ -302,6 +319,9 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     let screen = await tmux.waitFor("1-4 pick");
     expect(screen).toContain("Bash needs your approval");
     expect(screen).toContain("command: touch approved.txt && echo approved-ok");
+    // The letters the README names pick the choices, and the list shows them.
+    expect(screen).toContain("1. Yes [y]");
+    expect(screen).toContain("y/a/n/e or 1-4 pick");
     expect(screen).toMatch(/why: .*default mode asks \(check\s+mode\.default\)/);
     expect(screen).toContain("2. Yes, and always allow Bash(touch approved.txt:*)");
     expect((await client.getSession(session.id)).status).toBe(
@@ -353,7 +373,7 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     tmux.press("Enter");
     screen = await tmux.waitFor("/rules revoke N removes one");
     expect(screen).toMatch(/1\. allow Lookup\s+agent · config/);
-    expect(screen).toMatch(/2\. allow Write\(.*\/\*\*\)\s+agent · confirmation by anonymous/);
+    expect(screen).toMatch(/2\. allow\s+Write\(\S*\/\*\*\)\s+agent ·\s+confirmation by anonymous/);
     tmux.type("/rules revoke 2");
     tmux.press("Enter");
     await tmux.waitFor("revoked Write(");
@@ -450,6 +470,31 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     expect(screen).toContain("⎿ ✓ restarted-ok");
     expect(existsSync(path.join(own, "restarted.txt"))).toBe(true);
 
+    // A call wider than the terminal wraps at word boundaries, in the prompt and under Ctrl-O.
+    tmux.type("long command");
+    tmux.press("Enter");
+    await tmux.waitFor("y/a/n/e or 1-4 pick");
+    tmux.press("C-o");
+    await tmux.waitFor("(no result yet)", 2);
+    tmux.press("y");
+    screen = await tmux.waitFor("STEP long done.");
+    const wide = screen.split("\n").filter((l) => Array.from(l).length > 110);
+    expect(wide).toEqual([]);
+    for (const word of LONG_WORDS.split(" "))
+      expect(screen).toMatch(new RegExp(`(^|\\s)${word}(\\s|$)`, "m"));
+
+    // Ctrl-C at a prompt interrupts the parked reply; the prompt is not shown again.
+    tmux.type("stop at the prompt");
+    tmux.press("Enter");
+    await tmux.waitFor("command: touch never.txt");
+    await tmux.waitFor("y/a/n/e or 1-4 pick");
+    tmux.press("C-c");
+    await tmux.waitFor("⏹ interrupted\n", 2);
+    await tmux.waitForPrompt();
+    expect(tmux.count("command: touch never.txt")).toBe(1);
+    expect(existsSync(path.join(own, "never.txt"))).toBe(false);
+    await sleep(3100);
+
     // Slash commands: the mode, the sessions with their pending calls.
     tmux.type("/mode accept_edits");
     tmux.press("Enter");
@@ -478,12 +523,12 @@ describe.skipIf(!HAS_TMUX)("parkway chat in a terminal", () => {
     await tmux.waitFor("STEP elsewhere done.");
     expect((await client.getSession(other.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
 
-    // Ctrl-C twice quits; the session stays on the server.
+    // Ctrl-C twice quits; the session stays on the server, and the hint works in a clone.
     tmux.press("C-c");
     await tmux.waitFor("press ctrl-c again to quit");
     tmux.press("C-c");
     screen = await tmux.waitFor("[exited 0]");
-    expect(screen).toContain(`resume with parkway chat --session ${other.id}`);
+    expect(screen).toContain(`resume with npx parkway chat --session ${other.id}`);
     expect((await client.getSession(session.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
   }, 180_000);
 });
@@ -571,7 +616,8 @@ describe.skipIf(!HAS_TMUX)("the README's first run", () => {
     // 3. A write that asks; keep an "always" rule for this session.
     screen = await tmux.waitFor("Write needs your approval");
     expect(screen).toContain("file_path: hello-parkway.md");
-    await tmux.waitFor("2. Yes, and always allow Write(");
+    screen = await tmux.waitFor("y/a/n/e or 1-4 pick");
+    expect(screen).toMatch(/2\. Yes, and always allow\s+Write\(/);
     tmux.press("a");
     screen = await tmux.waitFor("Where should Write(");
     expect(screen).toContain("1. this session");

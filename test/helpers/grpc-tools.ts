@@ -8,6 +8,8 @@ import {
   type ServiceClientConstructor,
 } from "@grpc/grpc-js";
 import { loadSync } from "@grpc/proto-loader";
+import { fromBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 
 const require = createRequire(import.meta.url);
 
@@ -54,8 +56,20 @@ export async function healthCheck(
   }
 }
 
-/** Lists the services reported by gRPC server reflection v1. */
-export async function listServices(address: string): Promise<string[]> {
+type ReflectionStream = NodeJS.ReadWriteStream & { write(m: object): boolean; end(): void };
+
+/** One gRPC server reflection v1 response (keepCase names). */
+interface ReflectionResponse {
+  list_services_response?: { service: { name: string }[] };
+  file_descriptor_response?: { file_descriptor_proto: Buffer[] };
+  error_response?: { error_code: number; error_message: string };
+}
+
+/** Runs `fn` over one plaintext gRPC server reflection v1 stream. */
+async function withReflection<T>(
+  address: string,
+  fn: (ask: (request: object) => Promise<ReflectionResponse>) => Promise<T>,
+): Promise<T> {
   const dir = path.dirname(require.resolve("@grpc/reflection/package.json"));
   const Reflection = serviceClient(
     "grpc/reflection/v1/reflection.proto",
@@ -63,19 +77,59 @@ export async function listServices(address: string): Promise<string[]> {
     path.join(dir, "build", "proto"),
   );
   const client = new Reflection(address, credentials.createInsecure()) as unknown as Client & {
-    ServerReflectionInfo(): NodeJS.ReadWriteStream & { write(m: object): boolean; end(): void };
+    ServerReflectionInfo(): ReflectionStream;
   };
+  const call = client.ServerReflectionInfo();
+  const waiting: { resolve: (r: ReflectionResponse) => void; reject: (e: Error) => void }[] = [];
+  call.on("data", (res: ReflectionResponse) => waiting.shift()?.resolve(res));
+  call.on("error", (err: Error) => {
+    for (const w of waiting.splice(0)) w.reject(err);
+  });
   try {
-    return await new Promise<string[]>((resolve, reject) => {
-      const call = client.ServerReflectionInfo();
-      call.on("data", (res: { list_services_response?: { service: { name: string }[] } }) => {
-        resolve(res.list_services_response?.service.map((s) => s.name) ?? []);
-        call.end();
-      });
-      call.on("error", reject);
-      call.write({ list_services: "" });
-    });
+    return await fn(
+      (request) =>
+        new Promise<ReflectionResponse>((resolve, reject) => {
+          waiting.push({ resolve, reject });
+          call.write(request);
+        }),
+    );
   } finally {
+    call.end();
     client.close();
   }
+}
+
+/** Lists the services reported by gRPC server reflection v1. */
+export async function listServices(address: string): Promise<string[]> {
+  return withReflection(address, async (ask) => {
+    const res = await ask({ list_services: "" });
+    return res.list_services_response?.service.map((s) => s.name) ?? [];
+  });
+}
+
+/**
+ * The serialized FileDescriptorProtos that define `symbol` and everything they import, as a
+ * reflection-only client gets them: by symbol, then each missing import by file name.
+ */
+export async function reflectionFiles(address: string, symbol: string): Promise<Buffer[]> {
+  return withReflection(address, async (ask) => {
+    const files = new Map<string, Buffer>();
+    const missing = new Set<string>();
+    const take = (res: ReflectionResponse) => {
+      if (res.error_response) throw new Error(res.error_response.error_message);
+      for (const bytes of res.file_descriptor_response?.file_descriptor_proto ?? []) {
+        const file = fromBinary(FileDescriptorProtoSchema, bytes);
+        files.set(file.name, bytes);
+        missing.delete(file.name);
+        for (const dep of file.dependency) if (!files.has(dep)) missing.add(dep);
+      }
+    };
+    take(await ask({ file_containing_symbol: symbol }));
+    while (missing.size > 0) {
+      const [name] = missing;
+      missing.delete(name!);
+      take(await ask({ file_by_filename: name }));
+    }
+    return [...files.values()];
+  });
 }

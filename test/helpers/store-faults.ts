@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, open, rm } from "node:fs/promises";
+import { mkdtemp, open, rm, stat, truncate } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { ClassicLevel } from "classic-level";
@@ -56,8 +56,8 @@ export function writeFaults(store: Store): WriteFaults {
 /** A small tmpfs mounted for a test (root only), with a file that fills it. */
 export interface SmallDisk {
   dir: string;
-  /** Writes a file until the filesystem is full (ENOSPC). */
-  fill(): Promise<void>;
+  /** Writes a file until the filesystem is full (ENOSPC), then gives back `leaveBytes` of it. */
+  fill(leaveBytes?: number): Promise<void>;
   /** Removes the filling file. */
   free(): Promise<void>;
   unmount(): Promise<void>;
@@ -79,7 +79,7 @@ export async function mountSmallDisk(size: string): Promise<SmallDisk | { skippe
   const filler = path.join(dir, "filler");
   return {
     dir,
-    async fill() {
+    async fill(leaveBytes = 0) {
       const file = await open(filler, "a");
       const chunk = Buffer.alloc(64 * 1024, 1);
       try {
@@ -97,6 +97,10 @@ export async function mountSmallDisk(size: string): Promise<SmallDisk | { skippe
         if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
       } finally {
         await small.close().catch(() => undefined);
+      }
+      if (leaveBytes > 0) {
+        const { size } = await stat(filler);
+        await truncate(filler, Math.max(0, size - leaveBytes));
       }
     },
     async free() {

@@ -53,8 +53,10 @@ describe("block limits", () => {
     again.close();
     expect(deltaText(replayed)).toBe(text);
 
-    // The next model call gets the cut text as the assistant's message.
-    await collect((await h.client.attach(session.id)).message("again"));
+    // The next model call gets the cut text as the assistant's message (attached after the stored
+    // events, so that the first reply's replayed end does not end the second).
+    const { lastSeq } = await h.client.getSession(session.id);
+    await collect((await h.client.attach(session.id, { afterSeq: lastSeq })).message("again"));
     const assistant = h.model.requests[1]?.messages.find((m) => m.role === "assistant");
     expect(JSON.stringify(assistant)).toContain("[truncated: this block passed");
     expect(JSON.stringify(h.model.requests[1]).length).toBeLessThan(LIMIT * 4);

@@ -60,6 +60,17 @@ async function expectFailure(chat: ParkwaySession, code: string, message: RegExp
   expect(end?.finishedReason).toBe(FinishedReason.FINISHED_REASON_ERROR);
   expect(end?.error?.code).toBe(code);
   expect(end?.error?.message).toMatch(message);
+  // The server's log says it too, with the session, the reply and the endpoint.
+  const logged = h!.log.entries.filter((e) => e.msg === "model call failed").at(-1);
+  expect(logged?.level).toBe("warn");
+  expect(logged?.obj).toMatchObject({
+    session: events[0]?.sessionId,
+    reply: events[0]?.replyId,
+    agent: "test",
+    endpoint: h!.model.url,
+    code,
+  });
+  expect((logged?.obj as { error?: string } | undefined)?.error).toMatch(message);
   return events;
 }
 

@@ -91,7 +91,7 @@ describe("parkway serve with a bad configuration", () => {
     expect(run.stdout).toBe("");
     const lines = run.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain("modle: unknown key");
+    expect(lines[0]).toContain(`modle (from config file ${file}): unknown key`);
   });
 
   it("exits non-zero with one line naming an invalid port", async () => {
@@ -100,16 +100,20 @@ describe("parkway serve with a bad configuration", () => {
     expect(run.code).not.toBe(0);
     const lines = run.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^parkway: invalid config: listen: invalid port 70000/);
+    expect(lines[0]).toMatch(
+      /^parkway: invalid config: listen \(from flag --listen\): invalid port 70000/,
+    );
   });
 
-  it("names an unknown key that comes from the environment's config file too", async () => {
+  it("names a bad value of the config file that PARKWAY_CONFIG names, and the format", async () => {
     const dir = await tempDir();
     const file = path.join(dir, "parkway.json");
     await writeFile(file, JSON.stringify({ model: { url: "not a url" } }));
     const run = await runServe(["--data", dir], { env: { PARKWAY_CONFIG: file } });
     expect(run.code).not.toBe(0);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(run.stderr).toContain("model.url:");
+    expect(run.stderr).toContain(
+      `model.url (from config file ${file}): expected an http or https URL such as`,
+    );
   });
 });

@@ -46,16 +46,18 @@ describe("tenants", () => {
           scope: RuleScope.RULE_SCOPE_TENANT,
         },
       ]);
+      // One at a time: a refusal not yet awaited would be an unhandled rejection.
       for (const call of [
-        globex.getSession(session.id),
-        globex.deleteSession(session.id),
-        globex.attach(session.id),
-        globex.reply({
-          sessionId: session.id,
-          input: { $case: "userMessage", value: { text: "x", content: [] } },
-        }),
+        () => globex.getSession(session.id),
+        () => globex.deleteSession(session.id),
+        () => globex.attach(session.id),
+        () =>
+          globex.reply({
+            sessionId: session.id,
+            input: { $case: "userMessage", value: { text: "x", content: [] } },
+          }),
       ]) {
-        expect((await refused(call)).codeName).toBe("NOT_FOUND");
+        expect((await refused(call())).codeName).toBe("NOT_FOUND");
       }
       expect((await globex.listSessions()).sessions).toEqual([]);
       expect(await globex.listRules({ scope: RuleScope.RULE_SCOPE_TENANT })).toEqual([]);

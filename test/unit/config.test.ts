@@ -111,6 +111,34 @@ describe("config", () => {
     );
   });
 
+  it("names where a bad value came from and the format it needs", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "parkway-config-"));
+    const file = path.join(dir, "parkway.json");
+    await writeFile(file, JSON.stringify({ model: { timeout: "5 parsecs" }, listen: "a:1" }));
+    const error = (await loadConfig(
+      { config: file, listen: "nowhere" },
+      { PARKWAY_SHUTDOWN_GRACE: "soon", PARKWAY_MODEL_URL: "ftp://models" },
+    ).catch((err: unknown) => err)) as Error;
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = error.message.replace(/^invalid config: /, "").split("; ");
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'listen (from flag --listen): expected HOST:PORT, got "nowhere"',
+        expect.stringMatching(
+          /^shutdownGrace \(from environment variable PARKWAY_SHUTDOWN_GRACE\): expected a duration .*"30s"/,
+        ),
+        "model.url (from environment variable PARKWAY_MODEL_URL): expected an http or https URL such as http://127.0.0.1:8080/v1",
+        expect.stringMatching(
+          new RegExp(
+            `^model\\.timeout \\(from config file ${file}\\): expected a duration such as "30s"`,
+          ),
+        ),
+      ]),
+    );
+    expect(problems).toHaveLength(4);
+    expect(error.message).not.toContain("\n");
+  });
+
   it("takes tls files from the environment and flags, flags winning", async () => {
     const config = await loadConfig(
       { tlsKey: "/flag/key.pem", tlsClientCa: "/flag/ca.pem" },

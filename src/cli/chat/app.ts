@@ -50,7 +50,7 @@ export class ChatApp implements ChatControl {
     this.renderer = new Renderer(screen, new Spinner(screen));
     this.runCommand = commandRunner(this);
     input.setBaseHandler((key) => {
-      if (isCtrl(key, "c")) this.ctrlC();
+      if (isCtrl(key, "c")) void this.ctrlC();
       else if (isCtrl(key, "o")) this.expand();
     });
   }
@@ -139,7 +139,7 @@ export class ChatApp implements ChatControl {
     const waiting = n > 0 ? `${n} call(s) still wait there; ` : "";
     this.screen.line(
       c.dim(
-        `session ${this.info.id}: ${waiting}resume with parkway chat --session ${this.info.id}`,
+        `session ${this.info.id}: ${waiting}resume with npx parkway chat --session ${this.info.id}`,
       ),
     );
     return this.exitCode;
@@ -161,7 +161,10 @@ export class ChatApp implements ChatControl {
     });
     this.step = undefined;
     if (result.kind === "eof") return this.quit();
-    if (result.kind === "interrupt") return this.ctrlC();
+    if (result.kind === "interrupt") {
+      await this.ctrlC();
+      return;
+    }
     if (result.kind !== "line") return;
     const text = result.text.trim();
     if (text === "") {
@@ -201,10 +204,11 @@ export class ChatApp implements ChatControl {
     for (const [index, entry] of calls.entries()) {
       if (!this.state.pending.has(entry.call.id) || this.quitting) continue;
       const outcome = await this.answer(entry, { index, total: calls.length });
-      if (outcome === "answered" || outcome === "gone") {
+      if (outcome === "answered") {
         this.state.answered(entry);
         continue;
       }
+      if (outcome === "gone") return this.resync();
       if (outcome === "later") {
         this.state.later = true;
         this.screen.line(
@@ -214,7 +218,14 @@ export class ChatApp implements ChatControl {
         );
         return;
       }
-      if (outcome === "interrupt") return this.ctrlC();
+      if (outcome === "interrupt") {
+        // Ask again only if the interrupt was refused: its events end the prompts otherwise.
+        const settled = this.state.settled;
+        if (await this.ctrlC()) {
+          while (!this.quitting && this.state.settled === settled) await this.changed();
+        }
+        return;
+      }
       if (outcome === "eof") return this.quit();
       return; // cancelled: the state changed, look again
     }
@@ -262,25 +273,46 @@ export class ChatApp implements ChatControl {
     }
   }
 
-  /** Ctrl-C: interrupts the running or parked reply; a second one within 3 s quits. */
-  ctrlC(): void {
+  /**
+   * Ctrl-C: interrupts the running or parked reply; a second one within 3 s quits. Resolves with
+   * whether an interrupt was sent and accepted.
+   */
+  async ctrlC(): Promise<boolean> {
     const now = Date.now();
-    if (now - this.lastCtrlC < QUIT_WINDOW_MS) return this.quit();
+    if (now - this.lastCtrlC < QUIT_WINDOW_MS) {
+      this.quit();
+      return false;
+    }
     this.lastCtrlC = now;
     const c = this.screen.c;
     if (this.state.running || this.state.pending.size > 0) {
       this.screen.line(c.yellow(`${MARK.stop} interrupting… (ctrl-c again to quit)`));
-      void this.interrupt();
-    } else {
-      this.screen.line(c.dim("press ctrl-c again to quit"));
+      return this.interrupt();
+    }
+    this.screen.line(c.dim("press ctrl-c again to quit"));
+    return false;
+  }
+
+  async interrupt(): Promise<boolean> {
+    try {
+      await this.session.interrupt();
+      return true;
+    } catch (err) {
+      showRefusal(this.screen, err);
+      return false;
     }
   }
 
-  async interrupt(): Promise<void> {
+  /**
+   * Reads the session again after the server refused an answer because the call no longer waits
+   * for it, so the prompts show what really waits (or nothing, and the input prompt returns).
+   */
+  private async resync(): Promise<void> {
     try {
-      await this.session.interrupt();
+      this.state.reset(await this.client.getSession(this.info.id));
     } catch (err) {
       showRefusal(this.screen, err);
+      this.state.later = true;
     }
   }
 

@@ -77,6 +77,7 @@ export async function confirmCall(
       const where = await select(screen, input, {
         title: [`  Where should ${c.bold(rules)} apply?`],
         choices: SCOPES.map((s) => ({ label: s.label(ctx.agentId) })),
+        preset: 0,
         escapable: true,
         signal,
       });

@@ -18,8 +18,8 @@ export interface ChatControl {
   readonly client: ParkwayClient;
   readonly screen: Screen;
   readonly sessionId: string;
-  /** Stops the current reply. */
-  interrupt(): Promise<void>;
+  /** Stops the current reply; resolves with whether the server accepted the interrupt. */
+  interrupt(): Promise<boolean>;
   /** Switches the chat to another session. */
   attach(sessionId: string): Promise<void>;
   /** Prints the last tool call and its result in full. */
@@ -154,7 +154,8 @@ async function runCommand(ctl: ChatControl, state: CommandState, line: string): 
       case "mode":
         return await mode(ctl, args);
       case "interrupt":
-        return await ctl.interrupt();
+        await ctl.interrupt();
+        return;
       case "sessions":
         return await sessions(ctl);
       case "attach":

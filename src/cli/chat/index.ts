@@ -146,7 +146,7 @@ export async function chat(options: ChatOptions): Promise<number> {
       ? new TtyInput(process.stdin, process.stdout, screen)
       : new LineInput(process.stdin, screen);
   const app = new ChatApp(client, screen, input, handlers);
-  const onSigint = () => app.ctrlC();
+  const onSigint = () => void app.ctrlC();
   process.on("SIGINT", onSigint);
   try {
     await app.open(info);

@@ -45,11 +45,20 @@ export class Screen {
     this.around(() => this.raw(text));
   }
 
-  /** Appends whole lines to the transcript, starting on a fresh line. */
+  /**
+   * Appends whole lines to the transcript, starting on a fresh line. On a terminal a line wider
+   * than it wraps at word boundaries, continuing under the line's own indentation.
+   */
   line(...lines: string[]): void {
+    const width = this.width - 1;
     this.around(() => {
       if (!this.atLineStart) this.raw("\n");
-      this.raw(lines.map((l) => `${l}\n`).join(""));
+      this.raw(
+        lines
+          .flatMap((l) => wrap(l, width))
+          .map((l) => `${l}\n`)
+          .join(""),
+      );
     });
   }
 

@@ -23,6 +23,11 @@ export interface SelectRequest {
   escapable?: boolean;
   /** Aborting it cancels the list. */
   signal?: AbortSignal;
+  /**
+   * The choice an empty answer picks (Enter at once on a terminal, an empty line from a pipe);
+   * without it a pipe must name a choice, and Enter picks the highlighted one.
+   */
+  preset?: number;
 }
 
 /** How a list ended: the picked choices (indices, ascending), or why nothing was picked. */
@@ -63,7 +68,7 @@ function selectWithKeys(
 ): Promise<SelectResult> {
   const c = screen.c;
   const { choices } = request;
-  let cursor = 0;
+  let cursor = request.preset ?? 0;
   const checked = new Set<number>();
   const render = (): string[] => {
     const lines = [...request.title];
@@ -74,8 +79,9 @@ function selectWithKeys(
         ? `${checked.has(i) ? c.green(MARK.checked) : c.dim(MARK.unchecked)} `
         : "";
       const label = here ? c.bold(choice.label) : choice.label;
+      const shortcut = choice.shortcut ? c.dim(` [${choice.shortcut}]`) : "";
       const description = choice.description ? c.dim(` — ${choice.description}`) : "";
-      lines.push(`  ${pointer} ${box}${c.dim(`${i + 1}.`)} ${label}${description}`);
+      lines.push(`  ${pointer} ${box}${c.dim(`${i + 1}.`)} ${label}${shortcut}${description}`);
     });
     const preview = choices[cursor]?.preview;
     if (preview) {
@@ -86,10 +92,11 @@ function selectWithKeys(
         lines.push(`    ${c.dim(`│ … ${body.length - PREVIEW_LINES} more lines`)}`);
       }
     }
+    const letters = request.multi ? [] : choices.flatMap((ch) => ch.shortcut ?? []);
     const keys = [
       "↑↓ move",
       request.multi ? "space toggle · enter confirm" : "enter select",
-      `1-${choices.length} pick`,
+      `${letters.length > 0 ? `${letters.join("/")} or ` : ""}1-${choices.length} pick`,
       ...(request.escapable ? ["esc later"] : []),
       "ctrl-c interrupt",
     ];
@@ -154,7 +161,7 @@ function selectWithKeys(
 function parseAnswer(text: string, request: SelectRequest): number[] | undefined {
   const { choices } = request;
   const trimmed = text.trim();
-  if (trimmed === "") return undefined;
+  if (trimmed === "") return request.preset === undefined ? undefined : [request.preset];
   const byLabel = choices.findIndex((ch) => ch.label.toLowerCase() === trimmed.toLowerCase());
   if (byLabel >= 0) return [byLabel];
   const byShortcut = choices.findIndex((ch) => ch.shortcut === trimmed.toLowerCase());
@@ -180,9 +187,10 @@ async function selectWithLines(
   });
   screen.line(...lines);
   const n = request.choices.length;
+  const preset = request.preset === undefined ? "" : `, enter for ${request.preset + 1}`;
   const prompt = request.multi
-    ? `  choose one or more of 1-${n} (e.g. 1,3): `
-    : `  choose 1-${n}: `;
+    ? `  choose one or more of 1-${n} (e.g. 1,3${preset}): `
+    : `  choose 1-${n}${preset}: `;
   for (;;) {
     const result = await input.readLine(prompt, {
       ...(request.signal ? { signal: request.signal } : {}),

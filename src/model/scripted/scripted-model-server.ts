@@ -21,13 +21,24 @@ export interface ScriptedModelOptions {
   /** `HOST:PORT` to listen on; default `127.0.0.1:0` (loopback, a free port). */
   listen?: string;
   log?: Logger;
+  /**
+   * How many of the latest request bodies `requests` keeps (default 1000); older ones are dropped,
+   * so a long load test holds a bounded amount of memory.
+   */
+  keepRequests?: number;
 }
+
+/** Request bodies kept by default. */
+export const DEFAULT_KEEP_REQUESTS = 1000;
 
 /** A running scripted model: an OpenAI-compatible HTTP server that plays a script. */
 export interface ScriptedModelServer {
   /** The base URL ending in `/v1`, to pass as the openai client's `baseURL`. */
   readonly url: string;
-  /** Every chat completion request body received (failed attempts included), in order. */
+  /**
+   * The latest chat completion request bodies received (failed attempts included), oldest first: at
+   * most `keepRequests` of them.
+   */
   readonly requests: readonly ChatRequest[];
   /** The index of each turn answered normally, in order (failed attempts are not counted). */
   readonly played: readonly number[];
@@ -61,7 +72,7 @@ function withLastUser(turn: Turn, request: ChatRequest): Turn {
 /**
  * Starts an OpenAI-compatible server that answers `POST /v1/chat/completions` (streamed as SSE or as
  * one object) with the script's turns and lists the script's model at `GET /v1/models`. For test
- * runners in other languages, `GET /_scripted/requests` returns every request received and
+ * runners in other languages, `GET /_scripted/requests` returns the latest requests received and
  * `POST /_scripted/reset` (body: a script) starts over with a new script. A request
  * when no turn is left gets a 400 error naming that. Listens on loopback unless told otherwise.
  */
@@ -72,6 +83,7 @@ export async function startScriptedModel(
   const { host, port } = parseListen(options.listen ?? "127.0.0.1:0");
   let script = await resolveScript(options.script);
   const requests: ChatRequest[] = [];
+  const keepRequests = options.keepRequests ?? DEFAULT_KEEP_REQUESTS;
   const played: number[] = [];
   const playedSet = new Set<number>();
   const failures = new Map<number, number>();
@@ -91,6 +103,7 @@ export async function startScriptedModel(
     }
     const request = parsed.data;
     requests.push(request);
+    if (requests.length > keepRequests) requests.splice(0, requests.length - keepRequests);
     const stream = request.stream === true;
     const index = selectTurn(script, playedSet, request);
     const turn = index === undefined ? undefined : script.turns[index];

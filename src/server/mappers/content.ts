@@ -1,9 +1,10 @@
-import type { Block, DecisionInfo, Msg, Rule, ToolCallBlock } from "../../agent/types.js";
+import type { Block, DataPart, DecisionInfo, Msg, Rule, ToolCallBlock } from "../../agent/types.js";
 import {
   type ContentBlock,
   type Msg as PbMsg,
   Role,
   type ToolCallBlock as PbToolCallBlock,
+  type ToolOutputBlock,
 } from "../../generated/parkway/v1/content.js";
 import type { AskUserInput, AskUserMetadata } from "../../generated/parkway/v1/ask_user.js";
 import type {
@@ -105,6 +106,15 @@ export function toolCallToPb(call: ToolCallBlock): PbToolCallBlock {
   };
 }
 
+/** A data part's bytes or URL, as DataBlock and ToolResultDataDelta carry them. */
+export function dataSource(
+  part: DataPart,
+): { $case: "data"; value: Buffer } | { $case: "url"; value: string } {
+  return part.url !== undefined
+    ? { $case: "url", value: part.url }
+    : { $case: "data", value: Buffer.from(part.base64 ?? "", "base64") };
+}
+
 function blockToPb(block: Block): ContentBlock {
   switch (block.type) {
     case "text":
@@ -120,7 +130,15 @@ function blockToPb(block: Block): ContentBlock {
           value: {
             id: block.id,
             name: block.name,
-            output: [{ block: { $case: "text", value: { id: "", text: block.output } } }],
+            output: [
+              { block: { $case: "text", value: { id: "", text: block.output } } },
+              ...(block.data ?? []).map((part): ToolOutputBlock => ({
+                block: {
+                  $case: "data",
+                  value: { id: "", mediaType: part.mediaType, source: dataSource(part) },
+                },
+              })),
+            ],
             state: toolResultState.toPb(block.state),
             metadata: block.metadata,
             askUser: block.name === "AskUser" ? askUserAnswers(block.metadata) : undefined,

@@ -2,7 +2,7 @@ import type { EventBody } from "../../agent/events.js";
 import { Role } from "../../generated/parkway/v1/content.js";
 import type { ServerEvent } from "../../generated/parkway/v1/events.js";
 import type { StoredEvent } from "../../session/stored-event.js";
-import { askUserAnswers, msgToPb, toolCallToPb } from "./content.js";
+import { askUserAnswers, dataSource, msgToPb, toolCallToPb } from "./content.js";
 import { finishedReason, toolResultState } from "./enums.js";
 
 type Payload = ServerEvent["event"];
@@ -53,6 +53,15 @@ function payload(body: EventBody): Payload {
       return {
         $case: "toolResultTextDelta",
         value: { toolCallId: body.toolCallId, delta: body.delta },
+      };
+    case "tool_result_data_delta":
+      return {
+        $case: "toolResultDataDelta",
+        value: {
+          toolCallId: body.toolCallId,
+          mediaType: body.part.mediaType,
+          source: dataSource(body.part),
+        },
       };
     case "tool_result_end":
       return {

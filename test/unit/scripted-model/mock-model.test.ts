@@ -11,6 +11,7 @@ import { mockModel } from "../../../src/cli/mock-model.js";
 import { collect, userSays } from "./openai-client.js";
 
 const MODULE = fileURLToPath(new URL("../../../src/cli/mock-model.ts", import.meta.url));
+const BIN = fileURLToPath(new URL("../../../bin/parkway.js", import.meta.url));
 
 async function scriptFile(script: unknown): Promise<string> {
   const file = path.join(await mkdtemp(path.join(tmpdir(), "parkway-mock-")), "script.json");
@@ -50,6 +51,51 @@ process.exitCode = await mockModel({ script: ${JSON.stringify(file)}, listen: "1
     }
     const [code] = (await exited) as [number | null, NodeJS.Signals | null];
     expect(code).toBe(0);
+  });
+
+  it("keeps only the latest --keep-requests request bodies, so a long load test stays bounded", async () => {
+    const file = await scriptFile({ turns: [{ text: "ok", repeat: true }] });
+    const child = spawn(
+      process.execPath,
+      [BIN, "mock-model", "--script", file, "--listen", "127.0.0.1:0", "--keep-requests", "5"],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const exited = once(child, "exit");
+    try {
+      const lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+      const { url } = JSON.parse(String((await lines.next()).value)) as { url: string };
+      const client = new OpenAI({ baseURL: url, apiKey: "test", maxRetries: 0 });
+      for (let i = 1; i <= 12; i++) {
+        await client.chat.completions.create({ model: "m", messages: userSays(`message ${i}`) });
+      }
+      const kept = (await (
+        await fetch(`${url.replace(/\/v1$/, "")}/_scripted/requests`)
+      ).json()) as {
+        messages: { content: string }[];
+      }[];
+      expect(kept.map((r) => r.messages.at(-1)?.content)).toEqual(
+        [8, 9, 10, 11, 12].map((i) => `message ${i}`),
+      );
+    } finally {
+      child.kill("SIGTERM");
+    }
+    await exited;
+  });
+
+  it("refuses a --keep-requests that is not a positive whole number, naming the flag", async () => {
+    const file = await scriptFile({ turns: [{ text: "ok" }] });
+    const child = spawn(
+      process.execPath,
+      [BIN, "mock-model", "--script", file, "--keep-requests", "0"],
+      {
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toContain("--keep-requests must be a whole number");
   });
 
   it("throws one line naming the key path of a script that fails its schema", async () => {

@@ -197,7 +197,11 @@ export interface Session {
   agentId: string;
   /** What it is doing. */
   status: SessionStatus;
-  /** Calls awaiting an answer while parked (state ASKING or SUBMITTED). */
+  /**
+   * Calls awaiting an answer while parked (state ASKING or SUBMITTED). Bounded: they all belong to
+   * the one parked reply, whose message (inputs included) is capped by the agent's maxReplyBytes
+   * (at most 1.75 MiB), so a Session always fits in a client's default 4 MiB receive limit.
+   */
   pendingToolCalls: ToolCallBlock[];
   /** Seq of the last stored event. */
   lastSeq: number;
@@ -210,7 +214,7 @@ export interface Session {
    * the agent shares its directories, these are the session's own, <agent dir>/<session id>.
    */
   workingDirectories: string[];
-  /** External tools declared for it at creation. */
+  /** External tools declared for it at creation (at most 256 KiB). */
   externalTools: ExternalTool[];
   /** When it was created. */
   createdAt:
@@ -220,7 +224,7 @@ export interface Session {
   updatedAt:
     | Date
     | undefined;
-  /** Free-form data given at creation. */
+  /** Free-form data given at creation (at most 256 KiB as JSON). */
   metadata: { [key: string]: any } | undefined;
 }
 
@@ -257,7 +261,11 @@ export interface ReplyRequest {
 export interface ReplyResponse {
   /**
    * The final message (finished_reason set), or the waiting notice of a parked reply (unset);
-   * absent when the input changed nothing (an interrupt of an idle session).
+   * absent when the input changed nothing (an interrupt of an idle session). Bounded by the
+   * agent's maxReplyBytes (default 1.5 MiB, at most 1.75 MiB): a reply that reached it ends with
+   * finished_reason ERROR, error code "reply_too_large", and a last text block with a
+   * "[truncated: …]" marker. With pending_tool_calls (a second copy of the waiting calls) the
+   * response stays under a client's default 4 MiB receive limit.
    */
   message:
     | Msg
@@ -272,7 +280,10 @@ export interface ReplyResponse {
 export interface CreateSessionRequest {
   /** The agent to talk to. */
   agentId: string;
-  /** Tools this client executes itself, added to the agent's tools for this session. */
+  /**
+   * Tools this client executes itself, added to the agent's tools for this session. At most 256 KiB
+   * in all (every Session carries them), else INVALID_ARGUMENT naming external_tools.
+   */
   externalTools: ExternalTool[];
   /** The permission mode; UNSPECIFIED uses the agent's. */
   permissionMode: PermissionMode;
@@ -283,7 +294,10 @@ export interface CreateSessionRequest {
    * non-empty list is refused with INVALID_ARGUMENT (the session id is not known beforehand).
    */
   workingDirectories: string[];
-  /** Free-form data stored with the session. */
+  /**
+   * Free-form data stored with the session; at most 256 KiB as JSON, else INVALID_ARGUMENT naming
+   * metadata.
+   */
   metadata: { [key: string]: any } | undefined;
 }
 
@@ -319,7 +333,10 @@ export interface ListSessionsRequest {
 
 /** Response of ListSessions. */
 export interface ListSessionsResponse {
-  /** The sessions of this page. */
+  /**
+   * The sessions of this page. A page ends early (with a next_page_token) where the next session
+   * would make the response pass 3 MiB, so it always fits in a client's default 4 MiB limit.
+   */
   sessions: Session[];
   /** Token of the next page; empty on the last page. */
   nextPageToken: string;
@@ -2249,7 +2266,10 @@ export const AgentServiceService = {
   /**
    * The conversation. The first ClientEvent must be attach; the server replays stored events after
    * after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-   * attach to one session; all see the same events.
+   * attach to one session; all see the same events. When the client half-closes (ends its side),
+   * the server still applies and acknowledges every input sent before, then ends the stream with OK
+   * as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+   * the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
    */
   chat: {
     path: "/parkway.v1.AgentService/Chat" as const,
@@ -2332,7 +2352,10 @@ export interface AgentServiceServer extends UntypedServiceImplementation {
   /**
    * The conversation. The first ClientEvent must be attach; the server replays stored events after
    * after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-   * attach to one session; all see the same events.
+   * attach to one session; all see the same events. When the client half-closes (ends its side),
+   * the server still applies and acknowledges every input sent before, then ends the stream with OK
+   * as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+   * the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
    */
   chat: handleBidiStreamingCall<ClientEvent, ServerEvent>;
   /**
@@ -2356,7 +2379,10 @@ export interface AgentServiceClient extends Client {
   /**
    * The conversation. The first ClientEvent must be attach; the server replays stored events after
    * after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-   * attach to one session; all see the same events.
+   * attach to one session; all see the same events. When the client half-closes (ends its side),
+   * the server still applies and acknowledges every input sent before, then ends the stream with OK
+   * as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+   * the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
    */
   chat(): ClientDuplexStream<ClientEvent, ServerEvent>;
   chat(options: Partial<CallOptions>): ClientDuplexStream<ClientEvent, ServerEvent>;

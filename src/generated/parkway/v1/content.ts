@@ -75,7 +75,10 @@ export enum FinishedReason {
   FINISHED_REASON_INTERRUPTED = 2,
   /** FINISHED_REASON_EXCEED_MAX_ITERS - The agent reached its max_iters limit of model calls. */
   FINISHED_REASON_EXCEED_MAX_ITERS = 3,
-  /** FINISHED_REASON_ERROR - The model or the server failed; ReplyEnd.error says how. */
+  /**
+   * FINISHED_REASON_ERROR - The model or the server failed, or the reply reached the agent's maxReplyBytes (error code
+   * "reply_too_large"); ReplyEnd.error says which.
+   */
   FINISHED_REASON_ERROR = 4,
   UNRECOGNIZED = -1,
 }
@@ -281,7 +284,10 @@ export interface Msg {
 
 /** A machine-readable failure: a stable code and a human-readable message. */
 export interface Failure {
-  /** Stable code, e.g. "model_unavailable", "server_restarted", "max_iters". */
+  /**
+   * Stable code, e.g. "model_unavailable", "server_restarted", "max_iters", "reply_too_large" (the
+   * reply's message reached the agent's maxReplyBytes).
+   */
   code: string;
   /** What happened, for people. */
   message: string;
@@ -387,7 +393,13 @@ export interface ToolResultBlock {
   id: string;
   /** The tool's name. */
   name: string;
-  /** What the model reads: text and data blocks. */
+  /**
+   * What the model reads: text and data blocks, in order. The model reads the text blocks joined,
+   * then each text document (text/*, JSON, XML, YAML, +json and +xml types; inline UTF-8 bytes)
+   * as text, and sees each image (PNG, JPEG, GIF, WebP; bytes or an http(s) URL). In a client's
+   * external result any other data block is refused with INVALID_ARGUMENT naming
+   * execution_results[i].output[j].data and its field.
+   */
   output: ToolOutputBlock[];
   /** The outcome. */
   state: ToolResultState;

@@ -84,7 +84,10 @@ export interface Attach {
 export interface UserMessage {
   /** The text; appended to content as a text block when set. */
   text: string;
-  /** Further content blocks (text, data). */
+  /**
+   * Further text blocks, appended in order; any other block is refused with INVALID_ARGUMENT
+   * naming user_message.content[i].
+   */
   content: ContentBlock[];
 }
 
@@ -232,13 +235,21 @@ export interface ReplyStart {
 export interface ReplyEnd {
   /** Why it finished. */
   finishedReason: FinishedReason;
-  /** Set when finished_reason is ERROR (and for INTERRUPTED by a server restart). */
+  /**
+   * Set when finished_reason is ERROR (and for INTERRUPTED by a server restart). Code
+   * "reply_too_large": the reply's message reached the agent's maxReplyBytes; the model's further
+   * output was dropped, the tool calls of its last step were not run, and a text block with a
+   * "[truncated: …]" marker ends the message.
+   */
   error: Failure | undefined;
 }
 
 /** The reply parked: it waits for the answers announced by REQUIRE_* events. */
 export interface ReplyParked {
-  /** The waiting notice: id = reply_id, finished_reason unset, content listing what is awaited. */
+  /**
+   * The waiting notice: id = reply_id, finished_reason unset, content listing what is awaited.
+   * Bounded, like every event, by the agent's maxReplyBytes (at most 1.75 MiB).
+   */
   message: Msg | undefined;
 }
 
@@ -374,13 +385,19 @@ export interface ToolResultEnd {
 
 /** Tool calls need confirmation. Answer with user_confirm_result. */
 export interface RequireUserConfirm {
-  /** The calls, each with its suggested rules and the decision that asked. */
+  /**
+   * The calls, each with its suggested rules and the decision that asked. All belong to one reply,
+   * so together they stay within the agent's maxReplyBytes (at most 1.75 MiB).
+   */
   toolCalls: ToolCallBlock[];
 }
 
 /** Tool calls must be executed by the client. Answer with external_execution_result. */
 export interface RequireExternalExecution {
-  /** The calls to execute (AskUser calls carry their typed ask_user input). */
+  /**
+   * The calls to execute (AskUser calls carry their typed ask_user input). All belong to one reply,
+   * so together they stay within the agent's maxReplyBytes (at most 1.75 MiB).
+   */
   toolCalls: ToolCallBlock[];
 }
 

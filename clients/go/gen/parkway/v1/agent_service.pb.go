@@ -412,7 +412,9 @@ type Session struct {
 	AgentId string `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	// What it is doing.
 	Status SessionStatus `protobuf:"varint,3,opt,name=status,proto3,enum=parkway.v1.SessionStatus" json:"status,omitempty"`
-	// Calls awaiting an answer while parked (state ASKING or SUBMITTED).
+	// Calls awaiting an answer while parked (state ASKING or SUBMITTED). Bounded: they all belong to
+	// the one parked reply, whose message (inputs included) is capped by the agent's maxReplyBytes
+	// (at most 1.75 MiB), so a Session always fits in a client's default 4 MiB receive limit.
 	PendingToolCalls []*ToolCallBlock `protobuf:"bytes,4,rep,name=pending_tool_calls,json=pendingToolCalls,proto3" json:"pending_tool_calls,omitempty"`
 	// Seq of the last stored event.
 	LastSeq uint64 `protobuf:"varint,5,opt,name=last_seq,json=lastSeq,proto3" json:"last_seq,omitempty"`
@@ -423,13 +425,13 @@ type Session struct {
 	// Absolute directories its file tools and Bash are confined to; Bash runs in the first. Unless
 	// the agent shares its directories, these are the session's own, <agent dir>/<session id>.
 	WorkingDirectories []string `protobuf:"bytes,8,rep,name=working_directories,json=workingDirectories,proto3" json:"working_directories,omitempty"`
-	// External tools declared for it at creation.
+	// External tools declared for it at creation (at most 256 KiB).
 	ExternalTools []*ExternalTool `protobuf:"bytes,9,rep,name=external_tools,json=externalTools,proto3" json:"external_tools,omitempty"`
 	// When it was created.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// When its state last changed.
 	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	// Free-form data given at creation.
+	// Free-form data given at creation (at most 256 KiB as JSON).
 	Metadata      *structpb.Struct `protobuf:"bytes,12,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -696,7 +698,11 @@ func (*ReplyRequest_UserInterrupt) isReplyRequest_Input() {}
 type ReplyResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The final message (finished_reason set), or the waiting notice of a parked reply (unset);
-	// absent when the input changed nothing (an interrupt of an idle session).
+	// absent when the input changed nothing (an interrupt of an idle session). Bounded by the
+	// agent's maxReplyBytes (default 1.5 MiB, at most 1.75 MiB): a reply that reached it ends with
+	// finished_reason ERROR, error code "reply_too_large", and a last text block with a
+	// "[truncated: …]" marker. With pending_tool_calls (a second copy of the waiting calls) the
+	// response stays under a client's default 4 MiB receive limit.
 	Message *Msg `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	// While parked: the calls awaiting an answer.
 	PendingToolCalls []*ToolCallBlock `protobuf:"bytes,2,rep,name=pending_tool_calls,json=pendingToolCalls,proto3" json:"pending_tool_calls,omitempty"`
@@ -762,7 +768,8 @@ type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The agent to talk to.
 	AgentId string `protobuf:"bytes,1,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
-	// Tools this client executes itself, added to the agent's tools for this session.
+	// Tools this client executes itself, added to the agent's tools for this session. At most 256 KiB
+	// in all (every Session carries them), else INVALID_ARGUMENT naming external_tools.
 	ExternalTools []*ExternalTool `protobuf:"bytes,2,rep,name=external_tools,json=externalTools,proto3" json:"external_tools,omitempty"`
 	// The permission mode; UNSPECIFIED uses the agent's.
 	PermissionMode PermissionMode `protobuf:"varint,3,opt,name=permission_mode,json=permissionMode,proto3,enum=parkway.v1.PermissionMode" json:"permission_mode,omitempty"`
@@ -771,7 +778,8 @@ type CreateSessionRequest struct {
 	// agent's. Any other agent gives each session its own directory inside each of its own, and a
 	// non-empty list is refused with INVALID_ARGUMENT (the session id is not known beforehand).
 	WorkingDirectories []string `protobuf:"bytes,4,rep,name=working_directories,json=workingDirectories,proto3" json:"working_directories,omitempty"`
-	// Free-form data stored with the session.
+	// Free-form data stored with the session; at most 256 KiB as JSON, else INVALID_ARGUMENT naming
+	// metadata.
 	Metadata      *structpb.Struct `protobuf:"bytes,5,opt,name=metadata,proto3" json:"metadata,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1056,7 +1064,8 @@ func (x *ListSessionsRequest) GetPageToken() string {
 // Response of ListSessions.
 type ListSessionsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The sessions of this page.
+	// The sessions of this page. A page ends early (with a next_page_token) where the next session
+	// would make the response pass 3 MiB, so it always fits in a client's default 4 MiB limit.
 	Sessions []*Session `protobuf:"bytes,1,rep,name=sessions,proto3" json:"sessions,omitempty"`
 	// Token of the next page; empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`

@@ -36,7 +36,10 @@ const (
 type AgentServiceClient interface {
 	// The conversation. The first ClientEvent must be attach; the server replays stored events after
 	// after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-	// attach to one session; all see the same events.
+	// attach to one session; all see the same events. When the client half-closes (ends its side),
+	// the server still applies and acknowledges every input sent before, then ends the stream with OK
+	// as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+	// the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
 	Chat(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ClientEvent, ServerEvent], error)
 	// One input, run until the reply finishes or parks: returns the final message, or the waiting
 	// notice (finished_reason unset) with the pending tool calls.
@@ -142,7 +145,10 @@ func (c *agentServiceClient) ListAgents(ctx context.Context, in *ListAgentsReque
 type AgentServiceServer interface {
 	// The conversation. The first ClientEvent must be attach; the server replays stored events after
 	// after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-	// attach to one session; all see the same events.
+	// attach to one session; all see the same events. When the client half-closes (ends its side),
+	// the server still applies and acknowledges every input sent before, then ends the stream with OK
+	// as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+	// the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
 	Chat(grpc.BidiStreamingServer[ClientEvent, ServerEvent]) error
 	// One input, run until the reply finishes or parks: returns the final message, or the waiting
 	// notice (finished_reason unset) with the pending tool calls.

@@ -92,7 +92,8 @@ const (
 	FinishedReason_FINISHED_REASON_INTERRUPTED FinishedReason = 2
 	// The agent reached its max_iters limit of model calls.
 	FinishedReason_FINISHED_REASON_EXCEED_MAX_ITERS FinishedReason = 3
-	// The model or the server failed; ReplyEnd.error says how.
+	// The model or the server failed, or the reply reached the agent's maxReplyBytes (error code
+	// "reply_too_large"); ReplyEnd.error says which.
 	FinishedReason_FINISHED_REASON_ERROR FinishedReason = 4
 )
 
@@ -386,7 +387,8 @@ func (x *Msg) GetError() *Failure {
 // A machine-readable failure: a stable code and a human-readable message.
 type Failure struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Stable code, e.g. "model_unavailable", "server_restarted", "max_iters".
+	// Stable code, e.g. "model_unavailable", "server_restarted", "max_iters", "reply_too_large" (the
+	// reply's message reached the agent's maxReplyBytes).
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// What happened, for people.
 	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
@@ -981,7 +983,11 @@ type ToolResultBlock struct {
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// The tool's name.
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	// What the model reads: text and data blocks.
+	// What the model reads: text and data blocks, in order. The model reads the text blocks joined,
+	// then each text document (text/*, JSON, XML, YAML, +json and +xml types; inline UTF-8 bytes)
+	// as text, and sees each image (PNG, JPEG, GIF, WebP; bytes or an http(s) URL). In a client's
+	// external result any other data block is refused with INVALID_ARGUMENT naming
+	// execution_results[i].output[j].data and its field.
 	Output []*ToolOutputBlock `protobuf:"bytes,3,rep,name=output,proto3" json:"output,omitempty"`
 	// The outcome.
 	State ToolResultState `protobuf:"varint,4,opt,name=state,proto3,enum=parkway.v1.ToolResultState" json:"state,omitempty"`

@@ -249,7 +249,8 @@ type UserMessage struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The text; appended to content as a text block when set.
 	Text string `protobuf:"bytes,1,opt,name=text,proto3" json:"text,omitempty"`
-	// Further content blocks (text, data).
+	// Further text blocks, appended in order; any other block is refused with INVALID_ARGUMENT
+	// naming user_message.content[i].
 	Content       []*ContentBlock `protobuf:"bytes,2,rep,name=content,proto3" json:"content,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1088,7 +1089,10 @@ type ReplyEnd struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Why it finished.
 	FinishedReason FinishedReason `protobuf:"varint,1,opt,name=finished_reason,json=finishedReason,proto3,enum=parkway.v1.FinishedReason" json:"finished_reason,omitempty"`
-	// Set when finished_reason is ERROR (and for INTERRUPTED by a server restart).
+	// Set when finished_reason is ERROR (and for INTERRUPTED by a server restart). Code
+	// "reply_too_large": the reply's message reached the agent's maxReplyBytes; the model's further
+	// output was dropped, the tool calls of its last step were not run, and a text block with a
+	// "[truncated: …]" marker ends the message.
 	Error         *Failure `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1142,6 +1146,7 @@ func (x *ReplyEnd) GetError() *Failure {
 type ReplyParked struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The waiting notice: id = reply_id, finished_reason unset, content listing what is awaited.
+	// Bounded, like every event, by the agent's maxReplyBytes (at most 1.75 MiB).
 	Message       *Msg `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2036,7 +2041,8 @@ func (x *ToolResultEnd) GetAskUser() *AskUserMetadata {
 // Tool calls need confirmation. Answer with user_confirm_result.
 type RequireUserConfirm struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The calls, each with its suggested rules and the decision that asked.
+	// The calls, each with its suggested rules and the decision that asked. All belong to one reply,
+	// so together they stay within the agent's maxReplyBytes (at most 1.75 MiB).
 	ToolCalls     []*ToolCallBlock `protobuf:"bytes,1,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -2082,7 +2088,8 @@ func (x *RequireUserConfirm) GetToolCalls() []*ToolCallBlock {
 // Tool calls must be executed by the client. Answer with external_execution_result.
 type RequireExternalExecution struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The calls to execute (AskUser calls carry their typed ask_user input).
+	// The calls to execute (AskUser calls carry their typed ask_user input). All belong to one reply,
+	// so together they stay within the agent's maxReplyBytes (at most 1.75 MiB).
 	ToolCalls     []*ToolCallBlock `protobuf:"bytes,1,rep,name=tool_calls,json=toolCalls,proto3" json:"tool_calls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

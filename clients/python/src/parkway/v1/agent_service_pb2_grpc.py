@@ -80,7 +80,10 @@ class AgentServiceServicer:
     def Chat(self, request_iterator, context):
         """The conversation. The first ClientEvent must be attach; the server replays stored events after
         after_seq, re-announces pending REQUIRE_* events, then streams live events. Several streams may
-        attach to one session; all see the same events.
+        attach to one session; all see the same events. When the client half-closes (ends its side),
+        the server still applies and acknowledges every input sent before, then ends the stream with OK
+        as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
+        the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

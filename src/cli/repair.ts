@@ -1,0 +1,33 @@
+import path from "node:path";
+import { loadConfig } from "../config/index.js";
+import { checkSessions } from "../session/check-sessions.js";
+import { repairStore } from "../store/level-repair.js";
+
+/** Exit code of `parkway repair` when sessions answer DATA_LOSS after the repair. */
+export const EXIT_SESSIONS_LOST = 3;
+
+/** `parkway repair`: repairs the store, then checks and lists the sessions that lost data. */
+export async function repair(flags: { data?: string; config?: string }): Promise<number> {
+  const config = await loadConfig({ data: flags.data, config: flags.config });
+  const location = path.resolve(config.data);
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  out(`repairing ${location}: records in a damaged log or table are lost`);
+  const { store, report } = await repairStore(location);
+  try {
+    if (report.damaged)
+      out(`damage found on open: ${report.damaged.file}: ${report.damaged.problem}`);
+    for (const file of report.lostFiles) out(`unreadable, moved aside: lost/${file}`);
+    for (const line of report.dropped) out(`LevelDB: ${line}`);
+    if (report.lostWrites > 0) out(`writes lost: ${report.lostWrites}`);
+    const check = await checkSessions(store, report.lossy);
+    out(`sessions checked: ${check.checked}; answering DATA_LOSS: ${check.damaged.length}`);
+    for (const { sessionId, problem } of check.damaged) out(`  ${sessionId}: ${problem}`);
+    if (check.missing.length > 0) {
+      out(`sessions listed but gone: ${check.missing.length} (${check.missing.join(", ")})`);
+    }
+    out(report.lossy ? "repaired; some records were lost" : "repaired; nothing was lost");
+    return check.damaged.length > 0 ? EXIT_SESSIONS_LOST : 0;
+  } finally {
+    await store.close();
+  }
+}

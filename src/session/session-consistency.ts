@@ -1,0 +1,137 @@
+import { ParkwayError } from "../common/errors.js";
+import type { Store } from "../store/store.js";
+import { pendingCalls } from "./pending-calls.js";
+import {
+  DamagedSessionRecord,
+  EventRecord,
+  eventKey,
+  MessageRecord,
+  messageKey,
+  type ReplyData,
+  type SessionData,
+} from "./records.js";
+
+/** DATA_LOSS for a session whose stored records disagree; `problem` says what disagrees. */
+export function sessionDataLoss(sessionId: string, problem: string): ParkwayError {
+  return new ParkwayError(
+    "data_loss",
+    `session ${sessionId} has lost data: ${problem}; delete it, or restore the data directory from a backup`,
+    { reason: "SESSION_DATA_LOSS", metadata: { session: sessionId } },
+  );
+}
+
+/** The end of a session's event keys ("/" sorts before "0"). */
+const eventsEnd = (sessionId: string) => `${sessionId}0`;
+
+/**
+ * What disagrees among a session's stored records, or undefined when they agree. Reads a handful
+ * of keys, plus the events of a parked reply (to find the announcement of each pending call):
+ *
+ * - a mark left by `parkway repair`;
+ * - the reply: present exactly when the session names one, with its id, parked when the session
+ *   awaits an answer, and no newer than the session's last seq;
+ * - the event log: its last event is the session's last seq, and its first stored event follows
+ *   the compacted range (with `full`, every event in between, gap-free);
+ * - the history: `messageCount` messages, the last of them present;
+ * - a parked reply: no event of it after its state was stored, and each pending call announced by
+ *   a REQUIRE_* event.
+ */
+export async function sessionProblem(
+  store: Store,
+  data: SessionData,
+  reply: ReplyData | undefined,
+  options: { full?: boolean } = {},
+): Promise<string | undefined> {
+  const id = data.id;
+  const mark = await store.get(DamagedSessionRecord, id);
+  if (mark) return mark.problem;
+  if (data.replyId !== undefined && reply?.replyId !== data.replyId) {
+    return reply
+      ? `the session's reply is ${data.replyId} but the stored reply is ${reply.replyId}`
+      : `its reply ${data.replyId} is missing`;
+  }
+  if (data.replyId === undefined && reply) {
+    return `the session is idle but reply ${reply.replyId} is stored as ${reply.state}`;
+  }
+  if (reply && data.status.startsWith("awaiting") && reply.state !== "parked") {
+    return `the session is ${data.status} but its reply is ${reply.state}`;
+  }
+  if (reply && reply.snapshotSeq > data.lastSeq) {
+    return `its reply was stored at seq ${reply.snapshotSeq}, after the session's last seq ${data.lastSeq}`;
+  }
+  const problem = await eventsProblem(store, data, options.full === true);
+  if (problem) return problem;
+  if (data.messageCount > 0) {
+    const last = await store.get(MessageRecord, messageKey(id, data.messageCount - 1));
+    if (!last) return `history message ${data.messageCount - 1} is missing`;
+  }
+  if (reply?.state === "parked") return parkedProblem(store, data, reply);
+  return undefined;
+}
+
+async function eventsProblem(
+  store: Store,
+  data: SessionData,
+  full: boolean,
+): Promise<string | undefined> {
+  const id = data.id;
+  const from = data.compactedThrough ?? 0;
+  let lastKey: string | undefined;
+  for await (const key of store.keys(EventRecord, {
+    gte: eventKey(id, 0),
+    lt: eventsEnd(id),
+    reverse: true,
+    limit: 1,
+  })) {
+    lastKey = key;
+  }
+  const lastStored = lastKey === undefined ? from : Number(lastKey.slice(id.length + 1));
+  if (lastStored > data.lastSeq) {
+    return `event ${lastStored} is stored, after the session's last seq ${data.lastSeq}`;
+  }
+  if (data.lastSeq <= from) return undefined;
+  if (lastStored < data.lastSeq) {
+    return `events ${lastStored + 1}..${data.lastSeq} are missing below its last seq ${data.lastSeq}`;
+  }
+  let expected = from + 1;
+  for await (const [, chunk] of store.entries(EventRecord, {
+    gt: eventKey(id, from),
+    lt: eventsEnd(id),
+    ...(full ? {} : { limit: 1 }),
+  })) {
+    for (const event of chunk.events) {
+      if (event.seq < expected) continue;
+      if (event.seq > expected) return `event ${expected} is missing below its last seq`;
+      expected += 1;
+    }
+  }
+  return undefined;
+}
+
+/** A parked reply's events after its stored state, and the announcement of its pending calls. */
+async function parkedProblem(
+  store: Store,
+  data: SessionData,
+  reply: ReplyData,
+): Promise<string | undefined> {
+  const announced = new Set<string>();
+  scan: for await (const [, chunk] of store.entries(EventRecord, {
+    gt: eventKey(data.id, data.compactedThrough ?? 0),
+    lte: eventKey(data.id, data.lastSeq),
+    reverse: true,
+  })) {
+    for (const event of [...chunk.events].reverse()) {
+      if (event.replyId !== reply.replyId) continue;
+      if (event.seq > reply.snapshotSeq) {
+        return `its parked reply was stored at seq ${reply.snapshotSeq}, older than its event ${event.seq}`;
+      }
+      const body = event.body as { type: string; toolCalls?: { id: string }[] };
+      if (body.type === "require_user_confirm" || body.type === "require_external_execution") {
+        for (const call of body.toolCalls ?? []) announced.add(call.id);
+      }
+      if (body.type === "reply_start") break scan;
+    }
+  }
+  const missing = pendingCalls(reply.message).find((call) => !announced.has(call.id));
+  return missing ? `pending tool call ${missing.id} has no REQUIRE event` : undefined;
+}
