@@ -59,7 +59,8 @@ def snippets(markdown: str) -> list[Snippet]:
         while k >= 0 and lines[k].strip() == "":
             k -= 1
         marker = MARKER.match(lines[k]) if k >= 0 else None
-        found.append(Snippet(i + 1, lang, "\n".join(body) + "\n", marker and marker.group(1)))
+        not_run = marker.group(1) if marker else None
+        found.append(Snippet(i + 1, lang, "\n".join(body) + "\n", not_run))
         i = j + 1
     return found
 
@@ -132,7 +133,7 @@ def test_snippet_runs_the_demo_to_reply_end(
         assert len(created) == 1
         session = client.get_session(created[0].id)
         chat = client.attach(session.id)
-        events = []
+        events: list[parkway.Event] = []
         while not events or events[-1].seq != session.last_seq:
             event = chat.next_event(timeout=10)
             if event is None:
