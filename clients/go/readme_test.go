@@ -18,9 +18,10 @@ import (
 )
 
 // The Go snippets of README.md run as written against `npm start` with no model configured (the
-// built-in demo model). They are read from the Markdown when the test runs. The only thing filled in
-// is what a snippet leaves to the reader: the server's address, written as readmeAddress (where
-// `npm start` serves), becomes the test server's. A fenced block that is not meant to run carries
+// built-in demo model), each built in a module of its own that requires this one through a replace
+// directive. They are read from the Markdown when the test runs. The only thing filled in is what a
+// snippet leaves to the reader: the server's address, written as readmeAddress (where `npm start`
+// serves), becomes the test server's. A fenced block that is not meant to run carries
 // `<!-- not run: why -->` on the line before it; a block in a language the test neither runs nor
 // knows to be something other than a program fails the test, so none is passed over silently.
 
@@ -137,7 +138,8 @@ func TestREADMESnippets(t *testing.T) {
 			if !strings.Contains(s.code, readmeAddress) {
 				t.Fatalf("the snippet does not name the server's address %s", readmeAddress)
 			}
-			// A module of its own that requires this one, replaced by this directory.
+			// A module of its own that requires this one, replaced by this directory, as a reader's
+			// program would.
 			dir := t.TempDir()
 			here, err := os.Getwd()
 			if err != nil {
@@ -168,13 +170,23 @@ func TestREADMESnippets(t *testing.T) {
 				}
 				before[info.GetId()] = true
 			}
-			cmd := exec.CommandContext(ctx, "go", "run", ".")
+			// Built first and then run, so that a snippet that does not finish is itself killed at
+			// the deadline (`go run` would leave it running).
+			bin := filepath.Join(dir, "snippet")
+			build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+			build.Dir = dir
+			build.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+			if out, err := build.CombinedOutput(); err != nil {
+				t.Fatalf("go build: %v\n%s", err, out)
+			}
+			run, cancelRun := context.WithTimeout(ctx, 45*time.Second)
+			defer cancelRun()
+			cmd := exec.CommandContext(run, bin)
 			cmd.Dir = dir
-			cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 			var stdout, stderr strings.Builder
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {
-				t.Fatalf("go run: %v\n%s%s", err, stdout.String(), stderr.String())
+				t.Fatalf("the snippet: %v\n%s%s", err, stdout.String(), stderr.String())
 			}
 
 			// The snippet's session: its reply parked three times (the command, the question, the
