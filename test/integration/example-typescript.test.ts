@@ -15,11 +15,17 @@ afterEach(async () => {
 });
 
 describe("examples/typescript/approve.ts", () => {
-  it("approves, answers AskUser and prints the final answer", async () => {
+  it("approves, answers AskUser, prints each text block on its own line and the final answer", async () => {
     h = await startHarness({
       turns: [
         {
           match: { lastUser: "set up" },
+          text: "Looking around first.",
+          toolCalls: [{ name: "Glob", input: { pattern: "*" } }],
+        },
+        {
+          match: { toolName: "Glob" },
+          text: "Nothing here yet.",
           toolCalls: [
             { id: "b1", name: "Bash", input: { command: "touch approved.txt && echo ok" } },
           ],
@@ -61,9 +67,10 @@ describe("examples/typescript/approve.ts", () => {
       ],
       { cwd: REPO_ROOT, timeout: 60_000 },
     );
-    expect(stdout).toContain("[approve] Bash");
+    // Two text blocks in a row (the Glob call runs without asking) stay apart.
+    expect(stdout).toContain("Looking around first.\nNothing here yet.\n[approve] Bash");
     expect(stdout).toContain('[ask] {"Which database?":"Postgres"}');
-    expect(stdout).toContain("[final] All set with Postgres. (finished_reason=1)");
+    expect(stdout).toContain("All set with Postgres.\n[final] All set with Postgres. (completed)");
     const sessions = await h.client.listSessions();
     const session = sessions.sessions[0]!;
     expect(existsSync(path.join(session.workingDirectories[0]!, "approved.txt"))).toBe(true);
