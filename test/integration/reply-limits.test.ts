@@ -221,16 +221,17 @@ describe("reply limits", () => {
     expect(size).toBeGreaterThan(2 * 3 * 480 * 1000);
     expect(size).toBeLessThan(CLIENT_LIMIT);
     expect(parked.status).toBe(SessionStatus.SESSION_STATUS_AWAITING_EXTERNAL_RESULT);
-    expect(parked.pendingToolCalls.map((c) => c.id)).toEqual(["call_1", "call_2", "call_3"]);
+    const ids = parked.pendingToolCalls.map((c) => c.id);
+    expect(new Set(ids).size).toBe(3);
 
     await rig.restart();
     const state = await rig.client.getSession(session.id);
-    expect(state.pendingToolCalls.map((c) => c.id)).toEqual(["call_1", "call_2", "call_3"]);
+    expect(state.pendingToolCalls.map((c) => c.id)).toEqual(ids);
     const events = await replayAll(rig.client, session.id);
     const announced = events.flatMap((e) =>
       e.event?.$case === "requireExternalExecution" ? e.event.value.toolCalls : [],
     );
-    expect(announced.map((c) => c.id)).toEqual(["call_1", "call_2", "call_3"]);
+    expect(announced.map((c) => c.id)).toEqual(ids);
     expect(largest(events)).toBeLessThan(CLIENT_LIMIT);
 
     // A result that would pass the bound is refused, naming it; nothing changes.
