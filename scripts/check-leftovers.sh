@@ -9,7 +9,8 @@ left=()
 for environ in /proc/[0-9]*/environ; do
   pid=${environ#/proc/}
   pid=${pid%/environ}
-  if tr '\0' '\n' <"$environ" 2>/dev/null | grep -qxF -- "$marker"; then
+  # A process may end, or not be readable, between the listing and the read.
+  if { tr '\0' '\n' <"$environ"; } 2>/dev/null | grep -qxF -- "$marker"; then
     left+=("$pid")
   fi
 done
@@ -18,7 +19,7 @@ if [[ ${#left[@]} -eq 0 ]]; then
   exit 0
 fi
 for pid in "${left[@]}"; do
-  echo "left running: $pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+  echo "left running: $pid $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null)"
 done
 kill -KILL "${left[@]}" 2>/dev/null
 exit 1
