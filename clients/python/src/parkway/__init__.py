@@ -14,6 +14,7 @@ generated messages and stubs.
 """
 
 from parkway import inputs, v1
+from parkway._version import __version__
 from parkway.client import DEFAULT_REPLY_TIMEOUT, DEFAULT_TIMEOUT, AsyncClient
 from parkway.errors import (
     Aborted,
@@ -39,7 +40,6 @@ from parkway.keepalive import Keepalive
 from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.sync import Client, Session
 
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_REPLY_TIMEOUT",
