@@ -28,6 +28,7 @@ export default tseslint.config(
       "dist/**",
       "data/**",
       "bench/results/**",
+      "test/packaging/consumer/**",
       ".venv/**",
       ".tools/**",
     ],

@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     // Each test file's temporary files and processes are removed after it (test/setup/clean-up.ts).
     setupFiles: ["test/setup/clean-up.ts"],
+    // Servers started through bin/parkway.js run dist/: it is rebuilt when a source changed.
+    globalSetup: ["test/setup/build.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One version for every package: package.json's "version" is the source. This writes it into the
 # Python package (clients/python/src/parkway/_version.py), the Go client (clients/go/version.go) and
-# the TypeScript client package (clients/typescript/package.json, when present). Part of `npm run gen`,
-# so gen:check fails when a copy is out of date.
+# the TypeScript client package (clients/typescript/package.json, with the ranges of its dependencies,
+# which are the server's). Part of `npm run gen`, so gen:check fails when a copy is out of date.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version="$(node -p 'require("./package.json").version')"
@@ -21,14 +21,18 @@ package parkway
 const Version = "${version}"
 GO
 
-if [[ -f clients/typescript/package.json ]]; then
-  node -e '
-    const fs = require("node:fs");
-    const file = "clients/typescript/package.json";
-    const pkg = JSON.parse(fs.readFileSync(file, "utf8"));
-    if (pkg.version !== process.argv[1]) {
-      pkg.version = process.argv[1];
-      fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
-    }
-  ' "${version}"
-fi
+node -e '
+  const fs = require("node:fs");
+  const server = require("./package.json");
+  const file = "clients/typescript/package.json";
+  const text = fs.readFileSync(file, "utf8");
+  const pkg = JSON.parse(text);
+  pkg.version = server.version;
+  for (const name of Object.keys(pkg.dependencies)) {
+    const range = server.dependencies[name];
+    if (!range) throw new Error(`${file}: ${name} is not a dependency of the server package`);
+    pkg.dependencies[name] = range;
+  }
+  const next = JSON.stringify(pkg, null, 2) + "\n";
+  if (next !== text) fs.writeFileSync(file, next);
+'

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every check in every language: typecheck, lint, proto lint and breaking check, codegen diff,
+# Every check in every language: the build, typecheck, lint, proto lint and breaking check, codegen diff,
 # TypeScript tests, Go vet and tests, Python tests. Runs them all, then fails if any failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +19,7 @@ step() {
   fi
 }
 
+step build npm run build --silent
 step typecheck npx tsc --noEmit -p tsconfig.json
 step lint bash -c 'npx eslint . && npx prettier --check .'
 step buf-lint npx buf lint

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { pino } from "pino";
+import { jsonLogger } from "../common/logger.js";
 import { type ConfigFlags, loadConfig } from "../config/index.js";
 import { EXIT_STORAGE_FAILURE, startParkway } from "../runtime/start-parkway.js";
 
@@ -13,7 +13,7 @@ import { EXIT_STORAGE_FAILURE, startParkway } from "../runtime/start-parkway.js"
  */
 export async function serve(flags: ConfigFlags): Promise<number> {
   const config = await loadConfig(flags);
-  const log = pino({ level: config.logLevel, base: { service: "parkway" } });
+  const log = jsonLogger(config.logLevel);
   let received: NodeJS.Signals | undefined;
   let wake: ((signal: NodeJS.Signals) => void) | undefined;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -1,3 +1,5 @@
+import { pino } from "pino";
+
 /** The logging surface Parkway uses; a pino logger satisfies it. */
 export interface Logger {
   debug(obj: object, msg?: string): void;
@@ -17,3 +19,8 @@ export const silentLogger: Logger = {
     return silentLogger;
   },
 };
+
+/** Parkway's own logger: JSON lines (pino) on standard output at `level`. */
+export function jsonLogger(level: string): Logger {
+  return pino({ level, base: { service: "parkway" } });
+}

@@ -1,6 +1,6 @@
 import { readTlsFiles } from "../config/read-tls-files.js";
 import type { Config } from "../config/schema.js";
-import type { Logger } from "../common/logger.js";
+import { jsonLogger, type Logger } from "../common/logger.js";
 import type { Model } from "../model/model.js";
 import { createOpenAIModel } from "../model/openai-model.js";
 import {
@@ -27,7 +27,8 @@ import { AgentConfigError, buildAgents } from "./build-agents.js";
 /** What an embedding application may add to the configuration. */
 export interface StartOptions {
   config: Config;
-  log: Logger;
+  /** Where Parkway logs; default: JSON lines on standard output at `config.logLevel` (pino). */
+  log?: Logger;
   /** Extra tools given to every agent. */
   tools?: Tool[];
   /** A model used instead of the configured default. */
@@ -86,7 +87,8 @@ export interface RunningParkway {
  * the server reports SERVING. A failure while starting closes what was opened and rejects.
  */
 export async function startParkway(options: StartOptions): Promise<RunningParkway> {
-  const { config, log } = options;
+  const { config } = options;
+  const log = options.log ?? jsonLogger(config.logLevel);
   const tls = config.tls ? await readTlsFiles(config.tls) : undefined;
   let demo: ScriptedModelServer | undefined;
   const defaultModel = async (): Promise<Model> => {

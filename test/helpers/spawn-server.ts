@@ -78,20 +78,23 @@ export async function spawnServer(
      * the server's own (npm exits at once on SIGTERM, before the server has shut down).
      */
     direct?: boolean;
+    /**
+     * Another serve command, e.g. `npx parkway serve` in a project that installed the package; the
+     * listen and data arguments follow `args`.
+     */
+    command?: { file: string; args: string[]; cwd: string };
   } = {},
 ): Promise<SpawnedServer> {
   const dataDir = options.dataDir ?? (await tempDir());
+  const command = options.command ?? {
+    file: options.direct ? process.execPath : "npm",
+    args: options.direct ? ["bin/parkway.js", "serve"] : ["start", "--silent", "--"],
+    cwd: REPO_ROOT,
+  };
   const child = spawn(
-    options.direct ? process.execPath : "npm",
-    [
-      ...(options.direct ? ["bin/parkway.js", "serve"] : ["start", "--silent", "--"]),
-      "--listen",
-      "127.0.0.1:0",
-      "--data",
-      dataDir,
-      ...(options.args ?? []),
-    ],
-    { cwd: REPO_ROOT, env: { ...process.env, ...options.env }, detached: true },
+    command.file,
+    [...command.args, "--listen", "127.0.0.1:0", "--data", dataDir, ...(options.args ?? [])],
+    { cwd: command.cwd, env: { ...process.env, ...options.env }, detached: true },
   );
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
