@@ -37,7 +37,9 @@ export default tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ["*.js", "bin/*.js"] } },
+      parserOptions: {
+        projectService: { allowDefaultProject: ["*.js", "bin/*.js", "bench/servers/*.mjs"] },
+      },
     },
     plugins: { "import-x": importX },
     rules: {

@@ -21,6 +21,9 @@ const EXPECTED = [
   "parked.rss.",
   "restart.0",
   "restart.independent",
+  "startup.serving",
+  "startup.rss",
+  "startup.compiled_vs_tsx",
   "idle.memory",
   "model.overhead",
 ];

@@ -19,6 +19,8 @@ export interface BenchConfig {
   resumeSamples: number;
   /** Restarts per data set (Parkway and bare open alternate). */
   restarts: number;
+  /** Process starts of each kind in the start-up rows. */
+  startups: number;
   /** The parked-reply count of the restart row (a data set of `parkedSizes`, or built). */
   restartParked: number;
   idleStreams: number;
@@ -42,6 +44,7 @@ export function fullConfig(scratch: string): BenchConfig {
     parkedSizes: [1_000, 100_000, 1_000_000],
     resumeSamples: 200,
     restarts: 30,
+    startups: 10,
     restartParked: 100_000,
     idleStreams: 10_000,
     dataCache: path.join(tmpdir(), "parkway-bench-data"),
@@ -61,6 +64,7 @@ export function smokeConfig(scratch: string): BenchConfig {
     parkedSizes: [20, 200],
     resumeSamples: 3,
     restarts: 2,
+    startups: 2,
     restartParked: 200,
     idleStreams: 40,
     dataCache: path.join(scratch, "data-cache"),

@@ -5,6 +5,7 @@ import { modelOverhead } from "./model-overhead.js";
 import { parkLatency } from "./park-latency.js";
 import { parkedScale } from "./parked-scale.js";
 import { restart } from "./restart.js";
+import { startup } from "./startup.js";
 import { throughput } from "./throughput.js";
 
 /** Every benchmark, in the order the table lists them. */
@@ -14,6 +15,7 @@ export const SUITES: Record<string, Suite> = {
   stream: throughput,
   parked: parkedScale,
   restart,
+  startup,
   idle: idleStreams,
   model: modelOverhead,
 };
