@@ -7,10 +7,12 @@ it("keeps every promise of durability through 20 SIGKILLs over 1,000 parks and a
     minOps: 1000,
     sessions: 6,
     opsPerLife: [30, 90],
-    timeLimitMs: 100_000,
+    // It stops as soon as both targets are reached (about 100 s on a quiet machine); the limit only
+    // ends a run that cannot reach them, on a machine busy with other work.
+    timeLimitMs: 480_000,
   });
   console.log(`fault harness: ${JSON.stringify(report)}`);
   expect(report.violations).toEqual([]);
   expect(report.kills).toBeGreaterThanOrEqual(20);
   expect(report.parks + report.answers).toBeGreaterThanOrEqual(1000);
-}, 120_000);
+}, 540_000);
