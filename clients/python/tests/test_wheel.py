@@ -82,8 +82,8 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
 
 
-def build(args: list[str], out: Path) -> list[Path]:
-    """Runs `python -m build ARGS --outdir OUT`, returning the files it made."""
+def build(args: list[str], out: Path) -> tuple[list[Path], str]:
+    """Runs `python -m build ARGS --outdir OUT`, returning the files it made and its log."""
     result = subprocess.run(
         [sys.executable, "-m", "build", *args, "--outdir", str(out)],
         capture_output=True,
@@ -92,7 +92,7 @@ def build(args: list[str], out: Path) -> list[Path]:
         env=clean_env(),
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    return sorted(out.iterdir())
+    return sorted(out.iterdir()), result.stdout + result.stderr
 
 
 def requirement(line: str) -> tuple[str, str]:
@@ -111,7 +111,8 @@ def wheel_files(wheel: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> Dist:
     """`python -m build clients/python`: an sdist, then a wheel built from that sdist."""
-    made = build([str(PROJECT)], tmp_path_factory.mktemp("dist"))
+    made, log = build([str(PROJECT)], tmp_path_factory.mktemp("dist"))
+    assert "Building wheel from sdist" in log, log
     sdists = [p for p in made if p.name.endswith(".tar.gz")]
     wheels = [p for p in made if p.suffix == ".whl"]
     assert len(sdists) == 1 and len(wheels) == 1 and len(made) == 2, made
@@ -201,7 +202,8 @@ def test_sdist_builds_the_same_wheel(dist: Dist, tmp_path: Path) -> None:
         names = {n.split("/", 1)[1] for n in tf.getnames() if "/" in n}
     assert {"pyproject.toml", "README.md", "PKG-INFO", "src/parkway/_version.py"} <= names
 
-    made = build(["--wheel", str(PROJECT)], tmp_path)
+    made, log = build(["--wheel", str(PROJECT)], tmp_path)
+    assert "from sdist" not in log, log
     assert [p.name for p in made] == [dist.wheel.name]
     from_source, from_sdist = wheel_files(made[0]), wheel_files(dist.wheel)
     assert sorted(from_sdist) == sorted(from_source)
