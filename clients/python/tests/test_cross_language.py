@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 from collections.abc import Iterator
@@ -17,7 +18,11 @@ SCRIPT = {
         {
             "match": {"lastUser": "park from typescript"},
             "toolCalls": [
-                {"id": "x1", "name": "Bash", "input": {"command": "touch crossed.txt && echo crossed"}}
+                {
+                    "id": "x1",
+                    "name": "Bash",
+                    "input": {"command": "touch crossed.txt && echo crossed"},
+                }
             ],
         },
         {"match": {"toolName": "Bash"}, "text": "Resumed from Python."},
@@ -38,8 +43,17 @@ def stack(tmp_path: Path) -> Iterator[tuple[Stack, Path]]:
 async def test_parked_in_typescript_killed_resumed_in_python(stack: tuple[Stack, Path]) -> None:
     s, workdir = stack
     root = find_repo_root()
-    parked = subprocess.run(
-        ["node", "--import", "tsx", "test/helpers/park-cli.ts", s.address, "cross", "park from typescript"],
+    parked = await asyncio.to_thread(
+        subprocess.run,
+        [
+            "node",
+            "--import",
+            "tsx",
+            "test/helpers/park-cli.ts",
+            s.address,
+            "cross",
+            "park from typescript",
+        ],
         cwd=root,
         capture_output=True,
         text=True,

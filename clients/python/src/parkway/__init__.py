@@ -40,7 +40,6 @@ from parkway.keepalive import Keepalive
 from parkway.session import AsyncSession, ReconnectPolicy
 from parkway.sync import Client, Session
 
-
 __all__ = [
     "DEFAULT_REPLY_TIMEOUT",
     "DEFAULT_TIMEOUT",
