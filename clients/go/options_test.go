@@ -72,7 +72,7 @@ func TestDialOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			client, err := parkway.Dial(ctx, lis.Addr().String(), tc.opts...)
+			client, err := parkway.NewClient(lis.Addr().String(), tc.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +91,7 @@ func TestDialOptions(t *testing.T) {
 	}
 
 	t.Run("WithTimeout adds a deadline", func(t *testing.T) {
-		client, err := parkway.Dial(ctx, lis.Addr().String(), parkway.WithTimeout(5*time.Second))
+		client, err := parkway.NewClient(lis.Addr().String(), parkway.WithTimeout(5*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestDialOptions(t *testing.T) {
 	})
 
 	t.Run("unary errors are status errors with details", func(t *testing.T) {
-		client, err := parkway.Dial(ctx, lis.Addr().String())
+		client, err := parkway.NewClient(lis.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}

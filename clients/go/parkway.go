@@ -3,7 +3,7 @@
 // github.com/parkway-dev/parkway/clients/go/gen/parkway/v1; this package wraps them in a small,
 // idiomatic API:
 //
-//	client, err := parkway.Dial(ctx, "127.0.0.1:50051", parkway.WithToken(token))
+//	client, err := parkway.NewClient("127.0.0.1:50051", parkway.WithToken(token))
 //	info, err := client.CreateSession(ctx, "assistant")
 //	sess, err := client.Attach(ctx, info.GetId())
 //	defer sess.Close()

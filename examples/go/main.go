@@ -31,7 +31,7 @@ func main() {
 }
 
 func run(ctx context.Context, addr, agent, message string, remember bool) error {
-	client, err := parkway.Dial(ctx, addr)
+	client, err := parkway.NewClient(addr)
 	if err != nil {
 		return err
 	}
