@@ -9,6 +9,8 @@
 // `parkway mock-model` (an OpenAI-compatible server playing a script, reset over HTTP), and
 // StartServer launches Parkway with a generated config file whose agents use that model; a Server can
 // be stopped, killed and started again on the same data directory. These ignore PARKWAY_ADDR.
+// LaunchMockModel and LaunchServer do the same for code without a testing.TB (the Example
+// functions), which stops them itself.
 package testserver
 
 import (
