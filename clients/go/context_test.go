@@ -26,6 +26,8 @@ const (
 	stall
 	// silent reads the attach and never answers it.
 	silent
+	// hangUp acknowledges the attach, then ends the stream with status OK.
+	hangUp
 )
 
 // fakeChat is an in-process AgentService whose Chat streams behave as told, to drive the client into
@@ -51,9 +53,12 @@ func (f *fakeChat) Chat(stream pb.AgentService_ChatServer) error {
 		if err := stream.Send(ack); err != nil {
 			return err
 		}
-		if f.behavior == stall {
+		switch f.behavior {
+		case stall:
 			<-stream.Context().Done()
 			return stream.Context().Err()
+		case hangUp:
+			return nil
 		}
 	}
 }

@@ -30,6 +30,14 @@
 // its details carry *errdetails.BadRequest (read them with [FieldViolations]) or
 // *errdetails.PreconditionFailure. Unary calls on [Client] return the gRPC status errors they get.
 //
+// # Contexts
+//
+// [NewClient] takes no ctx: it does not connect, the first call does. Every method that takes a ctx
+// stops waiting when ctx ends and returns ctx's error (a gRPC status with code CANCELED or
+// DEADLINE_EXCEEDED from a unary call); with a ctx that has already ended nothing is sent. A
+// [Session] outlives the ctx given to [Client.Attach], which bounds only the attach; [Session.Close]
+// ends it. An input whose ctx ended while it waited for its acknowledgement may still be applied.
+//
 // # Reconnecting
 //
 // When the stream breaks with UNAVAILABLE (a server restart, a dropped connection; also
