@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"google.golang.org/grpc/status"
+
 	parkway "github.com/parkway-dev/parkway/clients/go"
 	pb "github.com/parkway-dev/parkway/clients/go/gen/parkway/v1"
 )
@@ -386,4 +388,56 @@ func sendAndLeave(ctx context.Context, addr, text string) (id string, lastSeq ui
 		}
 	}
 	return sess.ID(), sess.LastSeq(), nil
+}
+
+// A refused input is a gRPC status error: status.Code gives its code, and FieldViolations the
+// fields at fault of an INVALID_ARGUMENT (PreconditionViolations explains a FAILED_PRECONDITION).
+// The reply stays parked, waiting for a valid answer.
+func ExampleFieldViolations() {
+	addr := exampleServer(`{"turns": [
+		{"toolCalls": [{"id": "a1", "name": "AskUser", "input": {"questions": [{
+			"question": "Which database should we use?", "header": "Database",
+			"options": [{"label": "Postgres", "description": "Relational"}, {"label": "SQLite", "description": "Embedded"}]
+		}]}}]}
+	]}`)
+	ctx := context.Background()
+
+	client, err := parkway.NewClient(addr)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer client.Close()
+	info, err := client.CreateSession(ctx, "assistant")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sess, err := client.Attach(ctx, info.GetId())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer sess.Close()
+
+	var questions []*parkway.ToolCall
+	for ev, err := range sess.Send(ctx, "set up a database") {
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		if ev.Kind() == parkway.KindRequireExternalExecution {
+			questions = append(questions, ev.ToolCalls()...)
+		}
+	}
+	for _, call := range questions {
+		err := sess.Answer(ctx, call, parkway.Selected("Which database should we use?", "Oracle"))
+		fmt.Println(status.Code(err))
+		for _, violation := range parkway.FieldViolations(err) {
+			fmt.Println(violation.GetField())
+		}
+	}
+	// Output:
+	// InvalidArgument
+	// execution_results[0].ask_user.answers[0].selected[0]
 }

@@ -27,8 +27,8 @@ const exampleScript = `{"turns": [
 	{"text": "Created approved.txt; using Postgres."}
 ]}`
 
-// testExampleFrontend builds examples/go with `go build` and runs it against the server, with and without
-// accepting the suggested rule.
+// testExampleFrontend builds examples/go with `go build` and runs it against the server, with and
+// without accepting the suggested rule; it prints what the TypeScript and Python examples print.
 func testExampleFrontend(t *testing.T, env *testEnv) {
 	bin := filepath.Join(t.TempDir(), "approve")
 	build := exec.Command("go", "build", "-o", bin, ".")

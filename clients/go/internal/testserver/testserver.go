@@ -70,12 +70,13 @@ func Start(t testing.TB) string {
 	return addr
 }
 
-// Dial returns a plaintext client connection to addr, closed when t finishes.
-func Dial(t testing.TB, addr string) *grpc.ClientConn {
+// NewConn returns a plaintext client connection to addr, closed when t finishes; like
+// grpc.NewClient, it connects on the first call.
+func NewConn(t testing.TB, addr string) *grpc.ClientConn {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		t.Fatalf("testserver: dialing %s: %v", addr, err)
+		t.Fatalf("testserver: a client for %s: %v", addr, err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
