@@ -90,8 +90,9 @@ func WithTransportCredentials(creds credentials.TransportCredentials) Option {
 
 // WithTLS connects over TLS with cfg: RootCAs to trust the server's CA (nil uses the system's roots),
 // Certificates for a server that requires client certificates (mTLS). cfg may be nil for TLS with
-// the system's roots. The server name checked is the host of the address given to [NewClient] unless
-// cfg.ServerName sets one. It is a shorthand for WithTransportCredentials(credentials.NewTLS(cfg)).
+// the system's roots. The server name checked is the host of the address given to [NewClient]
+// unless cfg.ServerName sets one. It is a shorthand for
+// WithTransportCredentials(credentials.NewTLS(cfg)).
 func WithTLS(cfg *tls.Config) Option {
 	return WithTransportCredentials(credentials.NewTLS(cfg))
 }
@@ -103,8 +104,9 @@ func WithTimeout(d time.Duration) Option {
 }
 
 // WithAddressFunc makes every new connection dial the address that f returns at that moment instead
-// of the address given to [NewClient] (which is then only a label). Use it when the server may come back
-// on another address, e.g. after a restart on a fresh port: sessions reconnect to wherever f points.
+// of the address given to [NewClient] (which is then only a label). Use it when the server may come
+// back on another address, e.g. after a restart on a fresh port: sessions reconnect to wherever f
+// points.
 func WithAddressFunc(f func(ctx context.Context) (string, error)) Option {
 	return func(c *clientConfig) { c.addressFunc = f }
 }
