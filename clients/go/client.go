@@ -28,10 +28,10 @@ type (
 	AskUserAnswer = pb.AskUserAnswer
 )
 
-// Option configures [Dial].
-type Option func(*dialConfig)
+// Option configures [NewClient].
+type Option func(*clientConfig)
 
-type dialConfig struct {
+type clientConfig struct {
 	token       string
 	creds       credentials.TransportCredentials
 	timeout     time.Duration
@@ -55,18 +55,18 @@ const (
 // WithKeepalive sets the client's keepalive pings instead of the defaults (see
 // [DefaultKeepaliveTime]); gRPC raises a Time under 10 s to 10 s.
 func WithKeepalive(params keepalive.ClientParameters) Option {
-	return func(c *dialConfig) { c.keepalive = &params; c.noKeepalive = false }
+	return func(c *clientConfig) { c.keepalive = &params; c.noKeepalive = false }
 }
 
 // WithoutKeepalive sends no keepalive pings: a quiet stream may then be cut by a load balancer's
 // idle timeout, and a dead server is noticed only when the operating system gives up on the
 // connection.
 func WithoutKeepalive() Option {
-	return func(c *dialConfig) { c.keepalive = nil; c.noKeepalive = true }
+	return func(c *clientConfig) { c.keepalive = nil; c.noKeepalive = true }
 }
 
 // keepaliveParams returns the keepalive the client dials with, and false when it sends no pings.
-func (c *dialConfig) keepaliveParams() (keepalive.ClientParameters, bool) {
+func (c *clientConfig) keepaliveParams() (keepalive.ClientParameters, bool) {
 	if c.noKeepalive {
 		return keepalive.ClientParameters{}, false
 	}
@@ -79,19 +79,20 @@ func (c *dialConfig) keepaliveParams() (keepalive.ClientParameters, bool) {
 // WithToken sends `authorization: Bearer <token>` with every call. Without [WithTransportCredentials]
 // the token travels in plaintext, which is only acceptable on loopback.
 func WithToken(token string) Option {
-	return func(c *dialConfig) { c.token = token }
+	return func(c *clientConfig) { c.token = token }
 }
 
 // WithTransportCredentials sets the channel's transport credentials (TLS, mTLS); the default is
 // plaintext, for a server on loopback.
 func WithTransportCredentials(creds credentials.TransportCredentials) Option {
-	return func(c *dialConfig) { c.creds = creds }
+	return func(c *clientConfig) { c.creds = creds }
 }
 
 // WithTLS connects over TLS with cfg: RootCAs to trust the server's CA (nil uses the system's roots),
 // Certificates for a server that requires client certificates (mTLS). cfg may be nil for TLS with
-// the system's roots. The server name checked is the host of the address given to [Dial] unless
-// cfg.ServerName sets one. It is a shorthand for WithTransportCredentials(credentials.NewTLS(cfg)).
+// the system's roots. The server name checked is the host of the address given to [NewClient]
+// unless cfg.ServerName sets one. It is a shorthand for
+// WithTransportCredentials(credentials.NewTLS(cfg)).
 func WithTLS(cfg *tls.Config) Option {
 	return WithTransportCredentials(credentials.NewTLS(cfg))
 }
@@ -99,21 +100,25 @@ func WithTLS(cfg *tls.Config) Option {
 // WithTimeout sets the deadline of unary calls whose context has none. Zero (the default) adds no
 // deadline. It does not apply to Chat streams.
 func WithTimeout(d time.Duration) Option {
-	return func(c *dialConfig) { c.timeout = d }
+	return func(c *clientConfig) { c.timeout = d }
 }
 
 // WithAddressFunc makes every new connection dial the address that f returns at that moment instead
-// of the address given to [Dial] (which is then only a label). Use it when the server may come back
-// on another address, e.g. after a restart on a fresh port: sessions reconnect to wherever f points.
+// of the address given to [NewClient] (which is then only a label). Use it when the server may come
+// back on another address, e.g. after a restart on a fresh port: sessions reconnect to wherever f
+// points.
 func WithAddressFunc(f func(ctx context.Context) (string, error)) Option {
-	return func(c *dialConfig) { c.addressFunc = f }
+	return func(c *clientConfig) { c.addressFunc = f }
 }
 
 // WithDialOptions appends raw gRPC dial options (interceptors, keepalive, a custom backoff, …);
 // they are applied after the client's own, so they win.
 func WithDialOptions(opts ...grpc.DialOption) Option {
-	return func(c *dialConfig) { c.dialOptions = append(c.dialOptions, opts...) }
+	return func(c *clientConfig) { c.dialOptions = append(c.dialOptions, opts...) }
 }
+
+// userAgent names this client in the user-agent header of every call, ahead of grpc-go's own.
+const userAgent = "parkway-go/" + Version
 
 // Client is a connection to a Parkway server: sessions, replies, agents, and the generated stubs.
 // It is safe for concurrent use.
@@ -125,14 +130,13 @@ type Client struct {
 	timeout time.Duration
 }
 
-// Dial creates a client for the Parkway server at addr (HOST:PORT). Like grpc.NewClient it does not
-// wait for the connection: the first call connects. ctx is accepted for symmetry with the other
-// calls and to leave room for an eager handshake; cancelling it after Dial returns has no effect.
-func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	cfg := dialConfig{}
+// NewClient creates a client for the Parkway server at addr (HOST:PORT). Like grpc.NewClient it does
+// not connect: the first call connects, and the connection is made again after it breaks, with a
+// backoff of at most 3 s between attempts. It fails only when addr or the options are invalid; a
+// server that cannot be reached shows as UNAVAILABLE from the calls. Close releases the connection.
+// Calls send the user agent "parkway-go/" + [Version].
+func NewClient(addr string, opts ...Option) (*Client, error) {
+	cfg := clientConfig{}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
@@ -142,6 +146,7 @@ func Dial(ctx context.Context, addr string, opts ...Option) (*Client, error) {
 	}
 	dialOpts := []grpc.DialOption{
 		grpc.WithTransportCredentials(creds),
+		grpc.WithUserAgent(userAgent),
 		// Interactive clients want a restarted server back within seconds, not gRPC's default of
 		// up to two minutes between connection attempts.
 		grpc.WithConnectParams(grpc.ConnectParams{

@@ -26,7 +26,7 @@ func TestClient(t *testing.T) {
 	t.Run("AskUser answer naming an unknown option", func(t *testing.T) { testAskUserFieldViolation(t, env) })
 	t.Run("deny, confirm, submit result, interrupt", func(t *testing.T) { testInputHelpers(t, env) })
 	t.Run("re-announced calls after attach", func(t *testing.T) { testReannouncements(t, env) })
-	t.Run("example frontend", func(t *testing.T) { testExample(t, env) })
+	t.Run("example frontend", func(t *testing.T) { testExampleFrontend(t, env) })
 }
 
 func testUnary(t *testing.T, env *testEnv) {

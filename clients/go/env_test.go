@@ -41,9 +41,9 @@ func startEnvConfig(t *testing.T, agents []map[string]any, config map[string]any
 	model := testserver.StartMockModel(t)
 	server := testserver.StartServer(t, testserver.ServerOptions{ModelURL: model.URL, Agents: agents, Config: config})
 	opts = append([]parkway.Option{parkway.WithTimeout(rpcTimeout)}, opts...)
-	client, err := parkway.Dial(t.Context(), server.Addr(), opts...)
+	client, err := parkway.NewClient(server.Addr(), opts...)
 	if err != nil {
-		t.Fatalf("Dial: %v", err)
+		t.Fatalf("NewClient: %v", err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
 	return &testEnv{model: model, server: server, client: client, workdir: workdir}

@@ -19,7 +19,7 @@ const rpcTimeout = 10 * time.Second
 // parkway.v1.AgentService.
 func TestHealth(t *testing.T) {
 	t.Parallel()
-	conn := testserver.Dial(t, testserver.Start(t))
+	conn := testserver.NewConn(t, testserver.Start(t))
 	client := grpc_health_v1.NewHealthClient(conn)
 
 	tests := []struct {
@@ -47,7 +47,7 @@ func TestHealth(t *testing.T) {
 // TestReflection checks that server reflection (grpc.reflection.v1) lists the Parkway services.
 func TestReflection(t *testing.T) {
 	t.Parallel()
-	conn := testserver.Dial(t, testserver.Start(t))
+	conn := testserver.NewConn(t, testserver.Start(t))
 	client := grpc_reflection_v1.NewServerReflectionClient(conn)
 
 	ctx, cancel := context.WithTimeout(t.Context(), rpcTimeout)

@@ -2,6 +2,7 @@ package parkway
 
 import (
 	"context"
+	"fmt"
 
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
@@ -112,7 +113,7 @@ func (s *Session) SubmitResult(ctx context.Context, call *ToolCall, result Resul
 	if result.Metadata != nil {
 		md, err := structpb.NewStruct(result.Metadata)
 		if err != nil {
-			return err
+			return fmt.Errorf("parkway: the result's metadata: %w", err)
 		}
 		block.Metadata = md
 	}

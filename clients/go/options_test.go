@@ -3,6 +3,7 @@ package parkway_test
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,12 +22,14 @@ import (
 type fakeAgents struct {
 	pb.UnimplementedAgentServiceServer
 	auth        chan string
+	userAgent   chan string
 	hasDeadline chan bool
 }
 
 func (f *fakeAgents) ListAgents(ctx context.Context, _ *pb.ListAgentsRequest) (*pb.ListAgentsResponse, error) {
 	md, _ := metadata.FromIncomingContext(ctx)
 	f.auth <- firstOrEmpty(md.Get("authorization"))
+	f.userAgent <- firstOrEmpty(md.Get("user-agent"))
 	_, ok := ctx.Deadline()
 	f.hasDeadline <- ok
 	return &pb.ListAgentsResponse{Agents: []*pb.Agent{{Id: "fake"}}}, nil
@@ -46,15 +49,15 @@ func firstOrEmpty(values []string) string {
 	return values[0]
 }
 
-// TestDialOptions checks WithToken, WithTimeout, and that unary errors arrive as the status errors
+// TestClientOptions checks WithToken, WithTimeout, the user agent, and that unary errors arrive as the status errors
 // the server sent, details included.
-func TestDialOptions(t *testing.T) {
+func TestClientOptions(t *testing.T) {
 	t.Parallel()
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := &fakeAgents{auth: make(chan string, 4), hasDeadline: make(chan bool, 4)}
+	fake := &fakeAgents{auth: make(chan string, 4), userAgent: make(chan string, 4), hasDeadline: make(chan bool, 4)}
 	srv := grpc.NewServer()
 	pb.RegisterAgentServiceServer(srv, fake)
 	go func() { _ = srv.Serve(lis) }()
@@ -72,7 +75,7 @@ func TestDialOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			client, err := parkway.Dial(ctx, lis.Addr().String(), tc.opts...)
+			client, err := parkway.NewClient(lis.Addr().String(), tc.opts...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,6 +87,10 @@ func TestDialOptions(t *testing.T) {
 			if got := <-fake.auth; got != tc.wantAuth {
 				t.Errorf("authorization = %q, want %q", got, tc.wantAuth)
 			}
+			// grpc-go appends its own name to the client's.
+			if got, want := <-fake.userAgent, "parkway-go/"+parkway.Version+" grpc-go/"; !strings.HasPrefix(got, want) {
+				t.Errorf("user-agent = %q, want it to start with %q", got, want)
+			}
 			if got := <-fake.hasDeadline; got != tc.wantDeadline {
 				t.Errorf("deadline set = %t, want %t", got, tc.wantDeadline)
 			}
@@ -91,7 +98,7 @@ func TestDialOptions(t *testing.T) {
 	}
 
 	t.Run("WithTimeout adds a deadline", func(t *testing.T) {
-		client, err := parkway.Dial(ctx, lis.Addr().String(), parkway.WithTimeout(5*time.Second))
+		client, err := parkway.NewClient(lis.Addr().String(), parkway.WithTimeout(5*time.Second))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,13 +107,14 @@ func TestDialOptions(t *testing.T) {
 			t.Fatal(err)
 		}
 		<-fake.auth
+		<-fake.userAgent
 		if !<-fake.hasDeadline {
 			t.Errorf("no deadline reached the server")
 		}
 	})
 
 	t.Run("unary errors are status errors with details", func(t *testing.T) {
-		client, err := parkway.Dial(ctx, lis.Addr().String())
+		client, err := parkway.NewClient(lis.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,7 @@
 // github.com/parkway-dev/parkway/clients/go/gen/parkway/v1; this package wraps them in a small,
 // idiomatic API:
 //
-//	client, err := parkway.Dial(ctx, "127.0.0.1:50051", parkway.WithToken(token))
+//	client, err := parkway.NewClient("127.0.0.1:50051", parkway.WithToken(token))
 //	info, err := client.CreateSession(ctx, "assistant")
 //	sess, err := client.Attach(ctx, info.GetId())
 //	defer sess.Close()
@@ -29,6 +29,14 @@
 // the input was applied, or the refusal as a gRPC status error: status.FromError works on it and
 // its details carry *errdetails.BadRequest (read them with [FieldViolations]) or
 // *errdetails.PreconditionFailure. Unary calls on [Client] return the gRPC status errors they get.
+//
+// # Contexts
+//
+// [NewClient] takes no ctx: it does not connect, the first call does. Every method that takes a ctx
+// stops waiting when ctx ends and returns ctx's error (a gRPC status with code CANCELED or
+// DEADLINE_EXCEEDED from a unary call); with a ctx that has already ended nothing is sent. A
+// [Session] outlives the ctx given to [Client.Attach], which bounds only the attach; [Session.Close]
+// ends it. An input whose ctx ended while it waited for its acknowledgement may still be applied.
 //
 // # Reconnecting
 //

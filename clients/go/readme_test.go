@@ -121,12 +121,12 @@ func TestREADMESnippets(t *testing.T) {
 			t.Errorf("README.md:%d: ```%s is neither run nor marked <!-- not run: … -->", s.line, s.lang)
 		}
 	}
-	if len(runnable) == 0 || !strings.Contains(runnable[0].code, "parkway.Dial") {
+	if len(runnable) == 0 || !strings.Contains(runnable[0].code, "parkway.NewClient") {
 		t.Fatalf("the README's first Go snippet, the whole flow, is not among those run")
 	}
 
 	addr := testserver.Start(t)
-	client, err := parkway.Dial(t.Context(), addr, parkway.WithTimeout(rpcTimeout))
+	client, err := parkway.NewClient(addr, parkway.WithTimeout(rpcTimeout))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,10 +48,10 @@ func TestReconnectAfterCrash(t *testing.T) {
 			if !tc.sameAddr {
 				server := env.server
 				var err error
-				client, err = parkway.Dial(ctx, server.Addr(), parkway.WithTimeout(rpcTimeout),
+				client, err = parkway.NewClient(server.Addr(), parkway.WithTimeout(rpcTimeout),
 					parkway.WithAddressFunc(func(context.Context) (string, error) { return server.Addr(), nil }))
 				if err != nil {
-					t.Fatalf("Dial: %v", err)
+					t.Fatalf("NewClient: %v", err)
 				}
 				defer client.Close()
 			}

@@ -170,11 +170,11 @@ func TestScenarios(t *testing.T) {
 	model := testserver.StartMockModel(t)
 	server := testserver.StartServer(t, testserver.ServerOptions{ModelURL: model.URL, Agents: agents})
 	// The address function follows the server across restarts, which may move it to another port.
-	client, err := parkway.Dial(t.Context(), server.Addr(),
+	client, err := parkway.NewClient(server.Addr(),
 		parkway.WithTimeout(rpcTimeout),
 		parkway.WithAddressFunc(func(context.Context) (string, error) { return server.Addr(), nil }))
 	if err != nil {
-		t.Fatalf("Dial: %v", err)
+		t.Fatalf("NewClient: %v", err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
 	env := &scenarioEnv{model: model, server: server, client: client}

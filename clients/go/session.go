@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"slices"
@@ -103,6 +104,9 @@ type announcement struct {
 // re-announces what a parked reply waits for, then streams live events. ctx bounds the attach
 // handshake only; the session lives until [Session.Close] (values of ctx reach every stream).
 func (c *Client) Attach(ctx context.Context, sessionID string, opts ...AttachOption) (*Session, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	cfg := attachConfig{reconnectWindow: DefaultReconnectWindow}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -260,7 +264,7 @@ func (s *Session) run(stream pb.AgentService_ChatClient) {
 		}
 		if !reattach && (!reconnectable(err) || s.cfg.reconnectWindow <= 0) {
 			if errors.Is(err, io.EOF) {
-				err = errors.New("parkway: the server ended the stream")
+				err = fmt.Errorf("parkway: the server ended the stream: %w", err)
 			}
 			s.finish(err)
 			return
@@ -436,8 +440,12 @@ func (s *Session) finish(err error) {
 
 // Reconnect closes the current stream and attaches a new one after the last seq received, as an
 // automatic reconnect does: events are still delivered exactly once, and inputs waiting for an
-// acknowledgement are sent again on the new stream. It returns once the new stream is attached.
+// acknowledgement are sent again on the new stream. It returns once the new stream is attached, or
+// with ctx's error when ctx ends first (a ctx already done leaves the stream alone).
 func (s *Session) Reconnect(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	if s.err != nil {
 		err := s.err
@@ -574,8 +582,13 @@ func (s *Session) Send(ctx context.Context, text string) iter.Seq2[*Event, error
 // While the session is reconnecting the input waits for the new stream; an input whose
 // acknowledgement was lost with a broken stream is sent again, with the same request_id, on the next
 // one (the server applies a request_id once). If the session fails meanwhile, SendEvent returns its
-// error and the input may or may not have been applied; likewise when ctx ends first.
+// error and the input may or may not have been applied; likewise when ctx ends first, even while
+// the input is still being written (a server that stopped reading). A ctx already done sends
+// nothing.
 func (s *Session) SendEvent(ctx context.Context, ev *pb.ClientEvent) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if ev.GetAttach() != nil {
 		return status.Error(codes.InvalidArgument, "parkway: attach is sent by Attach and Reconnect, not SendEvent")
 	}
@@ -606,7 +619,9 @@ func (s *Session) SendEvent(ctx context.Context, ev *pb.ClientEvent) error {
 	stream := s.stream // nil while reconnecting: install sends the input on the next stream
 	s.mu.Unlock()
 	if stream != nil {
-		s.write(stream, ev)
+		// Sending blocks while the stream's flow-control window is full (a server that stopped
+		// reading); waiting on its own goroutine keeps ctx in charge. The send ends with the stream.
+		go s.write(stream, ev)
 	}
 	select {
 	case err := <-p.done:

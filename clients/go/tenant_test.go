@@ -34,9 +34,9 @@ func TestTenants(t *testing.T) {
 	}
 
 	dial := func(opts ...parkway.Option) *parkway.Client {
-		c, err := parkway.Dial(ctx, env.server.Addr(), append([]parkway.Option{parkway.WithTimeout(rpcTimeout)}, opts...)...)
+		c, err := parkway.NewClient(env.server.Addr(), append([]parkway.Option{parkway.WithTimeout(rpcTimeout)}, opts...)...)
 		if err != nil {
-			t.Fatalf("Dial: %v", err)
+			t.Fatalf("NewClient: %v", err)
 		}
 		t.Cleanup(func() { _ = c.Close() })
 		return c

@@ -77,13 +77,13 @@ func checkServes(t *testing.T, env *testEnv) {
 	}
 }
 
-// refusal is a client the server must refuse: Dial's options (none = plaintext).
+// refusal is a client the server must refuse: NewClient's options (none = plaintext).
 type refusal struct {
 	name string
 	opts []parkway.Option
 }
 
-// checkRefused dials addr with each refusal's options and expects ListAgents to fail with
+// checkRefused connects to addr with each refusal's options and expects ListAgents to fail with
 // UNAVAILABLE.
 func checkRefused(t *testing.T, addr string, cases []refusal) {
 	t.Helper()
@@ -91,9 +91,9 @@ func checkRefused(t *testing.T, addr string, cases []refusal) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := testContext(t)
 			opts := append([]parkway.Option{parkway.WithTimeout(rpcTimeout)}, tc.opts...)
-			client, err := parkway.Dial(ctx, addr, opts...)
+			client, err := parkway.NewClient(addr, opts...)
 			if err != nil {
-				t.Fatalf("Dial: %v", err)
+				t.Fatalf("NewClient: %v", err)
 			}
 			defer client.Close()
 			if _, err := client.ListAgents(ctx); status.Code(err) != codes.Unavailable {

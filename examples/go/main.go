@@ -1,7 +1,9 @@
 // Command approve is a small approval frontend for Parkway: it sends one message to an agent, prints
 // the reply as it streams, approves every tool call that needs confirmation (accepting its suggested
-// rule with -remember), answers every AskUser question with its first option, and prints the final
-// answer.
+// rules with -remember), answers every AskUser question with its first option, and prints the final
+// answer (the last text block) with how the reply finished, as the TypeScript and Python examples do:
+//
+//	[final] Created notes.txt. (completed)
 //
 //	go run . -addr 127.0.0.1:50051 -agent assistant -remember "create notes.txt"
 package main
@@ -15,6 +17,7 @@ import (
 	"strings"
 
 	parkway "github.com/parkway-dev/parkway/clients/go"
+	pb "github.com/parkway-dev/parkway/clients/go/gen/parkway/v1"
 )
 
 func main() {
@@ -31,7 +34,7 @@ func main() {
 }
 
 func run(ctx context.Context, addr, agent, message string, remember bool) error {
-	client, err := parkway.Dial(ctx, addr)
+	client, err := parkway.NewClient(addr)
 	if err != nil {
 		return err
 	}
@@ -45,7 +48,7 @@ func run(ctx context.Context, addr, agent, message string, remember bool) error 
 		return err
 	}
 	defer sess.Close()
-	fmt.Println("session", info.GetId())
+	fmt.Println("[session]", info.GetId())
 
 	var answer strings.Builder // the latest text block
 	events := sess.Send(ctx, message)
@@ -66,7 +69,7 @@ func run(ctx context.Context, addr, agent, message string, remember bool) error 
 			case parkway.KindRequireUserConfirm, parkway.KindRequireExternalExecution:
 				waiting = append(waiting, ev)
 			case parkway.KindReplyEnd:
-				fmt.Printf("final answer (%s): %s\n", ev.GetReplyEnd().GetFinishedReason(), answer.String())
+				fmt.Printf("[final] %s (%s)\n", answer.String(), finishedReason(ev.GetReplyEnd().GetFinishedReason()))
 				return nil
 			}
 		}
@@ -85,19 +88,39 @@ func respond(ctx context.Context, sess *parkway.Session, kind parkway.Kind, call
 	switch {
 	case kind == parkway.KindRequireUserConfirm:
 		var opts []parkway.ConfirmOption
-		if remember {
+		rules := "none"
+		if remember && len(call.GetSuggestedRules()) > 0 {
 			opts = append(opts, parkway.WithSuggestedRules())
+			var shown []string
+			for _, r := range call.GetSuggestedRules() {
+				shown = append(shown, ruleString(r))
+			}
+			rules = strings.Join(shown, ", ")
 		}
-		fmt.Printf("approved %s %s (remember: %t)\n", call.GetName(), call.GetInput(), remember)
+		fmt.Printf("[approve] %s %s (rules: %s)\n", call.GetName(), call.GetInput(), rules)
 		return sess.Confirm(ctx, call, opts...)
 	case call.GetAskUser() != nil:
 		var answers []*parkway.AskUserAnswer
 		for _, q := range call.GetAskUser().GetQuestions() {
 			first := q.GetOptions()[0].GetLabel()
-			fmt.Printf("asked %q, answered %s\n", q.GetQuestion(), first)
+			fmt.Printf("[ask] %s -> %s\n", q.GetQuestion(), first)
 			answers = append(answers, parkway.Selected(q.GetQuestion(), first))
 		}
 		return sess.Answer(ctx, call, answers...)
 	}
 	return fmt.Errorf("this frontend cannot run the external tool %s", call.GetName())
+}
+
+// finishedReason is how a reply finished, as the other examples print it: the enum's name without
+// its prefix, in lower case ("completed", "interrupted", …).
+func finishedReason(r pb.FinishedReason) string {
+	return strings.ToLower(strings.TrimPrefix(r.String(), "FINISHED_REASON_"))
+}
+
+// ruleString is a rule in its display form, e.g. Bash(touch:*).
+func ruleString(r *parkway.Rule) string {
+	if r.RuleContent == nil {
+		return r.GetToolName()
+	}
+	return fmt.Sprintf("%s(%s)", r.GetToolName(), r.GetRuleContent())
 }

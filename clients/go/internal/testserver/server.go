@@ -17,38 +17,66 @@ import (
 // MockModel is a running `parkway mock-model`: an OpenAI-compatible HTTP server that plays a script.
 type MockModel struct {
 	// URL is the base URL ending in /v1, for the "model.url" of a Parkway config.
-	URL string
-	out *output
+	URL  string
+	out  *output
+	proc *process
 }
 
 // StartMockModel launches `node bin/parkway.js mock-model` with an empty script on a free loopback
 // port; load a script with Reset. The process group is stopped when t finishes.
 func StartMockModel(t testing.TB) *MockModel {
 	t.Helper()
-	root, err := RepoRoot()
+	// Created before the stop cleanup is registered, so it is removed only after the model is gone.
+	dir := t.TempDir()
+	m, err := startMockModel(dir)
 	if err != nil {
 		t.Fatalf("testserver: %v", err)
 	}
-	script := filepath.Join(t.TempDir(), "script.json")
+	t.Cleanup(func() {
+		m.proc.stop()
+		if t.Failed() {
+			t.Logf("testserver: mock model output:\n%s", m.out.String())
+		}
+	})
+	return m
+}
+
+// LaunchMockModel is StartMockModel for code without a testing.TB (TestMain, Example functions):
+// stop ends the process group and removes the model's files.
+func LaunchMockModel() (m *MockModel, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "parkway-mock-model-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("testserver: %w", err)
+	}
+	m, err = startMockModel(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("testserver: %w", err)
+	}
+	return m, func() { m.proc.stop(); _ = os.RemoveAll(dir) }, nil
+}
+
+// startMockModel launches the mock model with its script file in dir.
+func startMockModel(dir string) (*MockModel, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	script := filepath.Join(dir, "script.json")
 	if err := os.WriteFile(script, []byte(`{"turns": []}`), 0o600); err != nil {
-		t.Fatalf("testserver: %v", err)
+		return nil, err
 	}
 	out := &output{}
 	p, line, err := startProcess(root, out, "node", "bin/parkway.js", "mock-model", "--script", script, "--listen", "127.0.0.1:0")
 	if err != nil {
-		t.Fatalf("testserver: mock model: %v; output:\n%s", err, out.String())
+		return nil, fmt.Errorf("mock model: %w; output:\n%s", err, out.String())
 	}
-	t.Cleanup(func() {
-		p.stop()
-		if t.Failed() {
-			t.Logf("testserver: mock model output:\n%s", out.String())
-		}
-	})
 	url, _ := line["url"].(string)
 	if url == "" {
-		t.Fatalf("testserver: the mock model's listening line has no url; output:\n%s", out.String())
+		p.stop()
+		return nil, fmt.Errorf("the mock model's listening line has no url; output:\n%s", out.String())
 	}
-	return &MockModel{URL: url, out: out}
+	return &MockModel{URL: url, out: out, proc: p}, nil
 }
 
 // control is the base of the scripted model's control endpoints (the URL without /v1).
@@ -129,28 +157,8 @@ type Server struct {
 // loopback port with a fresh data directory.
 func StartServer(t testing.TB, opts ServerOptions) *Server {
 	t.Helper()
-	root, err := RepoRoot()
+	s, err := newServer(t.TempDir(), opts)
 	if err != nil {
-		t.Fatalf("testserver: %v", err)
-	}
-	dir := t.TempDir()
-	config := map[string]any{}
-	for key, value := range opts.Config {
-		config[key] = value
-	}
-	config["model"] = map[string]any{"url": opts.ModelURL, "name": "scripted", "maxRetries": 2}
-	config["agents"] = opts.Agents
-	data, err := json.MarshalIndent(config, "", "  ")
-	if err != nil {
-		t.Fatalf("testserver: encoding the config: %v", err)
-	}
-	s := &Server{
-		root:    root,
-		config:  filepath.Join(dir, "parkway.json"),
-		dataDir: filepath.Join(dir, "data"),
-		out:     &output{},
-	}
-	if err := os.WriteFile(s.config, data, 0o600); err != nil {
 		t.Fatalf("testserver: %v", err)
 	}
 	t.Cleanup(func() {
@@ -163,6 +171,52 @@ func StartServer(t testing.TB, opts ServerOptions) *Server {
 		t.Fatalf("testserver: %v", err)
 	}
 	return s
+}
+
+// LaunchServer is StartServer for code without a testing.TB (TestMain, Example functions): stop
+// ends the server's process group and removes its config and data.
+func LaunchServer(opts ServerOptions) (s *Server, stop func(), err error) {
+	dir, err := os.MkdirTemp("", "parkway-server-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("testserver: %w", err)
+	}
+	s, err = newServer(dir, opts)
+	if err == nil {
+		err = s.Start(false)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("testserver: %w", err)
+	}
+	return s, func() { s.Stop(); _ = os.RemoveAll(dir) }, nil
+}
+
+// newServer writes the config file for opts into dir; the data directory goes there too.
+func newServer(dir string, opts ServerOptions) (*Server, error) {
+	root, err := RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	config := map[string]any{}
+	for key, value := range opts.Config {
+		config[key] = value
+	}
+	config["model"] = map[string]any{"url": opts.ModelURL, "name": "scripted", "maxRetries": 2}
+	config["agents"] = opts.Agents
+	data, err := json.MarshalIndent(config, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encoding the config: %w", err)
+	}
+	s := &Server{
+		root:    root,
+		config:  filepath.Join(dir, "parkway.json"),
+		dataDir: filepath.Join(dir, "data"),
+		out:     &output{},
+	}
+	if err := os.WriteFile(s.config, data, 0o600); err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // Addr returns the address the server listens on (its latest run's, when it is down).

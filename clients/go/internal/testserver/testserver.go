@@ -9,6 +9,8 @@
 // `parkway mock-model` (an OpenAI-compatible server playing a script, reset over HTTP), and
 // StartServer launches Parkway with a generated config file whose agents use that model; a Server can
 // be stopped, killed and started again on the same data directory. These ignore PARKWAY_ADDR.
+// LaunchMockModel and LaunchServer do the same for code without a testing.TB (the Example
+// functions), which stops them itself.
 package testserver
 
 import (
@@ -68,12 +70,13 @@ func Start(t testing.TB) string {
 	return addr
 }
 
-// Dial returns a plaintext client connection to addr, closed when t finishes.
-func Dial(t testing.TB, addr string) *grpc.ClientConn {
+// NewConn returns a plaintext client connection to addr, closed when t finishes; like
+// grpc.NewClient, it connects on the first call.
+func NewConn(t testing.TB, addr string) *grpc.ClientConn {
 	t.Helper()
 	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		t.Fatalf("testserver: dialing %s: %v", addr, err)
+		t.Fatalf("testserver: a client for %s: %v", addr, err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
