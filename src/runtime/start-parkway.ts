@@ -65,6 +65,11 @@ export interface RunningParkway {
    */
   readonly storageFailure: Promise<StorageFailure>;
   /**
+   * How many sessions are held in memory: those with a stream attached, a reply running or a call
+   * under way. Every other session, parked ones included, lives only in the store.
+   */
+  liveSessions(): number;
+  /**
    * Shuts down in order: new calls and inputs answer UNAVAILABLE "server shutting down" (health
    * NOT_SERVING); running replies are interrupted, their running tools given `shutdownGrace` to
    * finish; then streams end, calls in flight finish, the port is released, the store and the demo
@@ -180,6 +185,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     server,
     store,
     storageFailure,
+    liveSessions: () => manager.liveActors,
     async close(options = {}) {
       server.drain();
       await manager.stop(config.shutdownGrace);

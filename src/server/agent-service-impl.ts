@@ -225,7 +225,6 @@ export function createAgentService(
       });
       // A retry gets the outcome the input had the first time, not the session's state now.
       const done = applied.settled ? await applied.settled : await applied.firstOutcome?.();
-      manager.release(await manager.actor(request.sessionId, tenant));
       if (!done) {
         const view = await manager.get(tenant, request.sessionId);
         return {

@@ -40,9 +40,9 @@ export class PermissionAdmin {
   }): Promise<Rule[]> {
     const book = this.book;
     if (filter.sessionId) {
-      const state = await (
-        await this.sessions.actor(filter.sessionId, this.tenant)
-      ).permissionState();
+      const state = await this.sessions.withActor(filter.sessionId, this.tenant, (actor) =>
+        actor.permissionState(),
+      );
       return state.rules.filter((r) => !filter.scope || (r.scope ?? "session") === filter.scope);
     }
     switch (filter.scope) {
@@ -123,10 +123,9 @@ export class PermissionAdmin {
 
   /** Sets a session's mode, recording who did. */
   async setMode(sessionId: string, mode: PermissionState["mode"] | undefined, principal: string) {
-    const actor = await this.sessions.actor(sessionId, this.tenant);
-    const result = await actor.serial(() => actor.setMode(mode, principal));
-    this.sessions.release(actor);
-    return result;
+    return this.sessions.withActor(sessionId, this.tenant, (actor) =>
+      actor.serial(() => actor.setMode(mode, principal)),
+    );
   }
 
   /**
@@ -141,10 +140,11 @@ export class PermissionAdmin {
     let state: PermissionState;
     let tools;
     if (target.sessionId) {
-      const actor = await this.sessions.actor(target.sessionId, this.tenant);
-      state = await actor.permissionState();
-      tools = actor.tools;
-      this.sessions.release(actor);
+      ({ state, tools } = await this.sessions.withActor(
+        target.sessionId,
+        this.tenant,
+        async (actor) => ({ state: await actor.permissionState(), tools: actor.tools }),
+      ));
     } else if (target.agentId) {
       const agent = this.sessions.agent(target.agentId);
       const stored = [

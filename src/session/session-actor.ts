@@ -73,6 +73,11 @@ export interface ActorDeps {
    * used again (the next use loads the session from the store).
    */
   failed?: (actor: SessionActor) => void;
+  /**
+   * Told when a reply stopped running (finished, parked or failed): with no stream attached and no
+   * other use, the actor can leave memory.
+   */
+  idle?: (actor: SessionActor) => void;
 }
 
 /** An applied input's request id whose first outcome is the reply's next settlement. */
@@ -735,6 +740,8 @@ export class SessionActor implements HubOwner {
           this.deps.logger.error({ err, session: this.id, reply: replyId }, "reply not stored");
           this.fail(err instanceof Error ? err : new Error(String(err)));
         }
+      } finally {
+        this.deps.idle?.(this);
       }
     })();
   }

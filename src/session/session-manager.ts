@@ -91,6 +91,8 @@ export class SessionManager {
   /** Actors dropped after a failed write, until their reply has stopped. */
   private readonly dropped = new Set<SessionActor>();
   private readonly loading = new Map<string, Promise<SessionActor>>();
+  /** How many scoped uses (`withActor`) each actor in memory has under way. */
+  private readonly uses = new Map<SessionActor, number>();
   private readonly ruleBooks = new Map<string, RuleBook>();
   /** The home directory `~` stands for in permission checks. */
   readonly homeDir = homedir();
@@ -118,17 +120,16 @@ export class SessionManager {
     this.limits = options.limits ?? {};
     this.requestIds = { ...REQUEST_ID_DEFAULTS, ...options.requestIds };
     this.sessionCount = new TenantSessionCount(store);
-    this.expiry = new ExpiryScheduler(store, log, async (sessionId, now) => {
-      const actor = await this.actor(sessionId);
-      await actor.serial(() => actor.expire(now));
-      this.release(actor);
-    });
+    this.expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
+      this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.expire(now))),
+    );
     this.deps = {
       store,
       logger: log,
       homeDir: this.homeDir,
       expiry: this.expiry,
       failed: (actor) => this.drop(actor),
+      idle: (actor) => this.release(actor),
       ...(options.keepFinishedReplies === undefined
         ? {}
         : { keepFinishedReplies: options.keepFinishedReplies }),
@@ -246,17 +247,54 @@ export class SessionManager {
   }
 
   /**
-   * The session's actor, loaded from the store when not in memory. NOT_FOUND when there is no such
-   * session, or it belongs to another tenant (undefined `tenant`: any, for the server's own work).
+   * The session's actor, loaded from the store when not in memory, with one use held for the caller
+   * (see `withActor`, which gives it back). NOT_FOUND when there is no such session, or it belongs
+   * to another tenant (undefined `tenant`: any, for the server's own work).
    */
-  async actor(sessionId: string, tenant?: string): Promise<SessionActor> {
+  private async acquire(sessionId: string, tenant?: string): Promise<SessionActor> {
     if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
-    const actor = await this.load(sessionId);
-    if (tenant !== undefined && actor.tenant !== tenant) {
-      this.release(actor);
-      throw notFound("session", sessionId);
+    for (;;) {
+      const actor = await this.load(sessionId);
+      // Released while this caller waited: load again, never use an actor no longer in memory.
+      if (this.actors.get(sessionId) !== actor) continue;
+      if (tenant !== undefined && actor.tenant !== tenant) {
+        this.release(actor);
+        throw notFound("session", sessionId);
+      }
+      this.uses.set(actor, (this.uses.get(actor) ?? 0) + 1);
+      return actor;
     }
-    return actor;
+  }
+
+  /** Gives back a use taken by `acquire`, and drops the actor from memory if nothing needs it. */
+  private giveBack(actor: SessionActor): void {
+    const left = (this.uses.get(actor) ?? 1) - 1;
+    if (left > 0) this.uses.set(actor, left);
+    else this.uses.delete(actor);
+    this.release(actor);
+  }
+
+  /**
+   * Runs `fn` with the session's actor and lets the actor leave memory afterwards, however `fn`
+   * ends, unless a stream, a running reply or another use still needs it. Every use of an actor
+   * goes through here, except `attach`, whose stream holds the actor until it ends.
+   */
+  async withActor<T>(
+    sessionId: string,
+    tenant: string | undefined,
+    fn: (actor: SessionActor) => Promise<T>,
+  ): Promise<T> {
+    const actor = await this.acquire(sessionId, tenant);
+    try {
+      return await fn(actor);
+    } finally {
+      this.giveBack(actor);
+    }
+  }
+
+  /** How many session actors are in memory (attached, running, in use, or not yet released). */
+  get liveActors(): number {
+    return this.actors.size;
   }
 
   private async load(sessionId: string): Promise<SessionActor> {
@@ -335,9 +373,11 @@ export class SessionManager {
     throw loss;
   }
 
-  /** Drops an actor from memory when nothing uses it. */
+  /** Drops an actor from memory when nothing uses it: no stream, no running reply, no scoped use. */
   release(actor: SessionActor): void {
-    if (actor.evictable && this.actors.get(actor.id) === actor) this.actors.delete(actor.id);
+    if (actor.evictable && !this.uses.has(actor) && this.actors.get(actor.id) === actor) {
+      this.actors.delete(actor.id);
+    }
   }
 
   async get(tenant: string, sessionId: string): Promise<SessionView> {
@@ -382,13 +422,14 @@ export class SessionManager {
   async delete(tenant: string, sessionId: string): Promise<void> {
     this.assertAccepting();
     // A session that lost data can still be deleted.
-    const actor = await this.actor(sessionId, tenant).catch(async (err: unknown) => {
+    const actor = await this.acquire(sessionId, tenant).catch(async (err: unknown) => {
       if (!isParkwayError(err, "data_loss")) throw err;
       const data = await this.store.get(SessionRecord, sessionId).catch(() => undefined);
       if (data && data.tenant !== tenant) throw notFound("session", sessionId);
       return undefined;
     });
     await actor?.dispose(notFound("session", sessionId));
+    if (actor) this.uses.delete(actor);
     this.actors.delete(sessionId);
     const batch = this.store.batch();
     for await (const key of this.store.keys(EventRecord, {
@@ -430,7 +471,22 @@ export class SessionManager {
     subscriber: Subscriber;
   }> {
     this.refuseIfFailed();
-    const actor = await this.actor(sessionId, tenant);
+    const actor = await this.acquire(sessionId, tenant);
+    try {
+      // Attached, the stream holds the actor until it ends (then `release`); refused, the actor
+      // may leave memory at once.
+      return this.attachTo(actor, afterSeq, signal);
+    } finally {
+      this.giveBack(actor);
+    }
+  }
+
+  private attachTo(
+    actor: SessionActor,
+    afterSeq: number,
+    signal: AbortSignal,
+  ): ReturnType<SessionActor["attach"]> & { actor: SessionActor } {
+    const sessionId = actor.id;
     const lastSeq = actor.snapshot.lastSeq;
     if (afterSeq + 1 < actor.firstAvailableSeq) {
       throw new ParkwayError(
@@ -459,7 +515,6 @@ export class SessionManager {
     }
     const maxStreams = this.limits.streamsPerSession;
     if (maxStreams !== undefined && actor.events.attached >= maxStreams) {
-      this.release(actor);
       throw limitReached(
         "streamsPerSession",
         maxStreams,
@@ -491,7 +546,16 @@ export class SessionManager {
     this.assertAccepting();
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
-    const actor = await this.actor(sessionId, tenant);
+    return this.withActor(sessionId, tenant, (actor) => this.applyTo(actor, input, options));
+  }
+
+  private applyTo(
+    actor: SessionActor,
+    input: SessionInput,
+    options: { principal?: string; requestId?: string },
+  ): ReturnType<SessionManager["apply"]> {
+    const sessionId = actor.id;
+    const requestId = options.requestId || undefined;
     return actor.serial(async () => {
       this.assertAccepting();
       let ticket;
@@ -556,9 +620,7 @@ export class SessionManager {
     for await (const sessionId of this.store.keys(RunningRecord)) ids.push(sessionId);
     for (const sessionId of ids) {
       try {
-        const actor = await this.actor(sessionId);
-        await actor.serial(() => actor.recover());
-        this.release(actor);
+        await this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.recover()));
       } catch (err) {
         if (!(err instanceof StorageFailure) && !isParkwayError(err, "data_loss")) {
           this.log.error({ err, session: sessionId }, "could not recover the reply");
