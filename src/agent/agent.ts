@@ -1,4 +1,5 @@
 import type { Model } from "../model/model.js";
+import type { PermissionMode } from "../permissions/index.js";
 import type { Tool } from "../tools/tool.js";
 import type { Rule } from "./types.js";
 
@@ -19,7 +20,7 @@ export interface AgentDefinition {
   readonly model: Model;
   /** Every tool the agent may call, by name (builtins, custom tools, external tools). */
   readonly tools: ReadonlyMap<string, Tool>;
-  readonly permissionMode: "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
+  readonly permissionMode: PermissionMode;
   /** Absolute, resolved directories its sessions' file tools and Bash are confined to. */
   readonly workingDirectories: readonly string[];
   /**

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { permissionBehaviorSchema, ruleFields } from "../permissions/index.js";
 import { dataPartSchema } from "../tools/data-part.js";
 
 export type { DataPart } from "../tools/data-part.js";
@@ -54,12 +55,8 @@ export const emptyUsage = (): Usage => ({
 
 /** A permission rule as carried on tool calls (suggestions) and in decisions. */
 export const ruleSchema = z.object({
+  ...ruleFields,
   id: z.string().optional(),
-  toolName: z.string(),
-  ruleContent: z.string().optional(),
-  behavior: z.enum(["allow", "deny", "ask"]),
-  scope: z.enum(["session", "agent", "tenant"]).optional(),
-  source: z.enum(["suggested", "confirmation", "api", "config"]).optional(),
   createdBy: z.string().optional(),
   createdAt: z.string().optional(),
   sessionId: z.string().optional(),
@@ -70,7 +67,7 @@ export type Rule = z.infer<typeof ruleSchema>;
 
 /** Why the permission engine decided as it did. */
 export const decisionSchema = z.object({
-  behavior: z.enum(["allow", "deny", "ask"]),
+  behavior: permissionBehaviorSchema,
   reason: z.string(),
   rule: ruleSchema.optional(),
   check: z.string(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES } from "../common/message-size.js";
+import { permissionModeSchema } from "../permissions/index.js";
 
 /** `HOST:PORT` (IPv6 hosts in brackets), port 0–65535; 0 picks a free port. */
 export const listenAddress = z.string().superRefine((value, ctx) => {
@@ -166,9 +167,7 @@ export const agentConfigSchema = z.strictObject({
   /** Built-in tools it may use, by name; unset = all. */
   tools: z.array(z.string()).optional(),
   externalTools: z.array(externalToolConfigSchema).default([]),
-  permissionMode: z
-    .enum(["default", "accept_edits", "explore", "bypass", "dont_ask"])
-    .default("default"),
+  permissionMode: permissionModeSchema.default("default"),
   /**
    * Directories its file tools and Bash are confined to (created when missing); each session works
    * in a directory of its own inside them unless `shareWorkingDirectories` is set.

@@ -3,9 +3,20 @@ export { evaluate } from "./evaluate.js";
 export { coveredBySuggested } from "./covered-by-suggested.js";
 export { matchesRule } from "./match-rule.js";
 export { formatRule, parseRule, sameRule } from "./rule-syntax.js";
-export { permissionModeSchema, permissionRuleSchema } from "./permission-rule-schema.js";
+export {
+  permissionBehaviorSchema,
+  permissionModeSchema,
+  permissionRuleSchema,
+  ruleFields,
+} from "./permission-rule-schema.js";
 export { isBuiltin } from "./describe-call.js";
-export { BUILTIN_TOOL_NAMES, PERMISSION_MODES } from "./types.js";
+export {
+  BUILTIN_TOOL_NAMES,
+  PERMISSION_BEHAVIORS,
+  PERMISSION_MODES,
+  RULE_SCOPES,
+  RULE_SOURCES,
+} from "./types.js";
 export type {
   BuiltinToolName,
   Decision,

@@ -3,14 +3,23 @@
  * directories, home directory) arrives in a `PermissionRequest`, and it answers with a `Decision`.
  */
 
+/*
+ * Each list below is the one definition of its words: the stored records, the configuration, the
+ * agents and the mappings to the wire contract derive from it, so a new word is one edit here that
+ * the compiler then follows everywhere else.
+ */
+
 /** What a rule or a decision does with a tool call. */
-export type PermissionBehavior = "allow" | "deny" | "ask";
+export const PERMISSION_BEHAVIORS = ["allow", "deny", "ask"] as const;
+export type PermissionBehavior = (typeof PERMISSION_BEHAVIORS)[number];
 
 /** Where a rule came from. */
-export type RuleSource = "suggested" | "confirmation" | "api" | "config";
+export const RULE_SOURCES = ["suggested", "confirmation", "api", "config"] as const;
+export type RuleSource = (typeof RULE_SOURCES)[number];
 
 /** How far a rule reaches. */
-export type RuleScope = "session" | "agent" | "tenant";
+export const RULE_SCOPES = ["session", "agent", "tenant"] as const;
+export type RuleScope = (typeof RULE_SCOPES)[number];
 
 /**
  * A permission rule, displayed as `ToolName(ruleContent)` (e.g. `Bash(npm test:*)`). Without
@@ -26,15 +35,14 @@ export interface PermissionRule {
 }
 
 /** How the engine falls back when no rule decides. */
-export type PermissionMode = "default" | "accept_edits" | "explore" | "bypass" | "dont_ask";
-
-export const PERMISSION_MODES: readonly PermissionMode[] = [
+export const PERMISSION_MODES = [
   "default",
   "accept_edits",
   "explore",
   "bypass",
   "dont_ask",
-];
+] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 /** The built-in tools whose inputs the engine understands. */
 export const BUILTIN_TOOL_NAMES = [
@@ -67,11 +75,7 @@ export type PermissionCheck =
   | SafetyCheck
   | "working_directory.edit"
   | "custom_tool"
-  | "mode.default"
-  | "mode.accept_edits"
-  | "mode.bypass"
-  | "mode.dont_ask"
-  | "mode.explore";
+  | `mode.${PermissionMode}`;
 
 /** The engine's verdict on one tool call. */
 export interface Decision {

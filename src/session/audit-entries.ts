@@ -1,3 +1,4 @@
+import type { RuleScope } from "../permissions/index.js";
 import type { DecisionInfo, Msg, Rule, ToolCallBlock, ToolResultBlock } from "../agent/types.js";
 import { formatRule } from "../permissions/index.js";
 import type { AuditDraft, AuditKind } from "./audit-records.js";
@@ -131,7 +132,7 @@ export function interruptAudit(sessionId: string, replyId: string, principal: st
 /** A rule added or removed through PermissionService. */
 export function ruleAudit(
   kind: "rule_added" | "rule_removed",
-  rule: Rule & { id: string; scope: "session" | "agent" | "tenant" },
+  rule: Rule & { id: string; scope: RuleScope },
   principal: string,
 ): AuditDraft {
   return {

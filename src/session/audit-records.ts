@@ -3,7 +3,7 @@ import { toolResultStateSchema } from "../agent/types.js";
 import { newId } from "../common/ids.js";
 import type { StoreBatch } from "../store/store.js";
 import { defineRecord } from "../store/record.js";
-import { permissionModeSchema } from "./records.js";
+import { permissionModeSchema } from "../permissions/index.js";
 
 /** What an audit entry records (see AuditKind in proto/parkway/v1/audit.proto). */
 export const auditKindSchema = z.enum([

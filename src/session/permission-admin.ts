@@ -2,6 +2,7 @@ import { decide, type PermissionState } from "../agent/gate.js";
 import { parseToolInput } from "../agent/tool-input.js";
 import type { DecisionInfo, Rule } from "../agent/types.js";
 import { invalidArgument } from "../common/errors.js";
+import type { RuleScope } from "../permissions/index.js";
 import { ruleAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
 import type { RuleScopeKey, StoredRule } from "./rule-book.js";
@@ -10,7 +11,7 @@ import type { SessionManager } from "./session-manager.js";
 /** A rule to add through the API, with where it applies. */
 export interface RuleToAdd {
   rule: Rule;
-  scope: "session" | "agent" | "tenant";
+  scope: RuleScope;
   sessionId?: string;
   agentId?: string;
 }
@@ -33,11 +34,7 @@ export class PermissionAdmin {
    * The rules in effect for a session (configured, tenant, agent and session scope), or the stored
    * rules of one scope; optionally only one scope.
    */
-  async list(filter: {
-    sessionId?: string;
-    agentId?: string;
-    scope?: "session" | "agent" | "tenant";
-  }): Promise<Rule[]> {
+  async list(filter: { sessionId?: string; agentId?: string; scope?: RuleScope }): Promise<Rule[]> {
     const book = this.book;
     if (filter.sessionId) {
       const state = await this.sessions.withActor(filter.sessionId, this.tenant, (actor) =>

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { msgSchema, ruleSchema } from "../agent/types.js";
+import { permissionModeSchema } from "../permissions/index.js";
 import { defineRecord } from "../store/record.js";
 
 /** Zero-padded decimal so keys sort numerically. */
@@ -12,14 +13,6 @@ export const sessionStatusSchema = z.enum([
   "awaiting_external_result",
 ]);
 export type SessionStatus = z.infer<typeof sessionStatusSchema>;
-
-export const permissionModeSchema = z.enum([
-  "default",
-  "accept_edits",
-  "explore",
-  "bypass",
-  "dont_ask",
-]);
 
 export const externalToolSchema = z.object({
   name: z.string(),

@@ -9,7 +9,7 @@ import {
   invalidArgument,
   ParkwayError,
 } from "../common/errors.js";
-import { evaluate, formatRule } from "../permissions/index.js";
+import { evaluate, formatRule, type RuleScope } from "../permissions/index.js";
 import type { ExternalResult, Tool } from "../tools/tool.js";
 import type { RuleScopeKey } from "./rule-book.js";
 
@@ -19,7 +19,7 @@ export interface ConfirmAnswer {
   confirmed: boolean;
   /** The edited input, when the person changed it. */
   editedInput?: string;
-  rules: (Rule & { scope?: "session" | "agent" | "tenant" })[];
+  rules: (Rule & { scope?: RuleScope })[];
   reason: string;
 }
 

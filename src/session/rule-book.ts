@@ -1,3 +1,4 @@
+import type { RuleScope } from "../permissions/index.js";
 import type { Rule } from "../agent/types.js";
 import { notFound } from "../common/errors.js";
 import { newId } from "../common/ids.js";
@@ -9,7 +10,7 @@ import { RuleRecord } from "./records.js";
 export type StoredRule = Rule & {
   id: string;
   tenant: string;
-  scope: "session" | "agent" | "tenant";
+  scope: RuleScope;
 };
 
 /** Where a rule applies. */
