@@ -55,8 +55,8 @@ export const emptyUsage = (): Usage => ({
 
 /** A permission rule as carried on tool calls (suggestions) and in decisions. */
 export const ruleSchema = z.object({
-  ...ruleFields,
   id: z.string().optional(),
+  ...ruleFields,
   createdBy: z.string().optional(),
   createdAt: z.string().optional(),
   sessionId: z.string().optional(),

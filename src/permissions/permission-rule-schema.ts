@@ -18,8 +18,8 @@ export const ruleFields = {
   toolName: z.string(),
   ruleContent: z.string().optional(),
   behavior: permissionBehaviorSchema,
-  source: z.enum(RULE_SOURCES).optional(),
   scope: z.enum(RULE_SCOPES).optional(),
+  source: z.enum(RULE_SOURCES).optional(),
 };
 
 /** Validates a permission rule (the engine's fields; unknown keys pass through for storage). */
