@@ -26,6 +26,7 @@ export {
 } from "./model/scripted/index.js";
 export type { RangeOptions, Store, StoreBatch } from "./store/store.js";
 export { createLevelStore } from "./store/level-store.js";
+export { createMemoryStore, MemoryStore } from "./store/memory-store.js";
 export { StoreDamagedError } from "./store/store-damage.js";
 export { defineRecord, type RecordType } from "./store/record.js";
 export { ParkwayError, type ErrorCode } from "./common/errors.js";

@@ -8,6 +8,7 @@ export {
 } from "./record.js";
 export { createLevelStore, LevelStore, StoreLockedError, StoreOpenError } from "./level-store.js";
 export { StorageFailure, StoreClosedError } from "./storage-failure.js";
+export { createMemoryStore, MemoryStore } from "./memory-store.js";
 export { DataDirectoryError } from "./data-directory.js";
 export { StoreDamagedError } from "./store-damage.js";
 export { repairStore, type RepairReport } from "./level-repair.js";

@@ -1,0 +1,216 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import {
+  createLevelStore,
+  createMemoryStore,
+  defineRecord,
+  RecordError,
+  StorageFailure,
+  StoreClosedError,
+  type Store,
+} from "../../src/store/index.js";
+import { writeFaults } from "../helpers/store-faults.js";
+
+/**
+ * What the session core relies on from a store, checked on every implementation: the LevelDB store
+ * and the in-memory one. Each implementation brings a way to make its next write fail.
+ */
+const Note = defineRecord({ kind: "note", version: 1, schema: z.object({ text: z.string() }) });
+const Tag = defineRecord({ kind: "tag", version: 1, schema: z.object({ n: z.number().int() }) });
+
+interface Subject {
+  store: Store;
+  failNextWrite(): void;
+}
+
+const implementations: [string, () => Promise<Subject>][] = [
+  [
+    "LevelDB",
+    async () => {
+      const store = createLevelStore(await mkdtemp(path.join(tmpdir(), "parkway-contract-")));
+      await store.open();
+      const faults = writeFaults(store);
+      return { store, failNextWrite: () => faults.failNext() };
+    },
+  ],
+  [
+    "memory",
+    async () => {
+      const store = createMemoryStore();
+      await store.open();
+      return { store, failNextWrite: () => store.failNextWrite() };
+    },
+  ],
+];
+
+const note = (text: string) => ({ text });
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe.each(implementations)("the Store contract: %s", (_name, make) => {
+  it("reads back what a batch wrote, and nothing for a key never written", async () => {
+    const { store } = await make();
+    await store.batch().put(Note, "a", note("one")).put(Tag, "a", { n: 1 }).write();
+    expect(await store.get(Note, "a")).toEqual(note("one"));
+    expect(await store.get(Tag, "a")).toEqual({ n: 1 });
+    expect(await store.get(Note, "missing")).toBeUndefined();
+    expect(await store.getMany(Note, ["missing", "a"])).toEqual([undefined, note("one")]);
+    await store.close();
+  });
+
+  it("applies a batch across kinds all together, deletions included", async () => {
+    const { store } = await make();
+    await store.batch().put(Note, "a", note("one")).put(Note, "b", note("two")).write();
+    const batch = store.batch().del(Note, "a").put(Tag, "t", { n: 2 }).put(Note, "b", note("2"));
+    expect(batch.length).toBe(3);
+    await batch.write({ sync: true });
+    expect(await collect(store.entries(Note))).toEqual([["b", note("2")]]);
+    expect(await store.get(Tag, "t")).toEqual({ n: 2 });
+    await store.close();
+  });
+
+  it("refuses an invalid record when it is put, so nothing of its batch is written", async () => {
+    const { store } = await make();
+    const before = await store.digest();
+    const batch = store.batch().put(Note, "ok", note("fine"));
+    expect(() => batch.put(Tag, "bad", { n: 1.5 })).toThrow(RecordError);
+    expect(await store.digest()).toBe(before);
+    await store.close();
+  });
+
+  it("applies writes in the order they were issued", async () => {
+    const { store } = await make();
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      store
+        .batch()
+        .put(Note, "k", note(String(i)))
+        .write({ sync: i % 5 === 0 }),
+    );
+    await Promise.all(writes);
+    expect(await store.get(Note, "k")).toEqual(note("19"));
+    await store.close();
+  });
+
+  it("scans one kind in bytewise key order within bounds, forwards and backwards", async () => {
+    const { store } = await make();
+    const batch = store.batch();
+    for (const key of ["b", "a", "c1", "c", "é", "Z", "d"]) batch.put(Note, key, note(key));
+    batch.put(Tag, "b", { n: 0 });
+    await batch.write();
+    expect(await collect(store.keys(Note))).toEqual(["Z", "a", "b", "c", "c1", "d", "é"]);
+    expect(await collect(store.keys(Note, { gt: "a", lte: "c1" }))).toEqual(["b", "c", "c1"]);
+    expect(await collect(store.keys(Note, { gte: "c", lt: "d" }))).toEqual(["c", "c1"]);
+    expect(await collect(store.keys(Note, { reverse: true, limit: 2 }))).toEqual(["é", "d"]);
+    expect(await collect(store.keys(Note, { gte: "b", reverse: true, limit: 3 }))).toEqual([
+      "é",
+      "d",
+      "c1",
+    ]);
+    expect((await collect(store.entries(Note, { lt: "b" }))).map(([k, v]) => [k, v.text])).toEqual([
+      ["Z", "Z"],
+      ["a", "a"],
+    ]);
+    expect(await collect(store.keys(Tag))).toEqual(["b"]);
+    await store.close();
+  });
+
+  it("stops a scan whose signal aborts, with an AbortError", async () => {
+    const { store } = await make();
+    const batch = store.batch();
+    for (let i = 0; i < 50; i++) batch.put(Note, String(i).padStart(3, "0"), note("x"));
+    await batch.write();
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const error = await (async () => {
+      for await (const key of store.keys(Note, { signal: controller.signal })) {
+        seen.push(key);
+        if (seen.length === 3) controller.abort();
+      }
+    })().catch((e: unknown) => e);
+    expect((error as Error).name).toBe("AbortError");
+    expect(seen.length).toBeLessThan(50);
+    await store.close();
+  });
+
+  it("changes its digest with every change of content, and only then", async () => {
+    const { store } = await make();
+    const empty = await store.digest();
+    await store.batch().put(Note, "a", note("one")).write();
+    const one = await store.digest();
+    expect(one).not.toBe(empty);
+    expect(await store.digest()).toBe(one);
+    await store.batch().put(Note, "a", note("two")).write();
+    expect(await store.digest()).not.toBe(one);
+    await store.close();
+  });
+
+  it("stops for writes after the first failed one, tells its listeners once, and still reads", async () => {
+    const { store, failNextWrite } = await make();
+    await store.batch().put(Note, "kept", note("kept")).write({ sync: true });
+    const told: StorageFailure[] = [];
+    store.onFailure((f) => told.push(f));
+    failNextWrite();
+    const first = await store
+      .batch()
+      .put(Note, "lost", note("lost"))
+      .write()
+      .catch((e: unknown) => e);
+    expect(first).toBeInstanceOf(StorageFailure);
+    const later = await store
+      .batch()
+      .put(Note, "later", note("later"))
+      .write({ sync: true })
+      .catch((e: unknown) => e);
+    expect(later).toBe(first);
+    expect(told).toEqual([first]);
+    expect(store.failure).toBe(first);
+    expect(await store.get(Note, "kept")).toEqual(note("kept"));
+    expect(await collect(store.keys(Note))).toEqual(["kept"]);
+    const lateListener: StorageFailure[] = [];
+    store.onFailure((f) => lateListener.push(f));
+    expect(lateListener).toEqual([first]);
+    await store.close();
+  });
+
+  it("refuses writes once closed, after finishing those already issued", async () => {
+    const { store } = await make();
+    const pending = store.batch().put(Note, "a", note("one")).write();
+    const closing = store.close();
+    await pending;
+    await closing;
+    const refused = await store
+      .batch()
+      .put(Note, "b", note("two"))
+      .write()
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(StoreClosedError);
+  });
+});
+
+describe("the in-memory store's slow writes", () => {
+  it("delays each write and keeps their order", async () => {
+    const store = createMemoryStore();
+    await store.open();
+    store.delayWrites(20);
+    let firstDone = false;
+    const first = store
+      .batch()
+      .put(Note, "k", note("first"))
+      .write()
+      .then(() => (firstDone = true));
+    const second = store.batch().put(Note, "k", note("second")).write({ sync: true });
+    expect(await store.get(Note, "k")).toBeUndefined(); // nothing applied yet
+    await second;
+    expect(firstDone).toBe(true);
+    await first;
+    expect(await store.get(Note, "k")).toEqual(note("second"));
+    expect(store.writes).toEqual({ applied: 2, synced: 1 });
+  });
+});
