@@ -57,6 +57,16 @@ export class MemoryStore implements Store {
     else this.failureListeners.push(listener);
   }
 
+  /**
+   * A new store holding every write applied so far and nothing issued after: what a process that
+   * died now would find on restart. It starts open, with no failure and no injected faults.
+   */
+  snapshot(): MemoryStore {
+    const copy = new MemoryStore(this.location);
+    for (const [kind, table] of this.kinds) copy.kinds.set(kind, new Map(table));
+    return copy;
+  }
+
   /** Makes the next write fail with `error` (an I/O error by default); the store then stops. */
   failNextWrite(error: Error = new Error("IO error: No space left on device")): void {
     this.injected = error;
