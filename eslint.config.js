@@ -38,7 +38,9 @@ export default tseslint.config(
   {
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ["*.js", "bin/*.js", "bench/servers/*.mjs"] },
+        projectService: {
+          allowDefaultProject: ["*.js", "bin/*.js", "bench/servers/*.mjs"],
+        },
       },
     },
     plugins: { "import-x": importX },
@@ -57,7 +59,7 @@ export default tseslint.config(
     },
     settings: { "import-x/resolver": { node: { extensions: [".ts", ".js"] } } },
   },
-  { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
+  { files: ["**/*.js", "**/*.mjs"], ...tseslint.configs.disableTypeChecked },
   {
     files: [
       "src/config/**/*.ts",

@@ -21,7 +21,7 @@ step() {
 
 step build npm run build --silent
 step typecheck npx tsc --noEmit -p tsconfig.json
-step lint bash -c 'npx eslint . && npx prettier --check .'
+step lint bash -c 'npx eslint . && npx prettier --check . && node scripts/check-cycles.mjs'
 step buf-lint npx buf lint
 step proto-breaking bash scripts/proto-breaking.sh
 step gen-check bash scripts/gen-check.sh

@@ -1,7 +1,7 @@
 import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
 import { DEFAULT_MAX_REPLY_BYTES, ReplyBudget } from "./reply-budget.js";
 import { decide, findHolder } from "./gate.js";
-import type { ReplyEnv } from "./reply-loop.js";
+import type { ReplyEnv } from "./reply-env.js";
 import { parseToolInput } from "./tool-input.js";
 import { finishWithoutRunning, partitionBatches, runToolCall, startResult } from "./tool-runner.js";
 import type { ToolCallBlock } from "./types.js";

@@ -1,12 +1,10 @@
-import { type AgentDefinition, DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
-import type { EventBody } from "./events.js";
-import type { PermissionState } from "./gate.js";
+import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
+import type { ReplyEnv, ReplyOutcome } from "./reply-env.js";
 import { runModelTurn } from "./model-turn.js";
 import { toModelMessages } from "./to-model-messages.js";
 import { processToolCalls } from "./process-tool-calls.js";
 import { finishWithoutRunning, INTERRUPTED_TEXT, interruptedText } from "./tool-runner.js";
 import {
-  type DecisionInfo,
   type Failure,
   type FinishedReason,
   type Msg,
@@ -15,6 +13,8 @@ import {
 } from "./types.js";
 import { toolSpecs } from "./tool-specs.js";
 import { newId } from "../common/ids.js";
+
+export type { ReplyEnv, ReplyOutcome } from "./reply-env.js";
 import {
   BLOCK_OVERHEAD_BYTES,
   DEFAULT_MAX_REPLY_BYTES,
@@ -22,40 +22,6 @@ import {
   ReplyBudget,
   replyCutMarker,
 } from "./reply-budget.js";
-
-/** Everything one reply runs with. `message` and `progress` are mutated as the reply advances. */
-export interface ReplyEnv {
-  agent: AgentDefinition;
-  /** The conversation before this reply, ending with the user message that started it. */
-  history: readonly Msg[];
-  /** The reply's assistant message (id = reply id), accumulated across iterations and resumes. */
-  message: Msg;
-  /** Model calls made so far in this reply. */
-  progress: { iteration: number };
-  /**
-   * Aborted by user_interrupt or by shutdown: the model call stops and no further tool starts. An
-   * `InterruptReason` gives the text the interrupted calls' results carry.
-   */
-  signal: AbortSignal;
-  /**
-   * The signal the server tools run with; default `signal`. Aborted later than `signal` when tools
-   * that are running may finish first (a shutdown's grace).
-   */
-  toolSignal?: AbortSignal;
-  emit: (body: EventBody) => void;
-  /** The session's permission state, read at each decision (rules change as people accept them). */
-  permissions: () => PermissionState;
-  /**
-   * Told of each decision the permission engine makes on its own (allow, deny, or ask with a prompt),
-   * right before the first event that shows it is emitted, so the session can store a record of it
-   * with that event. Not called for a call held behind another one (it is decided again later).
-   */
-  decided?: (call: ToolCallBlock, decision: DecisionInfo) => void;
-}
-
-/** How `runReply` returned: finished (REPLY_END emitted) or parked (waiting for answers). */
-export type ReplyOutcome =
-  { kind: "finished"; finishedReason: FinishedReason; error?: Failure } | { kind: "parked" };
 
 function unfinished(message: Msg): ToolCallBlock[] {
   return message.content.filter(

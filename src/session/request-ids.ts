@@ -8,7 +8,7 @@ import {
   RequestRecord,
   requestKey,
 } from "./records.js";
-import type { SessionInput } from "./session-manager.js";
+import type { SessionInput } from "./session-input.js";
 
 /** How many request ids a session remembers, and for how long. */
 export interface RequestIdLimits {

@@ -30,7 +30,7 @@ import {
   type SessionStatus,
 } from "./records.js";
 import { externalTool } from "../tools/external-tool.js";
-import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
+import type { SessionInput } from "./session-input.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
 import {
   type CreateSessionInput,
@@ -69,12 +69,7 @@ export interface SessionLimits {
   streamBacklogEvents?: number;
 }
 
-/** One input of the Chat stream or the Reply RPC. */
-export type SessionInput =
-  | { kind: "user_message"; text: string }
-  | { kind: "user_interrupt"; replyId: string }
-  | { kind: "confirm"; replyId: string; answers: ConfirmAnswer[] }
-  | { kind: "external_results"; replyId: string; answers: ExternalAnswer[] };
+export type { SessionInput } from "./session-input.js";
 
 /**
  * Owns the sessions of one server: creates, finds, lists and deletes them, and keeps one actor in
