@@ -33,6 +33,6 @@ export interface ReplyEnv {
   decided?: (call: ToolCallBlock, decision: DecisionInfo) => void;
 }
 
-/** How `runReply` returned: finished (REPLY_END emitted) or parked (waiting for answers). */
+/** How `runReply` returned: finished (the owner emits REPLY_END) or parked (waiting for answers). */
 export type ReplyOutcome =
   { kind: "finished"; finishedReason: FinishedReason; error?: Failure } | { kind: "parked" };

@@ -55,14 +55,13 @@ function finish(env: ReplyEnv, finishedReason: FinishedReason, error?: Failure):
   if (finishedReason === "interrupted") interruptCalls(env, interruptedText(env.signal));
   env.message.finishedReason = finishedReason;
   if (error) env.message.error = error;
-  env.emit({ type: "reply_end", finishedReason, ...(error ? { error } : {}) });
   return { kind: "finished", finishedReason, ...(error ? { error } : {}) };
 }
 
 /**
  * Ends a reply whose message reached `maxReplyBytes`: the last model call's tool calls are dropped
  * (their inputs may be cut; none runs), a text block with the marker says so to every client and,
- * in the next reply, to the model, and REPLY_END carries ERROR with code `reply_too_large`.
+ * in the next reply, to the model, and the outcome is ERROR with code `reply_too_large`.
  */
 function finishTooLarge(env: ReplyEnv, maxBytes: number): ReplyOutcome {
   env.message.content = env.message.content.filter(
@@ -82,8 +81,10 @@ function finishTooLarge(env: ReplyEnv, maxBytes: number): ReplyOutcome {
 /**
  * Runs (or resumes) a reply: tool calls still open are processed first; then model call → tool
  * calls → again, until the model answers without tool calls (COMPLETED), the agent's max_iters is
- * reached (EXCEED_MAX_ITERS), the model fails or the message reaches `maxReplyBytes` (ERROR), the signal aborts (INTERRUPTED), or a call
- * awaits an answer (parked: no REPLY_END). REPLY_START is the caller's, and only for a new reply.
+ * reached (EXCEED_MAX_ITERS), the model fails or the message reaches `maxReplyBytes` (ERROR), the
+ * signal aborts (INTERRUPTED), or a call awaits an answer (parked). It returns how the reply stopped
+ * and emits neither REPLY_START nor REPLY_END: the reply's owner (the session) emits both, with the
+ * records that make them true.
  */
 export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
   const { agent, message } = env;

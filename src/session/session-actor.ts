@@ -683,9 +683,7 @@ export class SessionActor implements HubOwner {
           progress,
           signal: active.controller.signal,
           toolSignal: active.tools.signal,
-          emit: (body) => {
-            if (body.type !== "reply_end") this.emit(replyId, body);
-          },
+          emit: (body) => this.emit(replyId, body),
           permissions: () => ({
             mode: this.data.mode ?? this.agent.permissionMode,
             rules: this.rules,
