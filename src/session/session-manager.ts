@@ -541,16 +541,19 @@ export class SessionManager {
     this.assertAccepting();
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
-    return this.withActor(sessionId, tenant, (actor) => this.applyTo(actor, input, options));
+    const principal = options.principal ?? "anonymous";
+    return this.withActor(sessionId, tenant, (actor) =>
+      this.applyTo(actor, input, principal, requestId),
+    );
   }
 
   private applyTo(
     actor: SessionActor,
     input: SessionInput,
-    options: { principal?: string; requestId?: string },
+    principal: string,
+    requestId: string | undefined,
   ): ReturnType<SessionManager["apply"]> {
     const sessionId = actor.id;
-    const requestId = options.requestId || undefined;
     return actor.serial(async () => {
       this.assertAccepting();
       let ticket;
@@ -586,21 +589,11 @@ export class SessionManager {
         case "user_message":
           return actor.startReply(input.text, ticket);
         case "user_interrupt":
-          return actor.interrupt(input.replyId, options.principal ?? "anonymous", ticket);
+          return actor.interrupt(input.replyId, principal, ticket);
         case "confirm":
-          return actor.confirm(
-            input.replyId,
-            input.answers,
-            options.principal ?? "anonymous",
-            ticket,
-          );
+          return actor.confirm(input.replyId, input.answers, principal, ticket);
         case "external_results":
-          return actor.externalResults(
-            input.replyId,
-            input.answers,
-            options.principal ?? "anonymous",
-            ticket,
-          );
+          return actor.externalResults(input.replyId, input.answers, principal, ticket);
       }
     });
   }
