@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { type Harness, startHarness } from "../helpers/parkway-harness.js";
 
@@ -18,12 +19,26 @@ async function eventually(check: () => boolean, timeoutMs = 10_000): Promise<voi
   while (!check() && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
 }
 
-/** Runs `fn` over `items`, `width` at a time. */
-async function pool<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+/**
+ * Runs `fn` over `items`, `width` at a time, each lane with a client (a connection) of its own: a
+ * single HTTP/2 connection that cancels thousands of streams in a burst may be closed by the HTTP/2
+ * layer (a guard against rapid resets), which would fail unrelated calls on it.
+ */
+async function pool<T>(
+  address: string,
+  items: T[],
+  width: number,
+  fn: (client: ParkwayClient, item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: width }, async () => {
-      while (next < items.length) await fn(items[next++]!);
+      const client = createParkwayClient(address);
+      try {
+        while (next < items.length) await fn(client, items[next++]!);
+      } finally {
+        client.close();
+      }
     }),
   );
 }
@@ -38,22 +53,22 @@ describe("session actors", () => {
     const ids = Array.from({ length: 2_000 }, (_, i) => i);
     const sessions: string[] = [];
     let detachedRunning = 0;
-    await pool(ids, 32, async () => {
-      const { id } = await harness.client.createSession({ agentId: "test" });
+    await pool(harness.parkway.address, ids, 32, async (client) => {
+      const { id } = await client.createSession({ agentId: "test" });
       sessions.push(id);
-      const chat = await harness.client.attach(id);
+      const chat = await client.attach(id);
       for await (const { event } of chat.message("go")) {
         if (event?.$case === "textBlockDelta") break; // mid-reply: detach while it runs
       }
       chat.close();
-      if ((await harness.client.getSession(id)).status === SessionStatus.SESSION_STATUS_RUNNING) {
+      if ((await client.getSession(id)).status === SessionStatus.SESSION_STATUS_RUNNING) {
         detachedRunning++;
       }
     });
     expect(detachedRunning).toBeGreaterThan(1_000); // most were still running when detached
-    await pool(sessions, 32, async (id) => {
+    await pool(harness.parkway.address, sessions, 8, async (client, id) => {
       for (;;) {
-        const { status } = await harness.client.getSession(id);
+        const { status } = await client.getSession(id);
         if (status !== SessionStatus.SESSION_STATUS_RUNNING) break;
         await new Promise((r) => setTimeout(r, 50));
       }
