@@ -1,12 +1,12 @@
 import type { EventBody } from "../agent/events.js";
 import { ParkwayError } from "../common/errors.js";
 import type { ToolCallBlock } from "../agent/types.js";
-import { newId } from "../common/ids.js";
 import type { Logger } from "../common/logger.js";
 import { StorageFailure, StoreClosedError } from "../store/storage-failure.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { EventLog } from "./event-log.js";
 import type { StoredEvent, StreamItem } from "./stored-event.js";
+import { noteAnnounced, reannouncement } from "./reannouncement.js";
 import { Subscriber } from "./subscriber.js";
 
 /** Events whose write is synced, with the state they announce, before any stream sees them. */
@@ -19,61 +19,15 @@ const SYNC_EVENTS = new Set<EventBody["type"]>([
 /** Most replayed events handed to a stream's writer at once. */
 const REPLAY_BATCH = 256;
 
-/** Adds the ids of the calls a REQUIRE_* event announces. */
-function noteAnnounced(event: StoredEvent, into: Set<string>): void {
-  const body = event.body;
-  if (body.type === "require_user_confirm" || body.type === "require_external_execution") {
-    for (const call of body.toolCalls) into.add(call.id);
-  }
-}
-
-/**
- * The pending calls of a parked reply announced again (seq 0, marked replayed), leaving out those
- * the stream sees anyway: announced in the replay or in events not written yet.
- */
-function reannouncement(
-  sessionId: string,
-  pending: { replyId: string; calls: ToolCallBlock[] } | undefined,
-  announced: Set<string>,
-  replayed: Set<string>,
-): StreamItem[] {
-  if (!pending) return [];
-  const fresh = pending.calls.filter((c) => !announced.has(c.id) && !replayed.has(c.id));
-  const out: StreamItem[] = [];
-  const again = (body: EventBody): StreamItem => ({
-    kind: "event",
-    event: {
-      id: newId("evt"),
-      seq: 0,
-      sessionId,
-      replyId: pending.replyId,
-      createdAt: new Date().toISOString(),
-      replayed: true,
-      body,
-    },
-  });
-  const asking = fresh.filter((c) => c.state === "asking");
-  const submitted = fresh.filter((c) => c.state === "submitted");
-  if (asking.length > 0) out.push(again({ type: "require_user_confirm", toolCalls: asking }));
-  if (submitted.length > 0) {
-    out.push(again({ type: "require_external_execution", toolCalls: submitted }));
-  }
-  return out;
-}
-
-/** What the hub asks of its session when it writes. */
-export interface HubOwner {
-  /** Operations to add to every write: the session record when it changed. */
-  everyWrite(batch: StoreBatch, lastSeq: number): void;
-  /** Operations to add to a synced write that makes REQUIRE_* or REPLY_PARKED visible. */
-  syncWrite(batch: StoreBatch, lastSeq: number): void;
-  /** Called after such a synced write succeeded. */
-  synced(): void;
+/** What a hub writes besides its events, and whom it tells when a write fails. */
+export interface HubOptions {
+  /** The session's record, stored with every write that changed it or moved its last seq. */
+  head?: { writeInto(batch: StoreBatch, lastSeq: number): void };
   /**
-   * Called once, when a write failed: the hub writes nothing more, and the state the owner keeps in
-   * memory may be ahead of what is stored.
+   * Told once, when a write failed: the hub writes nothing more, and the state kept in memory may
+   * be ahead of what is stored.
    */
-  writeFailed(error: Error): void;
+  onFailure?: (error: Error) => void;
 }
 
 interface Waiter {
@@ -86,12 +40,15 @@ interface Waiter {
  * next seq, and a stream sees it only once the write that stores it has finished, so no client ever
  * sees an event the log could lose in a crash. While one write is in flight, the events emitted
  * meanwhile gather into the next write. A write that holds a REQUIRE_* or REPLY_PARKED event is
- * synced and carries the state it announces.
+ * synced.
  *
  * A write that fails stops the hub: its events and those emitted after them are dropped (the next
  * seq is again the one after the last stored event), every waiting and later commit rejects, the
- * attached streams end with UNAVAILABLE, and the owner is told (`writeFailed`). Nothing is written
- * for the session again by this hub.
+ * attached streams end with UNAVAILABLE, and `onFailure` is told. Nothing is written for the
+ * session again by this hub.
+ *
+ * The hub is told what to write: the events emitted, the records given with them (`emitWith`,
+ * `commit`, `stage`), synced or not, and the session's record (`head`). It calls nothing back.
  */
 export class EventHub {
   private readonly log: EventLog;
@@ -113,8 +70,8 @@ export class EventHub {
     private readonly store: Store,
     readonly sessionId: string,
     lastSeq: number,
-    private readonly owner: HubOwner,
     private readonly logger: Logger,
+    private readonly options: HubOptions = {},
   ) {
     this.log = new EventLog(store, sessionId, lastSeq);
     this.written = lastSeq;
@@ -213,7 +170,6 @@ export class EventHub {
       const events = this.log.drainPending();
       this.inFlight = events;
       const sync = this.wantSync || this.syncEvent;
-      const announces = this.syncEvent;
       const extras = this.extras;
       const waiters = this.waiters;
       this.waiters = [];
@@ -223,8 +179,7 @@ export class EventHub {
       try {
         const batch = this.store.batch();
         this.log.putInto(batch, events);
-        this.owner.everyWrite(batch, this.log.lastSeq);
-        if (announces) this.owner.syncWrite(batch, this.log.lastSeq);
+        this.options.head?.writeInto(batch, this.log.lastSeq);
         for (const extra of extras) extra(batch);
         if (batch.length > 0) await batch.write({ sync });
       } catch (err) {
@@ -233,7 +188,6 @@ export class EventHub {
       }
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
       this.inFlight = [];
-      if (announces) this.owner.synced();
       for (const event of events) {
         for (const sub of this.subscribers) sub.push({ kind: "event", event });
       }
@@ -243,7 +197,7 @@ export class EventHub {
 
   /**
    * Stops the hub after a failed write (or a failure to build it): drops what was not stored,
-   * tells the owner, rejects the writes waiting, and ends the attached streams.
+   * tells `onFailure`, rejects the writes waiting, and ends the attached streams.
    */
   private writeFailed(err: unknown, waiters: Waiter[]): void {
     // A storage failure is logged once, by whoever watches the store; a closed store is a stop.
@@ -265,7 +219,7 @@ export class EventHub {
     this.syncEvent = false;
     const waiting = [...waiters, ...this.waiters];
     this.waiters = [];
-    this.owner.writeFailed(failure);
+    this.options.onFailure?.(failure);
     for (const w of waiting) w.reject(err);
     this.closeAll(failure);
   }

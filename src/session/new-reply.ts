@@ -2,7 +2,14 @@ import type { Msg, ToolCallBlock } from "../agent/types.js";
 import { finishWithoutRunning } from "../agent/tool-runner.js";
 import type { EventBody } from "../agent/events.js";
 import { newId } from "../common/ids.js";
-import type { ReplyData } from "./records.js";
+import type { StoreBatch } from "../store/store.js";
+import {
+  MessageRecord,
+  messageKey,
+  type ReplyData,
+  ReplyRecord,
+  RunningRecord,
+} from "./records.js";
 
 /** The user's message and the reply it starts (running, checkpointed at `lastSeq`). */
 export function newReply(
@@ -28,6 +35,23 @@ export function newReply(
     snapshotSeq: lastSeq,
   };
   return { user, reply };
+}
+
+/**
+ * What starting a reply stores with its REPLY_START: the user's message as history message
+ * `index`, the reply, and its entry in the running index.
+ */
+export function startRecords(
+  sessionId: string,
+  index: number,
+  user: Msg,
+  reply: ReplyData,
+): (batch: StoreBatch) => void {
+  return (b) => {
+    b.put(MessageRecord, messageKey(sessionId, index), user);
+    b.put(ReplyRecord, sessionId, reply);
+    b.put(RunningRecord, sessionId, { replyId: reply.replyId, since: reply.startedAt });
+  };
 }
 
 /**

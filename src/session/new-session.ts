@@ -3,7 +3,15 @@ import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
 import { invalidArgument, ParkwayError } from "../common/errors.js";
 import { newId } from "../common/ids.js";
-import type { ExternalToolSpec, SessionData } from "./records.js";
+import type { Store } from "../store/store.js";
+import {
+  type ExternalToolSpec,
+  type SessionData,
+  SessionRecord,
+  TenantCountRecord,
+  TenantSessionRecord,
+  tenantSessionKey,
+} from "./records.js";
 
 /** What a new session is created with. */
 export interface CreateSessionInput {
@@ -138,4 +146,29 @@ export async function removeSessionDirectories(
 ): Promise<void> {
   if (agent.shareWorkingDirectories) return;
   await Promise.all(session.workingDirectories.map((dir) => rmdir(dir).catch(() => undefined)));
+}
+
+/**
+ * Stores a new session: its directories first (unless its agent shares them), then its record,
+ * its entry in its tenant's list and the tenant's new count `tenantCount`, in one synced write.
+ * When either fails, nothing is left: the directories made are removed.
+ */
+export async function storeNewSession(
+  store: Store,
+  agent: AgentDefinition,
+  data: SessionData,
+  tenantCount: number,
+): Promise<void> {
+  await makeSessionDirectories(agent, data);
+  try {
+    await store
+      .batch()
+      .put(SessionRecord, data.id, data)
+      .put(TenantSessionRecord, tenantSessionKey(data.tenant, data.id), { sessionId: data.id })
+      .put(TenantCountRecord, data.tenant, { sessions: tenantCount })
+      .write({ sync: true });
+  } catch (err) {
+    await removeSessionDirectories(agent, data);
+    throw err;
+  }
 }

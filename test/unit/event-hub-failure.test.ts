@@ -2,7 +2,7 @@ import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EventHub, type HubOwner } from "../../src/session/event-hub.js";
+import { EventHub, type HubOptions } from "../../src/session/event-hub.js";
 import { EventLog } from "../../src/session/event-log.js";
 import { LevelStore } from "../../src/store/level-store.js";
 import { StorageFailure } from "../../src/store/index.js";
@@ -11,15 +11,9 @@ import { writeFaults } from "../helpers/store-faults.js";
 
 const delta = (text: string) => ({ type: "text_block_delta" as const, blockId: "b", delta: text });
 
-function owner(): HubOwner & { failures: Error[] } {
+function owner(): HubOptions & { failures: Error[] } {
   const failures: Error[] = [];
-  return {
-    failures,
-    everyWrite: () => undefined,
-    syncWrite: () => undefined,
-    synced: () => undefined,
-    writeFailed: (error) => failures.push(error),
-  };
+  return { failures, onFailure: (error) => failures.push(error) };
 }
 
 async function stored(store: LevelStore, sessionId: string): Promise<number[]> {
@@ -49,7 +43,7 @@ describe("EventHub after a failed write", () => {
     const faults = writeFaults(store);
     const o = owner();
     const log = captureLog();
-    const hub = new EventHub(store, "ses_a", 0, o, log);
+    const hub = new EventHub(store, "ses_a", 0, log, o);
     hub.emit("r1", delta("1"));
     hub.emit("r1", delta("2"));
     await hub.commit();
@@ -79,7 +73,7 @@ describe("EventHub after a failed write", () => {
   it("rejects the commit, never the process, when building the write throws", async () => {
     const o = owner();
     const log = captureLog();
-    const hub = new EventHub(store, "ses_b", 0, o, log);
+    const hub = new EventHub(store, "ses_b", 0, log, o);
     hub.emit("r1", delta("1"));
     await hub.commit();
     hub.emit("r1", delta("2"));

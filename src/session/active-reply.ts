@@ -1,0 +1,82 @@
+import type { EventBody } from "../agent/events.js";
+import { interruptCalls } from "../agent/reply-loop.js";
+import type { ToolCallBlock } from "../agent/types.js";
+import type { StoreBatch } from "../store/store.js";
+import { pendingCalls } from "./pending-calls.js";
+import {
+  ExpiryRecord,
+  expiryKey,
+  type ReplyData,
+  ReplyRecord,
+  RunningRecord,
+  type SessionStatus,
+} from "./records.js";
+import type { AwaitingRequest } from "./reply-outcomes.js";
+
+/** A reply being run or parked, with what only lives in memory. */
+export interface ActiveReply {
+  data: ReplyData;
+  /** Stops the model call and the start of further tools. */
+  controller: AbortController;
+  /** Stops the tools that are running. */
+  tools: AbortController;
+  /** The run under way; undefined while the reply is parked. */
+  task?: Promise<void>;
+  /** Request ids applied since the reply last settled: a park records its notice as theirs. */
+  awaiting?: AwaitingRequest[];
+}
+
+/** A reply read from the store or just started, not running yet. */
+export function activeReply(data: ReplyData): ActiveReply {
+  return { data, controller: new AbortController(), tools: new AbortController() };
+}
+
+/** Calls of the reply awaiting an answer (asking or submitted). */
+export function waitingCalls(active: ActiveReply | undefined): ToolCallBlock[] {
+  return pendingCalls(active?.data.message);
+}
+
+/** The status of a session whose reply parked on `pending`. */
+export function parkedStatus(pending: readonly ToolCallBlock[]): SessionStatus {
+  return pending.some((c) => c.state === "asking")
+    ? "awaiting_permission"
+    : "awaiting_external_result";
+}
+
+/**
+ * The reply record as it is now (a checkpoint at `lastSeq`), the parked calls' deadlines, and
+ * the running index, into a batch.
+ */
+export function checkpoint(
+  batch: StoreBatch,
+  sessionId: string,
+  active: ActiveReply,
+  lastSeq: number,
+): void {
+  active.data.snapshotSeq = lastSeq;
+  batch.put(ReplyRecord, sessionId, active.data); // encoded (copied) at once
+  if (active.data.state === "parked") batch.del(RunningRecord, sessionId);
+  for (const call of waitingCalls(active)) {
+    if (call.expiresAt) {
+      batch.put(ExpiryRecord, expiryKey(call.expiresAt, sessionId), {
+        sessionId,
+        at: call.expiresAt,
+      });
+    }
+  }
+}
+
+/** Interrupts every unfinished call; returns the events, to be written with the reply's end. */
+export function interruptUnfinished(active: ActiveReply, text?: string): EventBody[] {
+  const events: EventBody[] = [];
+  interruptCalls({ message: active.data.message, emit: (body) => events.push(body) }, text);
+  active.data.message.finishedReason = "interrupted";
+  return events;
+}
+
+/** The calls of the parked reply whose deadline is at or before `now`. */
+export function dueCalls(active: ActiveReply, now: Date): ToolCallBlock[] {
+  return waitingCalls(active).filter(
+    (c) => c.expiresAt !== undefined && Date.parse(c.expiresAt) <= now.getTime(),
+  );
+}

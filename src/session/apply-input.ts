@@ -1,0 +1,75 @@
+import { limitReached } from "../common/limits.js";
+import type { Store } from "../store/store.js";
+import type { ReplySettled } from "./reply-outcomes.js";
+import { lookupRequest, type RequestIdLimits } from "./request-ids.js";
+import type { SessionActor } from "./session-actor.js";
+import type { SessionInput } from "./session-input.js";
+
+/** How an input was applied (see `SessionManager.apply`). */
+export interface Applied {
+  replyId?: string;
+  settled?: Promise<ReplySettled>;
+  duplicate?: boolean;
+  firstOutcome?: () => Promise<ReplySettled | undefined>;
+}
+
+/** What applying an input checks besides the session itself. */
+export interface ApplyLimits {
+  store: Store;
+  requestIds: RequestIdLimits;
+  /** Most replies running at once; an input that would start or resume one more is refused. */
+  runningReplies: number | undefined;
+  /** How many replies are running now. */
+  running: () => number;
+  /** Throws when the server no longer accepts changes. */
+  assertAccepting: () => void;
+}
+
+/**
+ * Applies one input to `actor`, after every input before it: once per request id (a retry of the
+ * same input is a `duplicate` with its first outcome; a different input under a used id is
+ * refused), within the running-replies limit (an interrupt is always taken).
+ */
+export function applyInput(
+  limits: ApplyLimits,
+  actor: SessionActor,
+  input: SessionInput,
+  principal: string,
+  requestId: string | undefined,
+): Promise<Applied> {
+  return actor.serial(async (): Promise<Applied> => {
+    limits.assertAccepting();
+    let ticket;
+    if (requestId) {
+      const found = await lookupRequest(
+        limits.store,
+        actor.id,
+        requestId,
+        input,
+        actor.nextRequest,
+        limits.requestIds,
+      );
+      if ("duplicate" in found) {
+        return {
+          duplicate: true,
+          firstOutcome: () => actor.firstOutcome(requestId, found.duplicate),
+        };
+      }
+      ticket = found.ticket;
+    }
+    const max = limits.runningReplies;
+    if (max !== undefined && input.kind !== "user_interrupt" && limits.running() >= max) {
+      throw limitReached("runningReplies", max, "too many replies are running; retry later");
+    }
+    switch (input.kind) {
+      case "user_message":
+        return actor.startReply(input.text, ticket);
+      case "user_interrupt":
+        return actor.interrupt(input.replyId, principal, ticket);
+      case "confirm":
+        return actor.confirm(input.replyId, input.answers, principal, ticket);
+      case "external_results":
+        return actor.externalResults(input.replyId, input.answers, principal, ticket);
+    }
+  });
+}

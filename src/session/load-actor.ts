@@ -1,0 +1,38 @@
+import type { AgentDefinition } from "../agent/agent.js";
+import { ParkwayError } from "../common/errors.js";
+import { externalTool } from "../tools/external-tool.js";
+import { type ActorDeps, SessionActor } from "./session-actor.js";
+import type { SessionReader } from "./session-reader.js";
+
+/**
+ * Reads a session from the store and makes its actor, with the external tools the session declared
+ * and its running or parked reply; FAILED_PRECONDITION when its agent is no longer configured.
+ */
+export async function loadActor(
+  reader: SessionReader,
+  agents: ReadonlyMap<string, AgentDefinition>,
+  sessionId: string,
+  deps: (tenant: string) => ActorDeps,
+): Promise<SessionActor> {
+  const { data, reply } = await reader.read(sessionId);
+  const agent = agents.get(data.agentId);
+  if (!agent) {
+    throw new ParkwayError(
+      "failed_precondition",
+      `session ${sessionId} belongs to agent ${data.agentId}, which is no longer configured`,
+    );
+  }
+  const sessionTools = data.externalTools.map((spec) =>
+    externalTool({
+      name: spec.name,
+      description: spec.description,
+      inputSchema: JSON.parse(spec.inputSchema) as Record<string, unknown>,
+      ...(spec.metadataSchema
+        ? { metadataSchema: JSON.parse(spec.metadataSchema) as Record<string, unknown> }
+        : {}),
+    }),
+  );
+  const actor = new SessionActor(data, agent, deps(data.tenant), sessionTools);
+  actor.restore(reply);
+  return actor;
+}

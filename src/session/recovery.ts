@@ -1,0 +1,31 @@
+import { isParkwayError } from "../common/errors.js";
+import type { Logger } from "../common/logger.js";
+import { StorageFailure } from "../store/storage-failure.js";
+import type { Store } from "../store/store.js";
+import { RunningRecord } from "./records.js";
+import type { SessionActor } from "./session-actor.js";
+
+/**
+ * Ends every reply that was running when the server stopped (see `ReplyLifecycle.recover`), one
+ * session at a time through `withActor`. Reads only the running index, whose size is the number of
+ * replies that were running, never every parked reply. Returns how many there were.
+ */
+export async function recoverReplies(
+  store: Store,
+  log: Logger,
+  withActor: (sessionId: string, fn: (actor: SessionActor) => Promise<void>) => Promise<void>,
+): Promise<number> {
+  const ids: string[] = [];
+  for await (const sessionId of store.keys(RunningRecord)) ids.push(sessionId);
+  for (const sessionId of ids) {
+    try {
+      await withActor(sessionId, (actor) => actor.serial(() => actor.recover()));
+    } catch (err) {
+      // A session that lost data stays as it is (it is reported when used); a failed store stops.
+      if (!(err instanceof StorageFailure) && !isParkwayError(err, "data_loss")) {
+        log.error({ err, session: sessionId }, "could not recover the reply");
+      }
+    }
+  }
+  return ids.length;
+}

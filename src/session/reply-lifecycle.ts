@@ -1,0 +1,263 @@
+import type { EventBody } from "../agent/events.js";
+import type { ToolCallBlock } from "../agent/types.js";
+import type { StoreBatch } from "../store/store.js";
+import {
+  type ActiveReply,
+  activeReply,
+  dueCalls,
+  interruptUnfinished,
+  waitingCalls,
+} from "./active-reply.js";
+import { interruptAudit } from "./audit-entries.js";
+import { writeAudit } from "./audit-records.js";
+import { assertIdle, assertParked, assertReply } from "./input-checks.js";
+import { newReply, startRecords } from "./new-reply.js";
+import { type AnsweredSession, expiredDenied, type PrepareAnswer } from "./prepared-answers.js";
+import type { ReplyData } from "./records.js";
+import { expiryEnding, recoveryEnding } from "./reply-endings.js";
+import type { NotedRequest, ReplySettled } from "./reply-outcomes.js";
+import {
+  abortReply,
+  runActiveReply,
+  runHooks,
+  type RunningSession,
+  stopForShutdown,
+} from "./reply-runner.js";
+import { ReplyWrites, type WritingSession } from "./reply-writes.js";
+import type { RequestTicket } from "./request-ids.js";
+import { replyStarts } from "./retention.js";
+
+/** What a reply's lifecycle works with: its session's parts and what it tells the session. */
+export interface LifecycleSession extends RunningSession, AnsweredSession, WritingSession {
+  /** Told when a reply stopped running (finished, parked or failed). */
+  idle: () => void;
+  /** Stops the session after a failure to store the reply's end or park. */
+  fail: (error: Error) => void;
+}
+
+/**
+ * The life of a session's reply, and the only writer of its states: starts it, runs it until it
+ * finishes or parks, commits answers and resumes it, interrupts it, applies expiry, recovers it
+ * after a crash, and ends it with its one REPLY_END. Each change of state is committed with the
+ * events that show it, in one write, before those events are visible.
+ */
+export class ReplyLifecycle {
+  private readonly writes: ReplyWrites;
+  private disposed = false;
+  private stopped = false;
+
+  constructor(private readonly s: LifecycleSession) {
+    this.writes = new ReplyWrites(s);
+  }
+
+  private get active(): ActiveReply | undefined {
+    return this.writes.current;
+  }
+
+  /** True while a reply is running (not parked). */
+  get running(): boolean {
+    return this.active?.task !== undefined;
+  }
+
+  /** The running or parked reply's id. */
+  get replyId(): string | undefined {
+    return this.active?.data.replyId;
+  }
+
+  /** Calls awaiting an answer (asking or submitted) of the parked reply. */
+  get pendingCalls(): ToolCallBlock[] {
+    return waitingCalls(this.active);
+  }
+
+  /** The parked reply's pending calls, announced again to a stream that attaches. */
+  parked(): { replyId: string; calls: ToolCallBlock[] } | undefined {
+    const active = this.active;
+    if (!active || active.task) return undefined;
+    return { replyId: active.data.replyId, calls: waitingCalls(active) };
+  }
+
+  /** Restores the reply read from the store. */
+  restore(reply: ReplyData | undefined): void {
+    if (reply) this.writes.current = activeReply(reply);
+  }
+
+  /** Aborts the running reply because the session stopped with `error`. */
+  halt(error: Error): void {
+    this.stopped = true;
+    this.active?.controller.abort(error);
+  }
+
+  /** Starts a reply for a user message; refused while a reply is running or parked. */
+  async start(
+    text: string,
+    ticket: RequestTicket | undefined,
+  ): Promise<{ replyId: string; settled: Promise<ReplySettled> }> {
+    const { head, hub, outcomes } = this.s;
+    assertIdle(head.id, this.active, this.disposed);
+    const { user, reply: data } = newReply(this.s.agent.id, text, hub.lastSeq);
+    const replyId = data.replyId;
+    const index = head.data.messageCount;
+    head.update({
+      messageCount: index + 1,
+      ...replyStarts(head.data, this.s.keepFinishedReplies, hub.lastSeq + 1),
+    });
+    head.setStatus("running", replyId);
+    const active = activeReply(data);
+    this.writes.current = active;
+    const settled = outcomes.whenSettled(replyId);
+    const request = outcomes.note(ticket, replyId, index + 1);
+    // The event and the state it starts are written in one batch.
+    const start: EventBody = { type: "reply_start", name: this.s.agent.id, role: "assistant" };
+    await hub.emitWith(replyId, [start], {
+      extra: (b) => {
+        startRecords(head.id, index, user, data)(b);
+        request?.write(b);
+      },
+    });
+    this.awaitOutcome(active, request, settled);
+    this.run(active);
+    return { replyId, settled };
+  }
+
+  /**
+   * Interrupts the running or parked reply, resolving once it has ended, with a promise of its
+   * settlement; a no-op on an idle session.
+   */
+  async interrupt(
+    replyId: string,
+    principal: string,
+    ticket: RequestTicket | undefined,
+  ): Promise<{ settled?: Promise<ReplySettled> }> {
+    const { head, outcomes } = this.s;
+    const active = this.active;
+    if (!active) return {};
+    assertReply(active.data.replyId, replyId);
+    const settled = outcomes.whenSettled(active.data.replyId);
+    const request = outcomes.note(ticket, active.data.replyId, head.data.messageCount);
+    const extra = (b: StoreBatch) => {
+      request?.write(b);
+      writeAudit(b, head.tenant, [interruptAudit(head.id, active.data.replyId, principal)]);
+    };
+    if (active.task) {
+      const task = active.task;
+      abortReply(active, new Error("interrupted by the user"));
+      await this.s.hub.commit({ extra });
+      this.awaitOutcome(active, request, settled);
+      await task;
+      return { settled };
+    }
+    const events = interruptUnfinished(active);
+    await this.writes.end(active, { finishedReason: "interrupted", events, records: extra });
+    this.awaitOutcome(active, request, settled);
+    return { settled };
+  }
+
+  /** Commits an answer `prepare` makes for the parked reply (refused whole), then resumes it. */
+  async answer(
+    replyId: string,
+    what: string,
+    prepare: PrepareAnswer,
+    ticket: RequestTicket | undefined,
+  ): Promise<{ settled: Promise<ReplySettled> }> {
+    const { head, outcomes } = this.s;
+    const active = assertParked(head.id, this.active, head.data.status, replyId, what);
+    const prepared = await prepare(active);
+    const settled = outcomes.whenSettled(active.data.replyId);
+    const request = outcomes.note(ticket, active.data.replyId, head.data.messageCount);
+    await this.writes.commitAnswer(active, prepared.message, prepared.events, (b) => {
+      prepared.records(b);
+      request?.write(b);
+    });
+    prepared.committed?.();
+    this.awaitOutcome(active, request, settled);
+    this.resume(active);
+    return { settled };
+  }
+
+  /**
+   * Applies the agent's expiry policy to the parked calls whose deadline is at or before `now`:
+   * "deny" finishes them DENIED with a timed-out reason the model sees and resumes the reply;
+   * "interrupt" interrupts the reply. A no-op when nothing is due (the call was answered first).
+   */
+  async expire(now: Date): Promise<void> {
+    const active = this.active;
+    if (!active || active.task) return;
+    const due = dueCalls(active, now);
+    if (due.length === 0) return;
+    const seconds = Math.round((this.s.agent.confirmTimeoutMs ?? 0) / 1000);
+    if (this.s.agent.expiryPolicy === "interrupt") {
+      const { head } = this.s;
+      await this.writes.end(active, expiryEnding(head.id, head.tenant, active, due, seconds));
+      return;
+    }
+    const prepared = await expiredDenied(this.s, due, seconds)(active);
+    await this.writes.commitAnswer(active, prepared.message, prepared.events, prepared.records);
+    this.resume(active);
+  }
+
+  /**
+   * Ends a reply that was running when the server stopped (see `recoveryEnding`) with
+   * REPLY_END(interrupted, "server_restarted").
+   */
+  async recover(): Promise<void> {
+    const active = this.active;
+    if (!active || active.task || active.data.state !== "running") return;
+    await this.writes.end(active, await recoveryEnding(this.s.hub, active));
+  }
+
+  /** Interrupts a running reply for a shutdown (see `stopForShutdown`). */
+  stop(graceMs: number): Promise<void> {
+    return this.active ? stopForShutdown(this.active, graceMs) : Promise.resolve();
+  }
+
+  /** Refuses new replies and stops the running one at once, for the session's deletion. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    const task = this.active?.task;
+    if (!task || !this.active) return;
+    abortReply(this.active, new Error("session deleted"));
+    await task.catch(() => undefined);
+  }
+
+  /** Once an input's request id is stored: until the reply settles, its outcome is the settlement. */
+  private awaitOutcome(
+    active: ActiveReply,
+    request: NotedRequest | undefined,
+    settled: Promise<ReplySettled>,
+  ): void {
+    // A reply that has already ended stored its final message, the outcome, with its end.
+    if (!request || this.active !== active) return;
+    (active.awaiting ??= []).push({ requestId: request.requestId, record: request.record });
+    this.s.outcomes.awaitFirst(request, settled);
+  }
+
+  private resume(active: ActiveReply): void {
+    active.controller = new AbortController();
+    active.tools = new AbortController();
+    this.run(active);
+  }
+
+  private run(active: ActiveReply): void {
+    const hooks = runHooks(this.s, active, {
+      announced: () => this.writes.stageCheckpoint(active),
+      stopped: () => this.stopped,
+    });
+    active.task = (async () => {
+      const outcome = await runActiveReply(this.s, active, hooks);
+      active.task = undefined;
+      try {
+        await this.writes.settle(active, outcome);
+      } catch (err) {
+        // The write that ends or parks the reply failed: the session has stopped (its hub told
+        // it), and those waiting for the reply got the error.
+        if (!this.stopped) {
+          const { head, logger } = this.s;
+          logger.error({ err, session: head.id, reply: active.data.replyId }, "reply not stored");
+          this.s.fail(err instanceof Error ? err : new Error(String(err)));
+        }
+      } finally {
+        this.s.idle();
+      }
+    })();
+  }
+}

@@ -1,0 +1,137 @@
+import type { EventBody } from "../agent/events.js";
+import type { ReplyOutcome } from "../agent/reply-loop.js";
+import type { Msg } from "../agent/types.js";
+import type { StoreBatch } from "../store/store.js";
+import { type ActiveReply, checkpoint, parkedStatus, waitingCalls } from "./active-reply.js";
+import type { EventHub } from "./event-hub.js";
+import { RunningRecord } from "./records.js";
+import { endRecords, type Ending, parkedRequests } from "./reply-endings.js";
+import type { ReplyOutcomes, ReplySettled } from "./reply-outcomes.js";
+import { compaction } from "./retention.js";
+import type { SessionHead } from "./session-head.js";
+import { waitingNotice } from "./waiting-notice.js";
+
+/** What the writes of a reply's states go through. */
+export interface WritingSession {
+  head: SessionHead;
+  hub: EventHub;
+  outcomes: ReplyOutcomes;
+  /** Keep the events of this many finished replies per session; undefined keeps all. */
+  keepFinishedReplies?: number;
+  /** Told about every parked call's deadline once the park is stored. */
+  expiry?: { note(at: string): void };
+}
+
+/**
+ * The session's current reply and the writes that change its state: an answer committed (the
+ * reply runs again), a park, an end with its one REPLY_END. Each is one write with the events
+ * that show it, and those events are visible only once it is stored; a REQUIRE_* or REPLY_PARKED
+ * carries a checkpoint of the reply (synced by the hub).
+ */
+export class ReplyWrites {
+  /** The running or parked reply. */
+  current: ActiveReply | undefined;
+  /** A checkpoint is staged for the next write and not yet put into it. */
+  private checkpointStaged = false;
+
+  constructor(private readonly s: WritingSession) {}
+
+  /** Puts a checkpoint of `active` into the next write (once, however often it is asked). */
+  stageCheckpoint(active: ActiveReply): void {
+    if (this.checkpointStaged) return;
+    this.checkpointStaged = true;
+    const hub = this.s.hub;
+    hub.stage((b) => {
+      this.checkpointStaged = false;
+      if (this.current === active) checkpoint(b, this.s.head.id, active, hub.lastSeq);
+    });
+  }
+
+  /**
+   * Commits an answer: the reply's new state (a checkpoint), the events the answer produced, and
+   * `extra`, in one synced atomic batch; only then are the events seen.
+   */
+  async commitAnswer(
+    active: ActiveReply,
+    message: Msg,
+    events: EventBody[],
+    extra: (b: StoreBatch) => void,
+  ): Promise<void> {
+    const replyId = active.data.replyId;
+    active.data = { ...active.data, message, state: "running" };
+    this.s.head.setStatus("running", replyId);
+    this.stageCheckpoint(active);
+    await this.s.hub.emitWith(replyId, events, {
+      sync: true,
+      extra: (b) => {
+        b.put(RunningRecord, this.s.head.id, { replyId, since: new Date().toISOString() });
+        extra(b);
+      },
+    });
+  }
+
+  /** Ends a reply that is not running, as `ending` says. */
+  end(active: ActiveReply, ending: Ending): Promise<void> {
+    const { finishedReason, error } = ending;
+    const outcome: ReplyOutcome = { kind: "finished", finishedReason, ...(error ? { error } : {}) };
+    return this.settle(active, outcome, ending.events, ending.records);
+  }
+
+  /**
+   * Ends or parks a reply. Ending writes `before` (events that end its calls), REPLY_END, the message
+   * into the history, the removal of the reply and `extra` in one batch; parking announces
+   * REPLY_PARKED with a synced checkpoint and, as the first outcome of the request ids applied since
+   * the reply last settled, its waiting notice. Those waiting for the settlement get the final
+   * message or the waiting notice once it is stored.
+   */
+  async settle(
+    active: ActiveReply,
+    outcome: ReplyOutcome,
+    before: EventBody[] = [],
+    extra?: (b: StoreBatch) => void,
+  ): Promise<void> {
+    const { head, hub } = this.s;
+    const replyId = active.data.replyId;
+    const message = active.data.message;
+    const awaiting = active.awaiting;
+    active.awaiting = undefined;
+    let settled: ReplySettled;
+    if (outcome.kind === "finished") {
+      const keep = this.s.keepFinishedReplies;
+      const compact = await compaction(head.data, keep, hub.lastSeq, (a, b) => hub.chunkKeys(a, b));
+      const index = head.data.messageCount;
+      this.current = undefined;
+      head.update({ messageCount: index + 1, ...compact?.data });
+      head.setStatus("idle");
+      settled = { message, status: "idle", pending: [] };
+      const end: EventBody = {
+        type: "reply_end",
+        finishedReason: outcome.finishedReason,
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
+      const records = endRecords(head.id, index, message, compact?.keys ?? []);
+      await hub.emitWith(replyId, [...before, end], {
+        extra: (b) => {
+          records(b);
+          extra?.(b);
+        },
+      });
+    } else {
+      const pending = waitingCalls(active);
+      active.data.state = "parked";
+      head.setStatus(parkedStatus(pending), replyId);
+      const notice = waitingNotice(message, pending);
+      const status = head.data.status;
+      const calls = notice.content.filter((b) => b.type === "tool_call");
+      settled = { message: notice, status, pending: calls };
+      if (awaiting && awaiting.length > 0) {
+        hub.stage(parkedRequests(head.id, awaiting, { notice, status }));
+      }
+      // Written (synced, with the checkpoint) before the caller hears that the reply is parked.
+      this.stageCheckpoint(active);
+      await hub.emitWith(replyId, [{ type: "reply_parked", message: notice }], {});
+      for (const call of pending) if (call.expiresAt) this.s.expiry?.note(call.expiresAt);
+    }
+    this.s.outcomes.settled(replyId, settled, awaiting);
+  }
+}

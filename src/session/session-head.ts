@@ -1,0 +1,69 @@
+import type { StoreBatch } from "../store/store.js";
+import { type SessionData, SessionRecord, type SessionStatus } from "./records.js";
+
+/**
+ * A session's record as memory holds it: its status, counts, mode and the seq of its last stored
+ * event. Every change is kept until the next write of the session's events, which stores the
+ * record with them (`writeInto`); a write that neither changed it nor stored an event leaves it.
+ */
+export class SessionHead {
+  private changed = false;
+
+  constructor(private current: SessionData) {}
+
+  get data(): SessionData {
+    return this.current;
+  }
+
+  get id(): string {
+    return this.current.id;
+  }
+
+  get tenant(): string {
+    return this.current.tenant;
+  }
+
+  /** Changes fields of the record; the change is stored with the next write. */
+  update(patch: Partial<SessionData>): void {
+    this.current = { ...this.current, ...patch };
+    this.changed = true;
+  }
+
+  /** Sets the status and the current reply (none when `replyId` is undefined). */
+  setStatus(status: SessionStatus, replyId?: string): void {
+    const next: SessionData = { ...this.current, status };
+    if (replyId) next.replyId = replyId;
+    else delete next.replyId;
+    this.current = next;
+    this.changed = true;
+  }
+
+  /** Sets the session's own mode; undefined follows the agent's. */
+  setMode(mode: SessionData["mode"]): void {
+    const next: SessionData = { ...this.current };
+    if (mode) next.mode = mode;
+    else delete next.mode;
+    this.current = next;
+    this.changed = true;
+  }
+
+  /** The number the next request id of this session is recorded under. */
+  get nextRequest(): number {
+    return this.current.requestCount ?? 0;
+  }
+
+  /** Counts one more request id and returns the number it is recorded under. */
+  takeRequest(): number {
+    const order = this.nextRequest;
+    this.update({ requestCount: order + 1 });
+    return order;
+  }
+
+  /** Puts the record into `batch` when it changed or `lastSeq` moved since it was last stored. */
+  writeInto(batch: StoreBatch, lastSeq: number): void {
+    if (!this.changed && lastSeq === this.current.lastSeq) return;
+    this.changed = false;
+    this.current = { ...this.current, lastSeq, updatedAt: new Date().toISOString() };
+    batch.put(SessionRecord, this.current.id, this.current);
+  }
+}
