@@ -229,6 +229,22 @@ describe.each(implementations)("the Store contract: %s", (_name, make) => {
     await store.close();
   });
 
+  it("takes the writes issued right after a refused batch that was the only one waiting", async () => {
+    const { store } = await make();
+    const refused = store
+      .batch()
+      .check(Note, "x", () => false, "never")
+      .put(Note, "x", note("lost"))
+      .write()
+      .catch((e: unknown) => e);
+    const next = store.batch().put(Note, "y", note("y")).write();
+    const last = store.batch().put(Note, "z", note("z")).write({ sync: true });
+    await Promise.all([next, last]);
+    expect(await refused).toBeInstanceOf(ConflictError);
+    expect(await collect(store.keys(Note))).toEqual(["y", "z"]);
+    await store.close();
+  });
+
   it("scans one kind in bytewise key order within bounds, forwards and backwards", async () => {
     const { store } = await make();
     const batch = store.batch();
