@@ -7,7 +7,7 @@ export {
   type RecordType,
 } from "./record.js";
 export { createLevelStore, LevelStore, StoreLockedError, StoreOpenError } from "./level-store.js";
-export { StorageFailure, StoreClosedError } from "./storage-failure.js";
+export { ConflictError, StorageFailure, StoreClosedError } from "./storage-failure.js";
 export { createMemoryStore, MemoryStore } from "./memory-store.js";
 export { DataDirectoryError } from "./data-directory.js";
 export { StoreDamagedError } from "./store-damage.js";

@@ -2,6 +2,13 @@ import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { ParkwayError } from "../common/errors.js";
 import { checkDataDirectory } from "./data-directory.js";
+import {
+  type BatchCheck,
+  type BatchEncoding,
+  buildBatch,
+  type EnqueueBatch,
+  firstConflict,
+} from "./batch-builder.js";
 import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
 import { StorageFailure, StoreClosedError } from "./storage-failure.js";
 import { type MarkerKeeper, type StoreData, STORE_KEY, StoreRecord } from "./store-marker.js";
@@ -15,6 +22,8 @@ type Op = { type: "put"; key: string; value: string } | { type: "del"; key: stri
 /** A batch waiting for its turn to be written. */
 interface QueuedWrite {
   ops: Op[];
+  /** Evaluated right before the batch is written; see `admit`. */
+  checks: readonly BatchCheck[];
   sync: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -46,9 +55,12 @@ export class StoreOpenError extends ParkwayError {
  *
  * Writes go to LevelDB one at a time, in the order they were issued: the batches issued while one
  * is being written are joined into the next write (atomic all together, synced when any asked for
- * it), so nothing is ever handed to LevelDB after a write that failed. The first failure stops the
- * store for writes (see `Store`); LevelDB itself keeps accepting writes after a failed log write,
- * and appends them behind the partial record it left, where they are lost when the log is replayed.
+ * it), so nothing is ever handed to LevelDB after a write that failed. A batch's checks are
+ * evaluated in that queue, against LevelDB as the writes before it left it and the batches joined
+ * ahead of it into the same write; a batch whose check fails is left out of the write and rejected
+ * with `ConflictError`, and the others are written. The first failure stops the store for writes
+ * (see `Store`); LevelDB itself keeps accepting writes after a failed log write, and appends them
+ * behind the partial record it left, where they are lost when the log is replayed.
  */
 export class LevelStore implements Store {
   private instance: ClassicLevel<string, string> | undefined;
@@ -64,6 +76,16 @@ export class LevelStore implements Store {
   /** The count of the last synced write. */
   private syncedWrites = 0;
   private keeper: MarkerKeeper | undefined;
+  /**
+   * How batches (`buildBatch`) encode their operations: keys carry their sublevel's prefix, so a
+   * batch is written in one call on the root.
+   */
+  private readonly encoding: BatchEncoding<Op> = {
+    put: (kind, key, value) => ({ type: "put", key: this.sub(kind).prefix + key, value }),
+    del: (kind, key) => ({ type: "del", key: this.sub(kind).prefix + key }),
+  };
+  private readonly enqueueBatch: EnqueueBatch<Op> = (ops, checks, sync) =>
+    this.enqueue(ops, checks, sync);
 
   constructor(readonly location: string) {}
 
@@ -140,7 +162,7 @@ export class LevelStore implements Store {
    */
   async close(): Promise<void> {
     this.closed = true;
-    await this.writing;
+    while (this.writing) await this.writing;
     const meta = this.meta;
     if (meta && this.instance?.status === "open" && !this.failed) {
       if (meta.writes > this.syncedWrites) {
@@ -167,22 +189,31 @@ export class LevelStore implements Store {
   }
 
   /** Queues a batch; the write loop starts at once when idle, so a lone write waits for nothing. */
-  private enqueue(ops: Op[], sync: boolean): Promise<void> {
+  private enqueue(ops: Op[], checks: readonly BatchCheck[], sync: boolean): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     if (this.closed) return Promise.reject(new StoreClosedError(this.location));
     const done = new Promise<void>((resolve, reject) =>
-      this.queue.push({ ops, sync, resolve, reject }),
+      this.queue.push({ ops, checks, sync, resolve, reject }),
     );
-    this.writing ??= this.writeQueued().finally(() => {
-      this.writing = undefined;
-    });
+    if (!this.writing) this.startWriting();
     return done;
+  }
+
+  /**
+   * Runs the write loop. A loop can end without waiting for anything (when every batch it took was
+   * refused), so batches queued before it is marked as ended start it again.
+   */
+  private startWriting(): void {
+    this.writing = this.writeQueued().finally(() => {
+      this.writing = undefined;
+      if (this.queue.length > 0) this.startWriting();
+    });
   }
 
   /** Writes the queue in order, each time all that waits as one batch, until it is empty. */
   private async writeQueued(): Promise<void> {
     while (this.queue.length > 0) {
-      const group = this.queue;
+      let group = this.queue;
       this.queue = [];
       if (this.failed) {
         for (const w of group) w.reject(this.failed);
@@ -192,6 +223,13 @@ export class LevelStore implements Store {
         const closed = new StoreClosedError(this.location);
         for (const w of group) w.reject(closed);
         continue;
+      }
+      if (group.some((w) => w.checks.length > 0)) {
+        group = this.admit(group);
+        if (!group.some((w) => w.ops.length > 0)) {
+          for (const w of group) w.resolve();
+          continue;
+        }
       }
       const ops = group.flatMap((w) => w.ops);
       const sync = group.some((w) => w.sync);
@@ -217,6 +255,36 @@ export class LevelStore implements Store {
       }
       for (const w of group) w.resolve();
     }
+  }
+
+  /**
+   * The writes of `group` whose checks hold, in order. Each batch's checks read LevelDB as the
+   * earlier writes left it, overlaid with the operations of the batches admitted ahead of it in
+   * `group` (joined into the same LevelDB write, so not in LevelDB yet). A batch whose check does
+   * not hold (or cannot be evaluated) is rejected and left out; the store stays writable.
+   */
+  private admit(group: QueuedWrite[]): QueuedWrite[] {
+    const ahead = new Map<string, string | undefined>();
+    const read = (kind: string, key: string): string | undefined => {
+      const at = this.sub(kind).prefix + key;
+      return ahead.has(at) ? ahead.get(at) : this.db.getSync(at);
+    };
+    const admitted: QueuedWrite[] = [];
+    for (const w of group) {
+      let refused: unknown;
+      try {
+        refused = firstConflict(w.checks, read);
+      } catch (err) {
+        refused = err ?? new Error("check failed");
+      }
+      if (refused) {
+        w.reject(refused);
+        continue;
+      }
+      for (const op of w.ops) ahead.set(op.key, op.type === "put" ? op.value : undefined);
+      admitted.push(w);
+    }
+    return admitted;
   }
 
   /** Records the first failure and tells the listeners; later writes are refused with it. */
@@ -261,32 +329,8 @@ export class LevelStore implements Store {
     );
   }
 
-  /** Operations carry keys with their sublevel's prefix, written in one call on the root. */
   batch(): StoreBatch {
-    const ops: Op[] = [];
-    const prefix = (kind: string) => this.sub(kind).prefix;
-    const enqueue = (sync: boolean) => this.enqueue(ops, sync);
-    const batch: StoreBatch = {
-      put(type, key, value) {
-        ops.push({
-          type: "put",
-          key: prefix(type.kind) + key,
-          value: encodeRecord(type, key, value),
-        });
-        return this;
-      },
-      del(type, key) {
-        ops.push({ type: "del", key: prefix(type.kind) + key });
-        return this;
-      },
-      get length() {
-        return ops.length;
-      },
-      async write(options) {
-        if (ops.length > 0) await enqueue(options?.sync === true);
-      },
-    };
-    return batch;
+    return buildBatch(this.encoding, this.enqueueBatch);
   }
 
   async digest(): Promise<string> {

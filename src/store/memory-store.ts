@@ -1,5 +1,12 @@
 import { createHash } from "node:crypto";
-import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
+import {
+  type BatchCheck,
+  type BatchEncoding,
+  buildBatch,
+  type EnqueueBatch,
+  firstConflict,
+} from "./batch-builder.js";
+import { decodeRecord, type RecordType } from "./record.js";
 import { StorageFailure, StoreClosedError } from "./storage-failure.js";
 import type { RangeOptions, Store, StoreBatch } from "./store.js";
 
@@ -20,9 +27,10 @@ function inRange(key: string, range: RangeOptions): boolean {
 
 /**
  * A store in memory with the LevelDB store's contract: records encoded and validated the same way,
- * atomic batches applied in the order they were issued, bytewise key order, fail-stop after the
- * first failed write. Nothing survives the process. For tests and embedders that need no
- * durability; `failNextWrite` and `delayWrites` make it behave like a failing or slow disk.
+ * atomic batches applied in the order they were issued, each checked (`StoreBatch.check`) right
+ * before it applies, bytewise key order, fail-stop after the first failed write. Nothing survives
+ * the process. For tests and embedders that need no durability; `failNextWrite` and `delayWrites`
+ * make it behave like a failing or slow disk.
  */
 export class MemoryStore implements Store {
   private readonly kinds = new Map<string, Map<string, string>>();
@@ -35,6 +43,13 @@ export class MemoryStore implements Store {
   private delayMs = 0;
   /** Writes applied, and how many of them asked to be synced. */
   readonly writes = { applied: 0, synced: 0 };
+  /** How batches (`buildBatch`) encode their operations and hand them to `enqueue`. */
+  private readonly encoding: BatchEncoding<Op> = {
+    put: (kind, key, value) => ({ type: "put", kind, key, value }),
+    del: (kind, key) => ({ type: "del", kind, key }),
+  };
+  private readonly enqueueBatch: EnqueueBatch<Op> = (ops, checks, sync) =>
+    this.enqueue(ops, checks, sync);
 
   constructor(readonly location = "memory") {}
 
@@ -102,33 +117,25 @@ export class MemoryStore implements Store {
   }
 
   batch(): StoreBatch {
-    const ops: Op[] = [];
-    const enqueue = (sync: boolean) => this.enqueue(ops, sync);
-    const batch: StoreBatch = {
-      put(type, key, value) {
-        ops.push({ type: "put", kind: type.kind, key, value: encodeRecord(type, key, value) });
-        return this;
-      },
-      del(type, key) {
-        ops.push({ type: "del", kind: type.kind, key });
-        return this;
-      },
-      get length() {
-        return ops.length;
-      },
-      async write(options) {
-        if (ops.length > 0) await enqueue(options?.sync === true);
-      },
-    };
-    return batch;
+    return buildBatch(this.encoding, this.enqueueBatch);
   }
 
-  private enqueue(ops: Op[], sync: boolean): Promise<void> {
+  /**
+   * Chains a batch behind the writes issued before it. Its checks are evaluated when its turn
+   * comes, before an injected fault: a conflict refuses the batch alone (the fault stays for the
+   * next write), as in the LevelDB store.
+   */
+  private enqueue(ops: Op[], checks: readonly BatchCheck[], sync: boolean): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     if (this.closed) return Promise.reject(new StoreClosedError(this.location));
     const write = this.chain.then(async () => {
       if (this.failed) throw this.failed;
       if (this.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.delayMs));
+      if (checks.length > 0) {
+        const conflict = firstConflict(checks, (kind, key) => this.kinds.get(kind)?.get(key));
+        if (conflict) throw conflict;
+        if (ops.length === 0) return;
+      }
       const injected = this.injected;
       if (injected) {
         this.injected = undefined;

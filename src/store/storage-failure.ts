@@ -46,3 +46,24 @@ function describeCause(cause: unknown): string {
   const parts = message.split(": ").filter((p) => !p.startsWith("/"));
   return parts.join(": ") || causeCode(cause);
 }
+
+/**
+ * A batch was refused because one of its checks (see `StoreBatch.check`) did not hold when the
+ * batch was applied: nothing of it was written. Not a storage failure: the store goes on taking
+ * writes. Answered as ABORTED: the caller reads the record again and decides anew.
+ */
+export class ConflictError extends ParkwayError {
+  constructor(
+    /** The record kind and key the check read. */
+    readonly kind: string,
+    readonly key: string,
+    /** What the check expected, in the caller's words. */
+    readonly what: string,
+  ) {
+    super(
+      "aborted",
+      `write conflict: ${what} did not hold for ${kind} ${JSON.stringify(key)}; nothing was written`,
+      { reason: "WRITE_CONFLICT", metadata: { kind, key } },
+    );
+  }
+}

@@ -13,28 +13,61 @@ export interface RangeOptions {
   signal?: AbortSignal;
 }
 
-/** Writes applied together or not at all. */
+/**
+ * Writes applied together or not at all, optionally on condition (compare-and-set). Operations and
+ * checks are collected here and take effect only with `write`.
+ */
 export interface StoreBatch {
+  /** Writes `value` at `key`; throws `RecordError` at once when the value is invalid for `type`. */
   put<T>(type: RecordType<T>, key: string, value: T): this;
   del<T>(type: RecordType<T>, key: string): this;
+  /**
+   * Makes the batch conditional: when it is applied, `holds` is called with the record stored at
+   * `key` (`undefined` when there is none) as every write issued before this batch left it, and
+   * before any of this batch's own operations or of a later write. When a check does not hold,
+   * nothing of the batch is written and `write` rejects with `ConflictError`, naming `what` (the
+   * condition in words, e.g. "call_1 awaiting confirmation") and the key. A conflict, a record the
+   * check cannot read, or an error thrown by `holds` rejects this batch only: it is no storage
+   * failure, and the store goes on taking writes. Keep `holds` quick and free of side effects: it
+   * runs inside the store's ordered writes.
+   */
+  check<T>(
+    type: RecordType<T>,
+    key: string,
+    holds: (current: T | undefined) => boolean,
+    what: string,
+  ): this;
+  /** The number of puts and deletes (checks not counted). */
   readonly length: number;
   /**
-   * Commits every operation atomically. With `sync`, resolves only once the write is on disk
-   * (fdatasync); without it, a crash of the machine (not of the process) may lose it. Rejects with
-   * `StorageFailure` when the store failed (this write or an earlier one), and with
-   * `StoreClosedError` once the store is closed.
+   * Commits every operation atomically, if every check holds. With `sync`, resolves only once the
+   * write is on disk (fdatasync); without it, a crash of the machine (not of the process) may lose
+   * it. Rejects with `ConflictError` when a check did not hold, with `StorageFailure` when the
+   * store failed (this write or an earlier one), and with `StoreClosedError` once the store is
+   * closed. A batch with neither operations nor checks resolves at once.
    */
   write(options?: { sync?: boolean }): Promise<void>;
 }
 
 /**
- * The durable state of Parkway. Values are typed records, validated on read and (unless the record
- * type opts out) on write. Keys are strings ordered bytewise within each record kind.
+ * The durable state of Parkway, as the session core needs it; every backend (LevelDB, memory, a
+ * future PostgreSQL) implements this and nothing more:
  *
- * Fail-stop: the first write that fails makes the store refuse every later write (each rejects
- * with the same `StorageFailure`, and nothing more reaches the disk) until the process restarts;
- * reads go on. Writes are applied in the order they were issued, so a write issued after a failed
- * one never lands behind it.
+ * - Typed records: values are records of a `RecordType`, stored in a version envelope, validated
+ *   on read and (unless the record type opts out) on write. Keys are strings ordered bytewise
+ *   within each record kind.
+ * - Atomic batches: puts and deletes across kinds applied all together or not at all, optionally
+ *   synced to disk before they resolve, and optionally conditional (`StoreBatch.check`:
+ *   compare-and-set on the records as they are when the batch is applied; a transaction's
+ *   conditional update in a SQL store).
+ * - Order: writes are applied in the order they were issued; a write, and every check, sees every
+ *   write issued before it, applied or not yet.
+ * - Ordered range scans of one kind's entries or keys, forwards or backwards, bounded and
+ *   abortable.
+ * - Fail-stop: the first write that fails makes the store refuse every later write (each rejects
+ *   with the same `StorageFailure`, and nothing more reaches the disk) until the process restarts;
+ *   reads go on. A write issued after a failed one never lands behind it. A conflict (a check that
+ *   did not hold) is not a failure.
  */
 export interface Store {
   /** Where the data lives, for messages. */
@@ -48,7 +81,7 @@ export interface Store {
   close(): Promise<void>;
   get<T>(type: RecordType<T>, key: string): Promise<T | undefined>;
   getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]>;
-  /** Starts an atomic batch. */
+  /** Starts an atomic, optionally conditional batch. */
   batch(): StoreBatch;
   /** Scans one record kind in key order. */
   entries<T>(type: RecordType<T>, options?: RangeOptions): AsyncIterable<[string, T]>;

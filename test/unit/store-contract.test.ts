@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
+  ConflictError,
   createLevelStore,
   createMemoryStore,
   defineRecord,
@@ -95,6 +96,152 @@ describe.each(implementations)("the Store contract: %s", (_name, make) => {
     );
     await Promise.all(writes);
     expect(await store.get(Note, "k")).toEqual(note("19"));
+    await store.close();
+  });
+
+  it("writes a checked batch when its check holds", async () => {
+    const { store } = await make();
+    await store.batch().put(Tag, "call", { n: 1 }).write();
+    const seen: ({ n: number } | undefined)[] = [];
+    const batch = store
+      .batch()
+      .check(Tag, "call", (c) => (seen.push(c), c?.n === 1), "call at step 1")
+      .put(Tag, "call", { n: 2 })
+      .put(Note, "log", note("step 2"));
+    expect(batch.length).toBe(2);
+    await batch.write({ sync: true });
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(await store.get(Tag, "call")).toEqual({ n: 2 });
+    expect(await store.get(Note, "log")).toEqual(note("step 2"));
+    await store.close();
+  });
+
+  it("writes nothing of a batch whose check fails, rejects with a ConflictError and stays usable", async () => {
+    const { store } = await make();
+    await store.batch().put(Tag, "call", { n: 2 }).write();
+    const told: StorageFailure[] = [];
+    store.onFailure((f) => told.push(f));
+    const before = await store.digest();
+    const error = await store
+      .batch()
+      .put(Note, "log", note("lost"))
+      .check(Tag, "call", (c) => c?.n === 1, "call at step 1")
+      .put(Tag, "call", { n: 3 })
+      .write({ sync: true })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConflictError);
+    const conflict = error as ConflictError;
+    expect(conflict.code).toBe("aborted");
+    expect(conflict.key).toBe("call");
+    expect(conflict.message).toContain('"call"');
+    expect(conflict.message).toContain("call at step 1");
+    expect(await store.digest()).toBe(before);
+    expect(await store.get(Note, "log")).toBeUndefined();
+    expect(store.failure).toBeUndefined();
+    expect(told).toEqual([]);
+    await store.batch().put(Note, "later", note("later")).write({ sync: true });
+    expect(await store.get(Note, "later")).toEqual(note("later"));
+    await store.close();
+  });
+
+  it("checks against the writes issued before, applied or not yet, and not against a refused one", async () => {
+    const { store } = await make();
+    // Issued back to back: the first is being written while the others wait and are joined.
+    const first = store.batch().put(Tag, "k", { n: 1 }).write();
+    const second = store.batch().put(Tag, "k", { n: 2 }).write();
+    const third = store
+      .batch()
+      .check(Tag, "k", (c) => c?.n === 2, "k at 2")
+      .put(Tag, "k", { n: 3 })
+      .write();
+    const refused = store
+      .batch()
+      .check(Tag, "k", (c) => c?.n === 2, "k still at 2")
+      .put(Tag, "k", { n: 99 })
+      .put(Note, "refused", note("no"))
+      .write()
+      .catch((e: unknown) => e);
+    const fourth = store
+      .batch()
+      .check(Tag, "k", (c) => c?.n === 3, "k at 3")
+      .put(Tag, "k", { n: 4 })
+      .write();
+    await Promise.all([first, second, third, fourth]);
+    expect(await refused).toBeInstanceOf(ConflictError);
+    expect(await store.get(Tag, "k")).toEqual({ n: 4 });
+    expect(await store.get(Note, "refused")).toBeUndefined();
+    expect(store.failure).toBeUndefined();
+    await store.close();
+  });
+
+  it("checks a key never written as undefined, before the batch's own writes", async () => {
+    const { store } = await make();
+    await store
+      .batch()
+      .put(Note, "new", note("created"))
+      .check(Note, "new", (c) => c === undefined, "new not created yet")
+      .write();
+    expect(await store.get(Note, "new")).toEqual(note("created"));
+    const again = await store
+      .batch()
+      .check(Note, "new", (c) => c === undefined, "new not created yet")
+      .put(Note, "new", note("again"))
+      .write()
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ConflictError);
+    expect(await store.get(Note, "new")).toEqual(note("created"));
+    await store.close();
+  });
+
+  it("rejects only its own batch when a check throws or a batch holds checks alone", async () => {
+    const { store } = await make();
+    const boom = new Error("boom");
+    const thrown = store
+      .batch()
+      .check(
+        Note,
+        "a",
+        () => {
+          throw boom;
+        },
+        "never",
+      )
+      .put(Note, "a", note("lost"))
+      .write()
+      .catch((e: unknown) => e);
+    const after = store.batch().put(Note, "b", note("kept")).write();
+    const checkOnly = store
+      .batch()
+      .check(Note, "b", (c) => c?.text === "kept", "b kept")
+      .write();
+    const checkOnlyRefused = store
+      .batch()
+      .check(Note, "a", (c) => c !== undefined, "a written")
+      .write()
+      .catch((e: unknown) => e);
+    expect(await thrown).toBe(boom);
+    await after;
+    await checkOnly;
+    expect(await checkOnlyRefused).toBeInstanceOf(ConflictError);
+    expect(await store.get(Note, "a")).toBeUndefined();
+    expect(await store.get(Note, "b")).toEqual(note("kept"));
+    expect(store.failure).toBeUndefined();
+    await store.close();
+  });
+
+  it("takes the writes issued right after a refused batch that was the only one waiting", async () => {
+    const { store } = await make();
+    const refused = store
+      .batch()
+      .check(Note, "x", () => false, "never")
+      .put(Note, "x", note("lost"))
+      .write()
+      .catch((e: unknown) => e);
+    const next = store.batch().put(Note, "y", note("y")).write();
+    const last = store.batch().put(Note, "z", note("z")).write({ sync: true });
+    await Promise.all([next, last]);
+    expect(await refused).toBeInstanceOf(ConflictError);
+    expect(await collect(store.keys(Note))).toEqual(["y", "z"]);
     await store.close();
   });
 
