@@ -28,6 +28,7 @@ export type { RangeOptions, Store, StoreBatch } from "./store/store.js";
 export { createLevelStore } from "./store/level-store.js";
 export { createMemoryStore, MemoryStore } from "./store/memory-store.js";
 export { StoreDamagedError } from "./store/store-damage.js";
+export { ConflictError, StorageFailure, StoreClosedError } from "./store/storage-failure.js";
 export { defineRecord, type RecordType } from "./store/record.js";
 export { ParkwayError, type ErrorCode } from "./common/errors.js";
 export type { Logger } from "./common/logger.js";

@@ -3,7 +3,12 @@ import type { ReplyEnv, ReplyOutcome } from "./reply-env.js";
 import { runModelTurn } from "./model-turn.js";
 import { toModelMessages } from "./to-model-messages.js";
 import { processToolCalls } from "./process-tool-calls.js";
-import { finishWithoutRunning, INTERRUPTED_TEXT, interruptedText } from "./tool-runner.js";
+import {
+  finishWithoutRunning,
+  INTERRUPTED_TEXT,
+  InterruptReason,
+  interruptedText,
+} from "./tool-runner.js";
 import {
   type Failure,
   type FinishedReason,
@@ -93,7 +98,12 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
     const open = unfinished(message);
     if (open.length > 0) {
       const result = await processToolCalls(open, env);
-      if (result === "parked") return { kind: "parked" };
+      if (result === "parked") {
+        // A user's interrupt that came while other calls of the batch ran ends the reply; a
+        // shutdown leaves it parked, to be answered after the restart.
+        const interrupted = env.signal.aborted && !(env.signal.reason instanceof InterruptReason);
+        return interrupted ? finish(env, "interrupted") : { kind: "parked" };
+      }
       continue;
     }
     if (env.progress.iteration >= agent.maxIters) {

@@ -4,7 +4,7 @@ import type { Msg } from "../agent/types.js";
 import type { StoreBatch } from "../store/store.js";
 import { type ActiveReply, checkpoint, parkedStatus, waitingCalls } from "./active-reply.js";
 import type { EventHub } from "./event-hub.js";
-import { RunningRecord } from "./records.js";
+import { ReplyRecord, RunningRecord } from "./records.js";
 import { endRecords, type Ending, parkedRequests } from "./reply-endings.js";
 import type { ReplyOutcomes, ReplySettled } from "./reply-outcomes.js";
 import { compaction } from "./retention.js";
@@ -64,7 +64,13 @@ export class ReplyWrites {
     await this.s.hub.emitWith(replyId, events, {
       sync: true,
       extra: (b) => {
-        b.put(RunningRecord, this.s.head.id, { replyId, since: new Date().toISOString() });
+        // Applied only to the reply still stored as the session's: never to one ended or replaced
+        // by a write this memory did not see.
+        b.check(ReplyRecord, this.s.head.id, (r) => r?.replyId === replyId, "the parked reply").put(
+          RunningRecord,
+          this.s.head.id,
+          { replyId, since: new Date().toISOString() },
+        );
         extra(b);
       },
     });

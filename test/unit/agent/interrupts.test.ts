@@ -162,11 +162,8 @@ describe("runReply: interrupts", () => {
     }
   });
 
-  // A known bug in src/agent: processToolCalls returns "parked" for a batch that has an asking
-  // call even when the signal aborted while the batch's allowed calls ran, and runReply passes
-  // that on, so the session parks the reply instead of ending it INTERRUPTED. Marked `fails` until
-  // the fix; it then passes as written and the marker comes off.
-  it.fails("ends INTERRUPTED when interrupted while a call runs beside one that asks", async () => {
+  // The interrupt comes while the batch's allowed call runs; another call of the batch asks.
+  it("ends INTERRUPTED when interrupted while a call runs beside one that asks", async () => {
     const slow = slowTool();
     const h = await harness(
       [
@@ -185,6 +182,30 @@ describe("runReply: interrupts", () => {
 
       expect(await running).toEqual({ kind: "finished", finishedReason: "interrupted" });
       expect(resultOf(h.env.message, "d1")?.state).toBe("interrupted");
+    } finally {
+      await h.cleanup();
+    }
+  });
+
+  it("stays parked when a shutdown stops it while a call runs beside one that asks", async () => {
+    const slow = slowTool();
+    const h = await harness(
+      [
+        respond("", [
+          { id: "s1", name: "Slow", input: {} },
+          { id: "d1", name: "Deploy", input: { service: "web" } },
+        ]),
+      ],
+      { extraTools: [slow.tool] },
+    );
+    try {
+      const running = runReply(h.env);
+      await h.next("tool_result_start");
+      h.controller.abort(new InterruptReason("shutting down", "stopped for a shutdown"));
+      slow.release();
+
+      expect(await running).toEqual({ kind: "parked" });
+      expect(resultOf(h.env.message, "d1")).toBeUndefined();
     } finally {
       await h.cleanup();
     }
