@@ -209,6 +209,7 @@ export function createAgentService(
           if (halfClosed && items.some(endsReply)) endIfQuiet();
         }
       } finally {
+        attached.detach();
         manager.release(actor);
       }
     },

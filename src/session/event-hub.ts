@@ -30,6 +30,20 @@ export interface HubOptions {
   onFailure?: (error: Error) => void;
 }
 
+/** A stream attached to a hub. */
+export interface Attached {
+  /** The seq of the last stored event when it attached (its replay ends there). */
+  lastSeq: number;
+  /** The replay, then live items; ending it (or its first `next` never coming) ends nothing else. */
+  items: AsyncGenerator<StreamItem[]>;
+  subscriber: Subscriber;
+  /**
+   * Removes the stream from the hub, whether or not `items` was ever read (a generator that never
+   * started runs no `finally`). Idempotent.
+   */
+  detach: () => void;
+}
+
 interface Waiter {
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -234,7 +248,7 @@ export class EventHub {
     signal: AbortSignal,
     pending: () => { replyId: string; calls: ToolCallBlock[] } | undefined,
     maxQueued?: number,
-  ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
+  ): Attached {
     const subscriber = new Subscriber(maxQueued);
     if (this.failed) subscriber.close(this.failed);
     // Events after `upto` are not written yet: they reach this stream as they are, like any other.
@@ -250,7 +264,10 @@ export class EventHub {
       signal,
       (replayed) => reannouncement(this.sessionId, pending(), announced, replayed),
     );
-    return { lastSeq: upto, items, subscriber };
+    const detach = () => {
+      this.subscribers.delete(subscriber);
+    };
+    return { lastSeq: upto, items, subscriber, detach };
   }
 
   private async *replayThenTail(

@@ -6,7 +6,7 @@ import type { Store } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { modeAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
-import { EventHub } from "./event-hub.js";
+import { type Attached, EventHub } from "./event-hub.js";
 import { confirmations, externalResults } from "./prepared-answers.js";
 import type { ReplyData, RequestData, SessionData } from "./records.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
@@ -17,8 +17,6 @@ import { firstAvailableSeq } from "./retention.js";
 import type { RuleBook } from "./rule-book.js";
 import { SessionHead } from "./session-head.js";
 import { SessionPermissions } from "./session-permissions.js";
-import type { StreamItem } from "./stored-event.js";
-import type { Subscriber } from "./subscriber.js";
 
 export type { ReplySettled } from "./reply-outcomes.js";
 
@@ -178,11 +176,7 @@ export class SessionActor {
    * Attaches a stream: stored events after `afterSeq`, then the pending calls of a parked reply
    * announced again (marked replayed), then live events.
    */
-  attach(
-    afterSeq: number,
-    signal: AbortSignal,
-    maxQueued?: number,
-  ): { lastSeq: number; items: AsyncGenerator<StreamItem[]>; subscriber: Subscriber } {
+  attach(afterSeq: number, signal: AbortSignal, maxQueued?: number): Attached {
     return this.events.attach(afterSeq, signal, () => this.reply.parked(), maxQueued);
   }
 

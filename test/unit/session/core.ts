@@ -113,6 +113,7 @@ export async function startCore(turns: Turn[], store = new MemoryStore()): Promi
       } finally {
         controller.abort();
         await attached.items.return(undefined);
+        attached.detach();
         manager.release(attached.actor);
       }
     },
