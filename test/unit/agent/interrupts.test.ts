@@ -163,7 +163,20 @@ describe("runReply: interrupts", () => {
   });
 
   // The interrupt comes while the batch's allowed call runs; another call of the batch asks.
-  it("ends INTERRUPTED when interrupted while a call runs beside one that asks", async () => {
+  it.each([
+    {
+      what: "ends INTERRUPTED when a user interrupts",
+      reason: new Error("interrupted by the user"),
+      outcome: { kind: "finished", finishedReason: "interrupted" },
+      asking: "interrupted",
+    },
+    {
+      what: "stays parked when a shutdown stops it",
+      reason: new InterruptReason("shutting down", "stopped for a shutdown"),
+      outcome: { kind: "parked" },
+      asking: undefined,
+    },
+  ])("$what while a call runs beside one that asks", async ({ reason, outcome, asking }) => {
     const slow = slowTool();
     const h = await harness(
       [
@@ -177,35 +190,11 @@ describe("runReply: interrupts", () => {
     try {
       const running = runReply(h.env);
       await h.next("tool_result_start");
-      h.controller.abort();
+      h.controller.abort(reason);
       slow.release();
 
-      expect(await running).toEqual({ kind: "finished", finishedReason: "interrupted" });
-      expect(resultOf(h.env.message, "d1")?.state).toBe("interrupted");
-    } finally {
-      await h.cleanup();
-    }
-  });
-
-  it("stays parked when a shutdown stops it while a call runs beside one that asks", async () => {
-    const slow = slowTool();
-    const h = await harness(
-      [
-        respond("", [
-          { id: "s1", name: "Slow", input: {} },
-          { id: "d1", name: "Deploy", input: { service: "web" } },
-        ]),
-      ],
-      { extraTools: [slow.tool] },
-    );
-    try {
-      const running = runReply(h.env);
-      await h.next("tool_result_start");
-      h.controller.abort(new InterruptReason("shutting down", "stopped for a shutdown"));
-      slow.release();
-
-      expect(await running).toEqual({ kind: "parked" });
-      expect(resultOf(h.env.message, "d1")).toBeUndefined();
+      expect(await running).toEqual(outcome);
+      expect(resultOf(h.env.message, "d1")?.state).toBe(asking);
     } finally {
       await h.cleanup();
     }
