@@ -6,11 +6,11 @@ import type { Store } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { modeAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
-import { type Attached, EventHub } from "./event-hub.js";
+import { type Attached, EventHub, type HubOptions } from "./event-hub.js";
 import { confirmations, externalResults } from "./prepared-answers.js";
 import type { ReplyData, RequestData, SessionData } from "./records.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
-import { ReplyLifecycle } from "./reply-lifecycle.js";
+import { type LifecycleSession, ReplyLifecycle } from "./reply-lifecycle.js";
 import { ReplyOutcomes, type ReplySettled } from "./reply-outcomes.js";
 import type { RequestTicket } from "./request-ids.js";
 import { firstAvailableSeq } from "./retention.js";
@@ -56,20 +56,25 @@ type Request = RequestTicket | undefined;
  * refused with it, and the session manager drops the actor, so the session is read again from the
  * store — where the input that failed left nothing.
  */
-export class SessionActor {
+export class SessionActor implements LifecycleSession, HubOptions {
   readonly events: EventHub;
   readonly tools: ReadonlyMap<string, Tool>;
-  private readonly head: SessionHead;
-  private readonly outcomes: ReplyOutcomes;
-  private readonly permissions: SessionPermissions;
+  /** The session record (see `SessionHead`). */
+  readonly head: SessionHead;
+  /** What callers wait for (see `ReplyOutcomes`). */
+  readonly outcomes: ReplyOutcomes;
+  /** The mode and rules a decision sees (see `SessionPermissions`). */
+  readonly permissions: SessionPermissions;
   private readonly reply: ReplyLifecycle;
   private chain: Promise<unknown> = Promise.resolve();
   /** Why the actor stopped, once a write failed. */
   private stopped: Error | undefined;
 
+  // The actor is the parts' session (fields and prototype getters, no per-actor objects or
+  // closures: an attached session costs less).
   constructor(
     data: SessionData,
-    private readonly agent: AgentDefinition,
+    readonly agent: AgentDefinition,
     private readonly deps: ActorDeps,
     sessionTools: readonly Tool[] = [],
   ) {
@@ -78,29 +83,44 @@ export class SessionActor {
         ? agent.tools
         : new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
     this.head = new SessionHead(data);
-    this.events = new EventHub(deps.store, data.id, data.lastSeq, deps.logger, {
-      head: this.head,
-      onFailure: (error) => this.fail(error),
-    });
+    this.events = new EventHub(deps.store, data.id, data.lastSeq, deps.logger, this);
     this.outcomes = new ReplyOutcomes(deps.store, this.head);
     this.permissions = new SessionPermissions(this.head, agent, deps.rules, deps.homeDir);
-    this.reply = new ReplyLifecycle({
-      head: this.head,
-      hub: this.events,
-      store: deps.store,
-      logger: deps.logger,
-      agent,
-      tools: this.tools,
-      permissions: this.permissions,
-      rules: deps.rules,
-      outcomes: this.outcomes,
-      ...(deps.keepFinishedReplies === undefined
-        ? {}
-        : { keepFinishedReplies: deps.keepFinishedReplies }),
-      ...(deps.expiry ? { expiry: deps.expiry } : {}),
-      idle: () => deps.idle?.(this),
-      fail: (error) => this.fail(error),
-    });
+    this.reply = new ReplyLifecycle(this);
+  }
+
+  get hub(): EventHub {
+    return this.events;
+  }
+
+  get store(): Store {
+    return this.deps.store;
+  }
+
+  get logger(): Logger {
+    return this.deps.logger;
+  }
+
+  get rules(): RuleBook {
+    return this.deps.rules;
+  }
+
+  get keepFinishedReplies(): number | undefined {
+    return this.deps.keepFinishedReplies;
+  }
+
+  get expiry(): ActorDeps["expiry"] {
+    return this.deps.expiry;
+  }
+
+  /** HubOptions: a write of the session failed; the actor stops (see `fail`). */
+  onFailure(error: Error): void {
+    this.fail(error);
+  }
+
+  /** A reply stopped running: the manager may let the actor go. */
+  idle(): void {
+    this.deps.idle?.(this);
   }
 
   /**
@@ -204,7 +224,7 @@ export class SessionActor {
     principal: string,
     requestId?: Request,
   ): Promise<{ settled: Promise<ReplySettled> }> {
-    const prepare = confirmations(this.answered(), answers, principal);
+    const prepare = confirmations(this, answers, principal);
     return this.reply.answer(replyId, "confirmations", prepare, requestId);
   }
 
@@ -215,7 +235,7 @@ export class SessionActor {
     principal: string,
     requestId?: Request,
   ): Promise<{ settled: Promise<ReplySettled> }> {
-    const prepare = externalResults(this.answered(), answers, principal);
+    const prepare = externalResults(this, answers, principal);
     return this.reply.answer(replyId, "external results", prepare, requestId);
   }
 
@@ -225,16 +245,6 @@ export class SessionActor {
 
   recover(): Promise<void> {
     return this.reply.recover();
-  }
-
-  private answered() {
-    return {
-      head: this.head,
-      agent: this.agent,
-      tools: this.tools,
-      permissions: this.permissions,
-      rules: this.deps.rules,
-    };
   }
 
   // ---- permissions ----

@@ -29,9 +29,7 @@ import { type ActorDeps, type SessionActor } from "./session-actor.js";
 import { TenantSessionCount } from "./tenant-session-count.js";
 
 export type { CreateSessionInput } from "./new-session.js";
-
 export type { SessionView } from "./session-list.js";
-
 export type { SessionLimits } from "./session-limits.js";
 
 export type { SessionInput } from "./session-input.js";
@@ -49,7 +47,8 @@ export type { SessionInput } from "./session-input.js";
 export class SessionManager {
   private readonly actors: ActorRegistry;
   private readonly reader: SessionReader;
-  private readonly ruleBooks = new Map<string, RuleBook>();
+  /** What the actors of each tenant share, its rules included (one object per tenant). */
+  private readonly tenantDeps = new Map<string, ActorDeps>();
   /** The home directory `~` stands for in permission checks. */
   readonly homeDir = homedir();
   private readonly expiry: ExpiryScheduler;
@@ -76,10 +75,7 @@ export class SessionManager {
     this.sessionCount = new TenantSessionCount(store);
     this.reader = new SessionReader(store, log);
     this.actors = new ActorRegistry((sessionId) =>
-      loadActor(this.reader, agents, sessionId, (tenant) => ({
-        ...this.deps,
-        rules: this.rules(tenant),
-      })),
+      loadActor(this.reader, agents, sessionId, (tenant) => this.actorDeps(tenant)),
     );
     this.expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
       this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.expire(now))),
@@ -140,14 +136,18 @@ export class SessionManager {
     if (this.stopping) throw shuttingDown();
   }
 
+  private actorDeps(tenant: string): ActorDeps {
+    let deps = this.tenantDeps.get(tenant);
+    if (!deps) {
+      deps = { ...this.deps, rules: new RuleBook(this.store, tenant) };
+      this.tenantDeps.set(tenant, deps);
+    }
+    return deps;
+  }
+
   /** The permission rules of a tenant. */
   rules(tenant: string): RuleBook {
-    let book = this.ruleBooks.get(tenant);
-    if (!book) {
-      book = new RuleBook(this.store, tenant);
-      this.ruleBooks.set(tenant, book);
-    }
-    return book;
+    return this.actorDeps(tenant).rules;
   }
 
   /** The configured agent, or NOT_FOUND. */
@@ -237,10 +237,9 @@ export class SessionManager {
     const batch = this.store.batch();
     await deleteSessionRecords(this.store, batch, tenant, sessionId, this.rules(tenant));
     await this.sessionCount.update(tenant, async (count) => {
-      await batch
-        .put(TenantCountRecord, tenant, { sessions: Math.max(0, count - 1) })
-        .write({ sync: true });
-      return { count: Math.max(0, count - 1), result: undefined };
+      const sessions = Math.max(0, count - 1);
+      await batch.put(TenantCountRecord, tenant, { sessions }).write({ sync: true });
+      return { count: sessions, result: undefined };
     });
   }
 
