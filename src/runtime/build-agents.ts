@@ -27,6 +27,7 @@ export const DEFAULT_AGENT: AgentConfig = {
   maxBlockBytes: 1024 * 1024,
   maxReplyBytes: DEFAULT_MAX_REPLY_BYTES,
   bash: BASH_CONFIG_DEFAULT,
+  mcpServers: {},
   permissions: { allow: [], deny: [], ask: [] },
 };
 
