@@ -2,14 +2,14 @@ import { z } from "zod";
 
 /**
  * Why `name` cannot name an MCP server, or undefined: letters, digits, `_` and `-`, without `__`
- * (which separates the server from the tool in `mcp__<server>__<tool>`).
+ * and not ending with `_` (`__` separates the server from the tool in `mcp__<server>__<tool>`).
  */
 export function mcpServerNameProblem(name: string): string | undefined {
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) {
     return `${JSON.stringify(name)} is not a server name: 1 to 64 letters, digits, _ and -`;
   }
-  if (name.includes("__")) {
-    return `${JSON.stringify(name)} contains __, which separates server and tool in mcp__<server>__<tool>`;
+  if (name.includes("__") || name.endsWith("_")) {
+    return `${JSON.stringify(name)} contains __ or ends with _: __ separates server and tool in mcp__<server>__<tool>`;
   }
   return undefined;
 }

@@ -22,6 +22,7 @@ import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
 import { createAuthenticator } from "../server/auth.js";
+import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import { AgentConfigError, buildAgents } from "./build-agents.js";
 
 /** What an embedding application may add to the configuration. */
@@ -114,12 +115,23 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     );
     return createOpenAIModel({ baseURL: demo.url, model: "parkway-demo", maxRetries: 0 });
   };
-  const agents = await buildAgents({
-    config,
-    defaultModel,
-    builtinTools: [...builtinTools(), askUserTool],
-    ...(options.tools ? { customTools: options.tools } : {}),
-  });
+  const mcp: McpServers[] = [];
+  const closeMcp = () => Promise.all(mcp.map((servers) => servers.close()));
+  let agents: Awaited<ReturnType<typeof buildAgents>>;
+  try {
+    agents = await buildAgents({
+      config,
+      defaultModel,
+      builtinTools: [...builtinTools(), askUserTool],
+      ...(options.tools ? { customTools: options.tools } : {}),
+      log,
+      mcp,
+    });
+  } catch (err) {
+    await closeMcp();
+    await demo?.close();
+    throw err;
+  }
   const store = options.store ?? createLevelStore(config.data);
   const manager = new SessionManager(store, agents, log, {
     ...(config.retention.keepFinishedReplies === undefined
@@ -134,6 +146,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
   const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);
   if (!loopback && config.tenants.length === 0 && !config.allowRemote) {
+    await closeMcp();
     await demo?.close();
     throw new AgentConfigError(
       `invalid config: listen: ${config.listen} is not a loopback address; configure tenants with tokens, or set allowRemote`,
@@ -176,6 +189,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   } catch (err) {
     await manager.stop();
     await server.shutdown({ graceMs: 0 });
+    await closeMcp();
     await demo?.close();
     throw err;
   }
@@ -190,6 +204,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       server.drain();
       await manager.stop(config.shutdownGrace);
       await server.shutdown(options);
+      await closeMcp();
       await demo?.close();
     },
   };

@@ -27,6 +27,7 @@ describe("agents[].mcpServers", () => {
   it.each([
     [{ "bad name": { command: "x" } }, 'mcpServers.bad name: "bad name" is not a server name'],
     [{ a__b: { command: "x" } }, 'mcpServers.a__b: "a__b" contains __'],
+    [{ a_: { command: "x" } }, 'mcpServers.a_: "a_" contains __ or ends with _'],
     [{ fs: {} }, "mcpServers.fs.command: is required: give command"],
     [{ fs: { command: "x", url: "http://h/" } }, "mcpServers.fs.url: give either command"],
     [{ fs: { url: "ftp://h/" } }, "mcpServers.fs.url: an http or https URL"],
