@@ -2,7 +2,8 @@ import { Ajv, type ErrorObject } from "ajv";
 import { z } from "zod";
 import type { ExternalResult, ResultProblem, Tool } from "./tool.js";
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// No format is known (no ajv-formats): formats are not checked, and not warned about either.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
 
 /** How a client declares a tool it executes itself. */
 export interface ExternalToolSpec {
