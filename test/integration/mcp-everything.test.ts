@@ -28,7 +28,7 @@ let http: ChildProcess | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
-  if (http && http.exitCode === null) {
+  if (http && http.exitCode === null && http.signalCode === null) {
     const exited = new Promise((resolve) => http!.once("exit", resolve));
     http.kill("SIGKILL");
     await exited;
@@ -55,9 +55,9 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Starts the everything server in Streamable HTTP mode on a free port; resolves its /mcp URL. */
-async function startHttpServer(): Promise<string> {
-  const port = await freePort();
+/** Starts the everything server in Streamable HTTP mode (on a free port); resolves its /mcp URL. */
+async function startHttpServer(port?: number): Promise<string> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
@@ -74,15 +74,24 @@ async function startHttpServer(): Promise<string> {
   return `http://127.0.0.1:${port}/mcp`;
 }
 
+async function stopHttpServer(): Promise<void> {
+  const child = http!;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
+}
+
 const SCRIPT = {
   turns: [
     {
       match: { lastUser: "echo" },
       toolCalls: [{ name: "mcp__everything__echo", input: { message: "hello MCP" } }],
+      repeat: true,
     },
     {
       match: { lastUser: "image" },
       toolCalls: [{ name: "mcp__everything__get-tiny-image", input: {} }],
+      repeat: true,
     },
     { match: { toolName: "mcp__everything__echo" }, text: "echoed", repeat: true },
     { match: { toolName: "mcp__everything__get-tiny-image" }, text: "seen", repeat: true },
@@ -204,4 +213,89 @@ describe("MCP everything server", () => {
     expect(now.map((p) => p.pid)).not.toContain(first!.pid);
     expect(now).toHaveLength(1);
   });
+
+  it("an interrupt cancels a running MCP call, and stopping Parkway stops the server", async () => {
+    const mark = randomUUID();
+    h = await startHarness(
+      {
+        turns: [
+          {
+            match: { lastUser: "long" },
+            toolCalls: [
+              {
+                name: "mcp__everything__trigger-long-running-operation",
+                // Far longer than the test may take.
+                input: { duration: 600, steps: 600 },
+              },
+            ],
+          },
+        ],
+      },
+      { mcpServers: { everything: stdioServer(mark) } },
+    );
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const events: ServerEvent[] = [];
+    for await (const e of chat.message("long")) {
+      events.push(e);
+      if (e.event?.$case === "toolResultStart") await chat.interrupt();
+    }
+    chat.close();
+    const [callId] = startedCalls(events);
+    expect(toolResult(events, callId!).state).toBe(ToolResultState.TOOL_RESULT_STATE_INTERRUPTED);
+    const end = events.findLast((e) => e.event?.$case === "replyEnd");
+    expect(end?.event?.$case === "replyEnd" && end.event.value.finishedReason).toBe(2);
+
+    expect(markedProcesses(MARK, mark)).toHaveLength(1);
+    await h.close();
+    h = undefined;
+    expect(markedProcesses(MARK, mark)).toEqual([]);
+  });
+
+  it("a Streamable HTTP server that goes away gives a clear error; once back, calls work again", async () => {
+    const port = await freePort();
+    const url = await startHttpServer(port);
+    h = await startHarness(SCRIPT, { mcpServers: { everything: { url } } });
+    const first = await run("echo");
+    expect(toolResult(first, startedCalls(first)[0]!).text).toBe("Echo: hello MCP");
+
+    await stopHttpServer();
+    const down = await run("echo");
+    const failed = toolResult(down, startedCalls(down)[0]!);
+    expect(failed.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
+    expect(failed.text).toMatch(/^MCP server everything is not available: /);
+
+    await startHttpServer(port);
+    const back = await run("echo");
+    expect(toolResult(back, startedCalls(back)[0]!)).toEqual({
+      state: ToolResultState.TOOL_RESULT_STATE_SUCCESS,
+      text: "Echo: hello MCP",
+    });
+  });
+
+  it("a server that is not there at start does not stop Parkway; its tools come when it does", async () => {
+    const port = await freePort();
+    h = await startHarness(SCRIPT, {
+      mcpServers: {
+        everything: { url: `http://127.0.0.1:${port}/mcp` },
+        missing: { command: "/nonexistent/mcp-server" },
+      },
+    });
+    const toolNames = async () => (await h!.client.listAgents())[0]!.tools.map((t) => t.name);
+    expect((await toolNames()).filter((n) => n.startsWith("mcp__"))).toEqual([]);
+    const warned = h.log.entries.filter((e) => e.msg === "MCP server not available");
+    expect(warned.map((e) => (e.obj as { mcpServer?: string }).mcpServer).sort()).toEqual([
+      "everything",
+      "missing",
+    ]);
+
+    await startHttpServer(port);
+    // Reconnection is retried with backoff; wait (bounded) for the tools to appear.
+    for (let i = 0; i < 400 && !(await toolNames()).includes("mcp__everything__echo"); i++) {
+      await sleep(100);
+    }
+    expect(await toolNames()).toContain("mcp__everything__echo");
+    const echo = await run("echo");
+    expect(toolResult(echo, startedCalls(echo)[0]!).text).toBe("Echo: hello MCP");
+  }, 60_000);
 });
