@@ -143,6 +143,9 @@ export class McpConnection {
       { name: "parkway", version: this.options.clientVersion ?? "0" },
       { capabilities: {} },
     );
+    // Transport errors (a dropped event stream, an unparsable line) are logged; a lost
+    // connection is reported by onclose or by the call that meets it.
+    client.onerror = (err) => this.log.debug({ err }, "MCP transport error");
     let transport: Transport | undefined;
     let stderr: () => string = () => "";
     try {
