@@ -25,11 +25,13 @@ export function mcpToolProblem(server: string, info: McpToolInfo): string | unde
 
 /**
  * The schema the input is checked with: the server's, without `$schema` (the draft it names may be
- * one the validator does not load; the keywords are what matters).
+ * one the validator does not load; the keywords are what matters) and `$id` (the validator holds
+ * one schema per id, and two servers, or two agents of one server, may use the same).
  */
 function inputSchemaOf(info: McpToolInfo): Record<string, unknown> {
   const schema: Record<string, unknown> = { ...info.inputSchema };
   delete schema.$schema;
+  delete schema.$id;
   return schema;
 }
 
