@@ -11,9 +11,10 @@ import { parseRule } from "../permissions/index.js";
 import { createBashTool } from "../tools/bash.js";
 import { externalTool } from "../tools/external-tool.js";
 import type { Tool } from "../tools/tool.js";
-import type { Logger } from "../common/logger.js";
-import { silentLogger } from "../common/logger.js";
-import { type McpServers, startMcpServers } from "../tools/mcp/mcp-servers.js";
+import { AgentConfigError } from "./agent-config-error.js";
+import type { AgentMcp } from "./agent-mcp.js";
+
+export { AgentConfigError } from "./agent-config-error.js";
 
 /** The agent used when the configuration declares none. */
 export const DEFAULT_AGENT: AgentConfig = {
@@ -50,11 +51,6 @@ function configRules(agent: AgentConfig, index: number): Rule[] {
   return out;
 }
 
-/** Thrown when the configuration names something that does not exist (a tool, a directory). */
-export class AgentConfigError extends Error {
-  override readonly name = "AgentConfigError";
-}
-
 async function resolveDirectories(agent: AgentConfig, index: number): Promise<string[]> {
   return Promise.all(
     agent.workingDirectories.map(async (dir, i) => {
@@ -75,17 +71,15 @@ async function resolveDirectories(agent: AgentConfig, index: number): Promise<st
  * Resolves the configured agents: their models (the agent's own, else `defaultModel`), their tools
  * (the named built-ins, or all, plus `customTools`; the built-in Bash is made per agent with the
  * environment and process limit of its `bash` config), and their working directories (created and
- * resolved to real paths). Each agent's MCP servers are connected (stdio servers started in its first
- * working directory with Bash's environment) and their tools added; the connections are pushed to
- * `mcp` as they start, so that the caller closes them, also when building fails later.
+ * resolved to real paths). Agents with MCP servers are registered with `mcp`, whose `connect` adds
+ * their tools to the agents' maps.
  */
 export async function buildAgents(args: {
   config: Config;
   defaultModel: () => Promise<Model>;
   builtinTools: readonly Tool[];
   customTools?: readonly Tool[];
-  log?: Logger;
-  mcp?: McpServers[];
+  mcp?: AgentMcp;
 }): Promise<Map<string, AgentDefinition>> {
   const { config } = args;
   const agents = config.agents.length > 0 ? config.agents : [DEFAULT_AGENT];
@@ -124,27 +118,7 @@ export async function buildAgents(args: {
       );
     }
     const workingDirectories = await resolveDirectories(agent, index);
-    if (Object.keys(agent.mcpServers).length > 0) {
-      const servers = await startMcpServers({
-        servers: agent.mcpServers,
-        cwd: workingDirectories[0]!,
-        env: bashEnvironment(agent.bash),
-        log: (args.log ?? silentLogger).child({ agent: agent.id }),
-        // A server that comes up after the start adds its tools to the agent.
-        onLateTools: (late) => {
-          for (const tool of late) if (!tools.has(tool.name)) tools.set(tool.name, tool);
-        },
-      });
-      args.mcp?.push(servers);
-      for (const tool of servers.tools) {
-        if (tools.has(tool.name)) {
-          throw new AgentConfigError(
-            `invalid config: agents[${index}].mcpServers: tool ${tool.name} is already a tool of the agent`,
-          );
-        }
-        tools.set(tool.name, tool);
-      }
-    }
+    args.mcp?.add(index, agent, workingDirectories[0]!, tools);
     const model = agent.model?.url
       ? createOpenAIModel({
           baseURL: agent.model.url,

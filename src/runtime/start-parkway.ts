@@ -22,7 +22,7 @@ import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
 import { createAuthenticator } from "../server/auth.js";
-import type { McpServers } from "../tools/mcp/mcp-servers.js";
+import { AgentMcp } from "./agent-mcp.js";
 import { AgentConfigError, buildAgents } from "./build-agents.js";
 
 /** What an embedding application may add to the configuration. */
@@ -115,8 +115,8 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     );
     return createOpenAIModel({ baseURL: demo.url, model: "parkway-demo", maxRetries: 0 });
   };
-  const mcp: McpServers[] = [];
-  const closeMcp = () => Promise.all(mcp.map((servers) => servers.close()));
+  const mcp = new AgentMcp(log);
+  const closeMcp = () => mcp.close();
   let agents: Awaited<ReturnType<typeof buildAgents>>;
   try {
     agents = await buildAgents({
@@ -124,11 +124,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       defaultModel,
       builtinTools: [...builtinTools(), askUserTool],
       ...(options.tools ? { customTools: options.tools } : {}),
-      log,
       mcp,
     });
   } catch (err) {
-    await closeMcp();
     await demo?.close();
     throw err;
   }
@@ -146,7 +144,6 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
   const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);
   if (!loopback && config.tenants.length === 0 && !config.allowRemote) {
-    await closeMcp();
     await demo?.close();
     throw new AgentConfigError(
       `invalid config: listen: ${config.listen} is not a loopback address; configure tenants with tokens, or set allowRemote`,
@@ -183,7 +180,10 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   let port: number;
   try {
     port = await server.bind(config.listen);
-    await store.open();
+    // MCP tools join the agents before recovery and before any session loads.
+    const [opened, connected] = await Promise.allSettled([store.open(), mcp.connect()]);
+    if (opened.status === "rejected") throw opened.reason;
+    if (connected.status === "rejected") throw connected.reason;
     await manager.start();
     server.serve();
   } catch (err) {
