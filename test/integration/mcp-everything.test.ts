@@ -25,6 +25,8 @@ const EVERYTHING = path.join(
 
 let h: Harness | undefined;
 let http: ChildProcess | undefined;
+/** What the Streamable HTTP server wrote to its standard output. */
+let httpOutput: string[] = [];
 afterEach(async () => {
   await h?.close();
   h = undefined;
@@ -60,9 +62,11 @@ async function startHttpServer(port?: number): Promise<string> {
   port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
     env: { ...process.env, PORT: String(port) },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
   http = child;
+  httpOutput = [];
+  createInterface({ input: child.stdout }).on("line", (line) => httpOutput.push(line));
   const lines: string[] = [];
   await new Promise<void>((resolve, reject) => {
     createInterface({ input: child.stderr }).on("line", (line) => {
@@ -152,6 +156,12 @@ describe("MCP everything server", () => {
     const url = await startHttpServer();
     h = await startHarness(SCRIPT, { mcpServers: { everything: { url } } });
     await checkEchoAndImage();
+    // Stopping Parkway ends its session at the server.
+    await h.close();
+    h = undefined;
+    const ended = () => httpOutput.some((l) => l.includes("Received session termination request"));
+    for (let i = 0; i < 50 && !ended(); i++) await sleep(100);
+    expect(ended()).toBe(true);
   });
 
   it("a server that dies gives the model a clear error, and is restarted for the next call", async () => {

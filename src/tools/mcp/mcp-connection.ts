@@ -7,7 +7,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
-import { openTransport } from "./mcp-transport.js";
+import { endSession, openTransport } from "./mcp-transport.js";
 
 /** How long connecting (start, handshake, tool listing) may take before the attempt fails. */
 const CONNECT_TIMEOUT_MS = 30_000;
@@ -44,7 +44,7 @@ export interface McpConnectionOptions {
 
 type State =
   | { kind: "connecting"; attempt: Promise<void> }
-  | { kind: "ready"; client: Client }
+  | { kind: "ready"; client: Client; transport: Transport }
   | { kind: "down"; reason: string; timer?: NodeJS.Timeout }
   | { kind: "closed" };
 
@@ -91,7 +91,10 @@ export class McpConnection {
     this.state = { kind: "closed" };
     if (state.kind === "down") clearTimeout(state.timer);
     if (state.kind === "connecting") await state.attempt;
-    if (state.kind === "ready") await closeQuietly(state.client);
+    if (state.kind === "ready") {
+      await endSession(state.transport);
+      await closeQuietly(state.client);
+    }
   }
 
   /**
@@ -172,7 +175,7 @@ export class McpConnection {
       }
       this.tools = tools;
       this.failures = 0;
-      this.state = { kind: "ready", client };
+      this.state = { kind: "ready", client, transport };
       client.onclose = () => this.lost(client, withStderr("the connection closed", stderr()));
       this.log.info({ tools: tools.length }, "MCP server connected");
       this.options.onConnected?.(tools);

@@ -7,6 +7,23 @@ import type { McpServerConfig } from "../../config/mcp-schema.js";
 /** How much of a stdio server's latest standard error is kept to explain a failure. */
 const STDERR_TAIL_BYTES = 1024;
 
+/** How long ending a Streamable HTTP session may take when Parkway disconnects. */
+const END_SESSION_TIMEOUT_MS = 2000;
+
+/**
+ * Ends the session a Streamable HTTP transport holds at its server (HTTP DELETE), so the server can
+ * free what it keeps for it; a server that does not answer in time, or at all, is left as it is.
+ */
+export async function endSession(transport: Transport): Promise<void> {
+  if (!(transport instanceof StreamableHTTPClientTransport) || !transport.sessionId) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    transport.terminateSession().catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, END_SESSION_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+}
+
 /** A transport to one server, and the tail of what a stdio server wrote to its standard error. */
 export interface OpenedTransport {
   transport: Transport;
