@@ -17,6 +17,55 @@ function layer(folder, forbidden, message) {
   };
 }
 
+/** Packages and the files that alone may import them. */
+const PACKAGE_OWNERS = [
+  {
+    owners: ["src/server/**", "src/client/**", "src/generated/**", "src/cli/**", "src/index.ts"],
+    paths: [{ name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." }],
+  },
+  {
+    owners: ["src/model/openai*.ts"],
+    paths: [{ name: "openai", message: "Only src/model/openai* imports openai." }],
+  },
+  {
+    owners: ["src/store/level*.ts"],
+    paths: [
+      { name: "classic-level", message: "Only src/store/level* imports LevelDB." },
+      { name: "level", message: "Only src/store/level* imports LevelDB." },
+    ],
+  },
+  {
+    owners: ["src/tools/mcp/**"],
+    patterns: [
+      {
+        group: ["@modelcontextprotocol/sdk", "@modelcontextprotocol/sdk/**"],
+        message: "Only src/tools/mcp imports the MCP SDK.",
+      },
+    ],
+  },
+];
+
+/**
+ * `no-restricted-imports` for `src/**`: each file may import the packages whose owners include it
+ * and none of the others. One config per set of owned packages, most specific last.
+ */
+function onlyImportedBy(owners) {
+  const rule = (except) => {
+    const rest = owners.filter((o) => o !== except);
+    return [
+      "error",
+      {
+        paths: rest.flatMap((o) => o.paths ?? []),
+        patterns: rest.flatMap((o) => o.patterns ?? []),
+      },
+    ];
+  };
+  return [
+    { files: ["src/**/*.ts"], rules: { "no-restricted-imports": rule(undefined) } },
+    ...owners.map((o) => ({ files: o.owners, rules: { "no-restricted-imports": rule(o) } })),
+  ];
+}
+
 const upper = (...names) => names.map((n) => `**/${n}/**`).concat(names.map((n) => `../${n}/*`));
 
 export default tseslint.config(
@@ -99,7 +148,11 @@ export default tseslint.config(
   ),
   layer(
     "tools",
-    upper("server", "session", "agent", "model", "generated", "client", "cli"),
+    // The MCP SDK's own `client/` folder is not Parkway's client.
+    [
+      ...upper("server", "session", "agent", "model", "generated", "client", "cli"),
+      "!@modelcontextprotocol/sdk/**",
+    ],
     "src/tools sits below the agent.",
   ),
   layer(
@@ -135,48 +188,9 @@ export default tseslint.config(
     ),
     "src/common imports nothing of Parkway.",
   ),
-  {
-    files: ["src/**/*.ts"],
-    ignores: ["src/server/**", "src/client/**", "src/generated/**", "src/cli/**", "src/index.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          paths: [{ name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." }],
-        },
-      ],
-    },
-  },
-  {
-    files: ["src/**/*.ts"],
-    ignores: ["src/model/openai*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          paths: [
-            { name: "openai", message: "Only src/model/openai* imports openai." },
-            { name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ["src/**/*.ts"],
-    ignores: ["src/store/level*.ts"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          paths: [
-            { name: "classic-level", message: "Only src/store/level* imports LevelDB." },
-            { name: "level", message: "Only src/store/level* imports LevelDB." },
-          ],
-        },
-      ],
-    },
-  },
+  // Packages only one part of the code imports. Every file gets one rule with all restrictions
+  // that apply to it (a later config's rule replaces an earlier one's, so they are not stacked).
+  ...onlyImportedBy(PACKAGE_OWNERS),
   {
     files: ["test/**/*.ts"],
     rules: {

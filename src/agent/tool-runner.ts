@@ -1,7 +1,7 @@
 import type { Tool } from "../tools/tool.js";
 import type { EventBody } from "./events.js";
 import { parseToolInput } from "./tool-input.js";
-import type { ToolCallBlock, ToolResultBlock, ToolResultState } from "./types.js";
+import type { DataPart, ToolCallBlock, ToolResultBlock, ToolResultState } from "./types.js";
 
 /** What running a server tool needs from the reply. */
 export interface ToolRunEnv {
@@ -86,6 +86,7 @@ export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise
   let state: ToolResultState;
   let output: string;
   let metadata: Record<string, unknown> | undefined;
+  let data: DataPart[] = [];
   try {
     const result = await tool.run(parsed.value, {
       signal: env.signal,
@@ -96,6 +97,7 @@ export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise
     state = env.signal.aborted ? "interrupted" : result.state;
     output = result.output;
     metadata = result.metadata;
+    data = result.data ?? [];
   } catch (err) {
     state = env.signal.aborted ? "interrupted" : "error";
     output = env.signal.aborted ? "" : `the tool failed: ${(err as Error).message}`;
@@ -107,6 +109,9 @@ export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise
   // What the tool did not stream is sent now, so the deltas always add up to the output.
   const rest = output.startsWith(streamed) ? output.slice(streamed.length) : `\n${output}`;
   emitText(rest);
+  for (const part of data) {
+    env.emit({ type: "tool_result_data_delta", toolCallId: call.id, part });
+  }
   env.emit({
     type: "tool_result_end",
     toolCallId: call.id,
@@ -119,6 +124,7 @@ export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise
     id: call.id,
     name: call.name,
     output: streamed,
+    ...(data.length > 0 ? { data } : {}),
     state,
     ...(metadata ? { metadata } : {}),
   };

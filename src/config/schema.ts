@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { mcpServersSchema } from "./mcp-schema.js";
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES } from "../common/message-size.js";
 import { permissionModeSchema } from "../permissions/index.js";
 
@@ -216,6 +217,11 @@ export const agentConfigSchema = z.strictObject({
     )
     .default(DEFAULT_MAX_REPLY_BYTES),
   bash: bashConfigSchema.default(BASH_CONFIG_DEFAULT),
+  /**
+   * MCP servers whose tools the agent may call, by name: each tool is `mcp__<server>__<tool>`. A
+   * stdio server is started with Bash's environment plus its `env`, in the first working directory.
+   */
+  mcpServers: mcpServersSchema.default({}),
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
     .strictObject({

@@ -17,6 +17,8 @@ import type { PathContext, PermissionRule } from "./types.js";
  *   without a slash (a trailing one aside) matches a name anywhere (`*.env`, `build/`), a relative
  *   pattern with a slash is anchored at each working directory (`src/**`).
  * - Other tools: only rules without content match.
+ * - MCP tools (`mcp__<server>__<tool>`): a rule names one tool, or with `mcp__<server>` every tool
+ *   of that server (rules without content).
  *
  * Deny and ask rules match a path as written and where its links lead; a `Read(…)` rule also
  * reaches what Grep, Glob and Bash commands read, an `Edit(…)`/`Write(…)` rule what the other
@@ -53,6 +55,7 @@ export function ruleMatchesCall(
   if (rule.behavior === "allow")
     return findAllowingRule([rule], toolName, view, context) !== undefined;
   const content = rule.ruleContent;
+  if (isServerRuleFor(rule, toolName)) return true;
   if (rule.toolName !== toolName) {
     if (content === undefined || content === "") return false;
     return accessedPaths(rule.toolName, view).some((located) =>
@@ -70,6 +73,26 @@ export function ruleMatchesCall(
     default:
       return false;
   }
+}
+
+/** `mcp__<server>`: a rule name that stands for every tool of one MCP server. */
+const MCP_SERVER_RULE = /^mcp__(?:(?!__)[A-Za-z0-9_-])+$/;
+
+/**
+ * Whether `rule` is a server rule (`mcp__<server>`, without content) that covers the MCP tool
+ * `toolName` (`mcp__<server>__<tool>`).
+ */
+export function isServerRuleFor(
+  rule: Pick<PermissionRule, "toolName" | "ruleContent">,
+  toolName: string,
+): boolean {
+  return (
+    (rule.ruleContent === undefined || rule.ruleContent === "") &&
+    MCP_SERVER_RULE.test(rule.toolName) &&
+    !rule.toolName.endsWith("_") &&
+    toolName.startsWith(`${rule.toolName}__`) &&
+    toolName.length > rule.toolName.length + 2
+  );
 }
 
 const READ_RULE_TOOLS = new Set(["Read"]);
@@ -117,9 +140,9 @@ export function findAllowingRule(
   const candidates = rules.filter(
     (rule) => rule.behavior === "allow" && rule.toolName === toolName,
   );
-  const wholeTool = candidates.find(
-    (rule) => rule.ruleContent === undefined || rule.ruleContent === "",
-  );
+  const wholeTool =
+    candidates.find((rule) => rule.ruleContent === undefined || rule.ruleContent === "") ??
+    rules.find((rule) => rule.behavior === "allow" && isServerRuleFor(rule, toolName));
   if (wholeTool !== undefined) return wholeTool;
   const withContent = candidates as (PermissionRule & { ruleContent: string })[];
   switch (view.kind) {

@@ -11,6 +11,10 @@ import { parseRule } from "../permissions/index.js";
 import { createBashTool } from "../tools/bash.js";
 import { externalTool } from "../tools/external-tool.js";
 import type { Tool } from "../tools/tool.js";
+import { AgentConfigError } from "./agent-config-error.js";
+import type { AgentMcp } from "./agent-mcp.js";
+
+export { AgentConfigError } from "./agent-config-error.js";
 
 /** The agent used when the configuration declares none. */
 export const DEFAULT_AGENT: AgentConfig = {
@@ -27,6 +31,7 @@ export const DEFAULT_AGENT: AgentConfig = {
   maxBlockBytes: 1024 * 1024,
   maxReplyBytes: DEFAULT_MAX_REPLY_BYTES,
   bash: BASH_CONFIG_DEFAULT,
+  mcpServers: {},
   permissions: { allow: [], deny: [], ask: [] },
 };
 
@@ -44,11 +49,6 @@ function configRules(agent: AgentConfig, index: number): Rule[] {
     });
   }
   return out;
-}
-
-/** Thrown when the configuration names something that does not exist (a tool, a directory). */
-export class AgentConfigError extends Error {
-  override readonly name = "AgentConfigError";
 }
 
 async function resolveDirectories(agent: AgentConfig, index: number): Promise<string[]> {
@@ -71,13 +71,15 @@ async function resolveDirectories(agent: AgentConfig, index: number): Promise<st
  * Resolves the configured agents: their models (the agent's own, else `defaultModel`), their tools
  * (the named built-ins, or all, plus `customTools`; the built-in Bash is made per agent with the
  * environment and process limit of its `bash` config), and their working directories (created and
- * resolved to real paths).
+ * resolved to real paths). Agents with MCP servers are registered with `mcp`, whose `connect` adds
+ * their tools to the agents' maps.
  */
 export async function buildAgents(args: {
   config: Config;
   defaultModel: () => Promise<Model>;
   builtinTools: readonly Tool[];
   customTools?: readonly Tool[];
+  mcp?: AgentMcp;
 }): Promise<Map<string, AgentDefinition>> {
   const { config } = args;
   const agents = config.agents.length > 0 ? config.agents : [DEFAULT_AGENT];
@@ -115,6 +117,8 @@ export async function buildAgents(args: {
         }),
       );
     }
+    const workingDirectories = await resolveDirectories(agent, index);
+    args.mcp?.add(index, agent, workingDirectories[0]!, tools);
     const model = agent.model?.url
       ? createOpenAIModel({
           baseURL: agent.model.url,
@@ -131,7 +135,7 @@ export async function buildAgents(args: {
       model,
       tools,
       permissionMode: agent.permissionMode,
-      workingDirectories: await resolveDirectories(agent, index),
+      workingDirectories,
       shareWorkingDirectories: agent.shareWorkingDirectories,
       maxIters: agent.maxIters,
       ...(agent.confirmTimeout === undefined ? {} : { confirmTimeoutMs: agent.confirmTimeout }),

@@ -22,6 +22,7 @@ import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
 import { createAuthenticator } from "../server/auth.js";
+import { AgentMcp } from "./agent-mcp.js";
 import { AgentConfigError, buildAgents } from "./build-agents.js";
 
 /** What an embedding application may add to the configuration. */
@@ -114,12 +115,21 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     );
     return createOpenAIModel({ baseURL: demo.url, model: "parkway-demo", maxRetries: 0 });
   };
-  const agents = await buildAgents({
-    config,
-    defaultModel,
-    builtinTools: [...builtinTools(), askUserTool],
-    ...(options.tools ? { customTools: options.tools } : {}),
-  });
+  const mcp = new AgentMcp(log);
+  const closeMcp = () => mcp.close();
+  let agents: Awaited<ReturnType<typeof buildAgents>>;
+  try {
+    agents = await buildAgents({
+      config,
+      defaultModel,
+      builtinTools: [...builtinTools(), askUserTool],
+      ...(options.tools ? { customTools: options.tools } : {}),
+      mcp,
+    });
+  } catch (err) {
+    await demo?.close();
+    throw err;
+  }
   const store = options.store ?? createLevelStore(config.data);
   const manager = new SessionManager(store, agents, log, {
     ...(config.retention.keepFinishedReplies === undefined
@@ -170,12 +180,16 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   let port: number;
   try {
     port = await server.bind(config.listen);
-    await store.open();
+    // MCP tools join the agents before recovery and before any session loads.
+    const [opened, connected] = await Promise.allSettled([store.open(), mcp.connect()]);
+    if (opened.status === "rejected") throw opened.reason;
+    if (connected.status === "rejected") throw connected.reason;
     await manager.start();
     server.serve();
   } catch (err) {
     await manager.stop();
     await server.shutdown({ graceMs: 0 });
+    await closeMcp();
     await demo?.close();
     throw err;
   }
@@ -190,6 +204,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       server.drain();
       await manager.stop(config.shutdownGrace);
       await server.shutdown(options);
+      await closeMcp();
       await demo?.close();
     },
   };

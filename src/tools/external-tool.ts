@@ -2,7 +2,8 @@ import { Ajv, type ErrorObject } from "ajv";
 import { z } from "zod";
 import type { ExternalResult, ResultProblem, Tool } from "./tool.js";
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// No format is known (no ajv-formats): formats are not checked, and not warned about either.
+const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
 
 /** How a client declares a tool it executes itself. */
 export interface ExternalToolSpec {
@@ -40,22 +41,32 @@ export function schemaError(schema: Record<string, unknown>): string | undefined
 }
 
 /**
- * A tool executed by the client: its input is validated against the declared JSON Schema (the
- * model gets an error result naming each problem), and a successful result's metadata against the
- * metadata schema (the client's result is refused, and the reply stays parked).
+ * A zod schema for a tool input object that checks it against a JSON Schema (ajv; throws when the
+ * schema does not compile): each problem becomes an issue naming its field.
  */
-export function externalTool(spec: ExternalToolSpec): Tool<Record<string, unknown>> {
-  const validateInput = ajv.compile(spec.inputSchema);
-  const validateMetadata = spec.metadataSchema ? ajv.compile(spec.metadataSchema) : undefined;
-  const inputSchema = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
-    if (validateInput(value)) return;
-    for (const problem of problemsOf(validateInput.errors, "")) {
+export function jsonSchemaInput(
+  schema: Record<string, unknown>,
+): z.ZodType<Record<string, unknown>> {
+  const validate = ajv.compile(schema);
+  return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+    if (validate(value)) return;
+    for (const problem of problemsOf(validate.errors, "")) {
       ctx.addIssue({
         code: "custom",
         message: `${problem.field || "(input)"} ${problem.description}`,
       });
     }
   });
+}
+
+/**
+ * A tool executed by the client: its input is validated against the declared JSON Schema (the
+ * model gets an error result naming each problem), and a successful result's metadata against the
+ * metadata schema (the client's result is refused, and the reply stays parked).
+ */
+export function externalTool(spec: ExternalToolSpec): Tool<Record<string, unknown>> {
+  const validateMetadata = spec.metadataSchema ? ajv.compile(spec.metadataSchema) : undefined;
+  const inputSchema = jsonSchemaInput(spec.inputSchema);
   return {
     name: spec.name,
     description: spec.description,

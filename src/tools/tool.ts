@@ -17,6 +17,11 @@ export interface ToolContext {
 export interface ToolResult {
   state: "success" | "error";
   output: string;
+  /**
+   * Data besides the text (see `data-part.ts`), each part one the model can take; counted, as
+   * base64, within the run's `maxOutputBytes`.
+   */
+  data?: DataPart[];
   metadata?: Record<string, unknown>;
 }
 

@@ -20,9 +20,27 @@ const SERVER_PACKAGE = JSON.parse(await readFile(path.join(REPO_ROOT, "package.j
 };
 
 /** Packages that only build or test Parkway: none may reach a user's node_modules. */
-const DEV_TOOLS = ["tsx", "esbuild", "typescript", "vitest", "ts-proto", "@bufbuild/buf"];
+const DEV_TOOLS = [
+  "tsx",
+  "esbuild",
+  "typescript",
+  "vitest",
+  "ts-proto",
+  "@bufbuild/buf",
+  "@modelcontextprotocol/server-everything",
+  "@modelcontextprotocol/server-filesystem",
+];
 /** What the light client must not pull in: the server's native store, model SDK and the like. */
-const SERVER_ONLY = ["classic-level", "openai", "pino", "zod", "ajv", "picomatch", "tinyglobby"];
+const SERVER_ONLY = [
+  "classic-level",
+  "openai",
+  "pino",
+  "zod",
+  "ajv",
+  "picomatch",
+  "tinyglobby",
+  "@modelcontextprotocol/sdk",
+];
 
 let tarballs: { server: string; client: string };
 let serverProject: string; // parkway only

@@ -1,0 +1,68 @@
+import type { Logger } from "../common/logger.js";
+import { bashEnvironment } from "../config/bash-env.js";
+import type { AgentConfig } from "../config/schema.js";
+import { type McpServers, startMcpServers } from "../tools/mcp/mcp-servers.js";
+import type { Tool } from "../tools/tool.js";
+import { AgentConfigError } from "./agent-config-error.js";
+
+interface PendingAgent {
+  index: number;
+  agent: AgentConfig;
+  /** The agent's first working directory, resolved. */
+  cwd: string;
+  /** The agent's tool map, which its MCP tools join. */
+  tools: Map<string, Tool>;
+}
+
+/**
+ * The MCP servers of the configured agents: registered while the agents are built, connected
+ * (`connect`) once the port is bound, so that a port in use fails before any server starts. Their
+ * tools join each agent's tool map; a server that comes up later adds its tools then.
+ */
+export class AgentMcp {
+  private readonly pending: PendingAgent[] = [];
+  private readonly started: McpServers[] = [];
+
+  constructor(private readonly log: Logger) {}
+
+  /** Registers an agent whose `mcpServers` are to be connected. */
+  add(index: number, agent: AgentConfig, cwd: string, tools: Map<string, Tool>): void {
+    if (Object.keys(agent.mcpServers).length > 0) this.pending.push({ index, agent, cwd, tools });
+  }
+
+  /**
+   * Connects every registered server at once and waits for each first attempt. Rejects with
+   * `AgentConfigError` when a server's tool has the name of another tool of its agent.
+   */
+  async connect(): Promise<void> {
+    const pending = this.pending.splice(0);
+    const problems: string[] = [];
+    await Promise.all(
+      pending.map(async ({ index, agent, cwd, tools }) => {
+        const servers = await startMcpServers({
+          servers: agent.mcpServers,
+          cwd,
+          env: bashEnvironment(agent.bash),
+          log: this.log.child({ agent: agent.id }),
+          onLateTools: (late) => {
+            for (const tool of late) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+          },
+        });
+        this.started.push(servers);
+        for (const tool of servers.tools) {
+          if (tools.has(tool.name)) {
+            problems.push(
+              `invalid config: agents[${index}].mcpServers: tool ${tool.name} is already a tool of the agent`,
+            );
+          } else tools.set(tool.name, tool);
+        }
+      }),
+    );
+    if (problems.length > 0) throw new AgentConfigError(problems.join("; "));
+  }
+
+  /** Disconnects every server connected so far (stopping stdio servers). */
+  async close(): Promise<void> {
+    await Promise.all(this.started.splice(0).map((servers) => servers.close()));
+  }
+}

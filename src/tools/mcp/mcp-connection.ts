@@ -1,0 +1,227 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import {
+  type CallToolResult,
+  McpError,
+  type Tool as McpToolInfo,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../../common/logger.js";
+import type { McpServerConfig } from "../../config/mcp-schema.js";
+import { endSession, openTransport } from "./mcp-transport.js";
+
+/** How long connecting (start, handshake, tool listing) may take before the attempt fails. */
+const CONNECT_TIMEOUT_MS = 30_000;
+/** How long one tool call may take before it fails (an interrupt cancels it sooner). */
+const CALL_TIMEOUT_MS = 10 * 60_000;
+
+/** The delays between reconnection attempts: doubling from `initialMs` up to `maxMs`. */
+export interface Backoff {
+  initialMs: number;
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
+
+/** Thrown by `McpConnection.call` when the server cannot be reached. */
+export class McpUnavailableError extends Error {
+  override readonly name = "McpUnavailableError";
+}
+
+export interface McpConnectionOptions {
+  /** The server's configured name. */
+  name: string;
+  config: McpServerConfig;
+  /** stdio: the working directory and the environment the process is started with. */
+  cwd: string;
+  env: Record<string, string>;
+  log: Logger;
+  backoff?: Backoff;
+  /** The version Parkway announces to the server. */
+  clientVersion?: string;
+  /** Told the tools the server lists, after each successful connection. */
+  onConnected?: (tools: readonly McpToolInfo[]) => void;
+}
+
+type State =
+  | { kind: "connecting"; attempt: Promise<void> }
+  | { kind: "ready"; client: Client; transport: Transport }
+  | { kind: "down"; reason: string; timer?: NodeJS.Timeout }
+  | { kind: "closed" };
+
+/**
+ * One MCP server as a tool source: connects (starting the process of a stdio server), lists its
+ * tools, and reconnects with exponential backoff when the process exits or the connection drops.
+ * A call made while the server is down first tries to reconnect at once; when that fails, the call
+ * fails with `McpUnavailableError`. Never rejects or throws out of band: failures are logged and
+ * reported to the calls.
+ */
+export class McpConnection {
+  readonly name: string;
+  private state: State = { kind: "down", reason: "not started" };
+  private failures = 0;
+  /** The tools the server listed on its last successful connection. */
+  tools: McpToolInfo[] = [];
+  private readonly backoff: Backoff;
+  private readonly log: Logger;
+
+  constructor(private readonly options: McpConnectionOptions) {
+    this.name = options.name;
+    this.backoff = options.backoff ?? DEFAULT_BACKOFF;
+    this.log = options.log.child({ mcpServer: options.name });
+  }
+
+  /** True while connected. */
+  get ready(): boolean {
+    return this.state.kind === "ready";
+  }
+
+  /** Why the server is not connected, or undefined while it is. */
+  get unavailableReason(): string | undefined {
+    return this.state.kind === "down" ? this.state.reason : undefined;
+  }
+
+  /** The first connection attempt; resolves (never rejects) once it succeeded or failed. */
+  start(): Promise<void> {
+    return this.connectNow();
+  }
+
+  /** Disconnects (a stdio server's process is stopped) and stops reconnecting. */
+  async close(): Promise<void> {
+    const state = this.state;
+    this.state = { kind: "closed" };
+    if (state.kind === "down") clearTimeout(state.timer);
+    if (state.kind === "connecting") await state.attempt;
+    if (state.kind === "ready") {
+      await endSession(state.transport);
+      await closeQuietly(state.client);
+    }
+  }
+
+  /**
+   * Calls a tool. Rejects with `McpUnavailableError` when the server cannot be reached or the
+   * connection drops during the call; with the signal's reason when it aborts; with `McpError` for
+   * an error the server answered.
+   */
+  async call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
+    if (this.state.kind === "down") await this.connectNow();
+    if (this.state.kind === "connecting") await this.state.attempt;
+    const state = this.current();
+    if (state.kind === "closed") throw new McpUnavailableError("Parkway is shutting down");
+    if (state.kind !== "ready") {
+      throw new McpUnavailableError(state.kind === "down" ? state.reason : "connecting");
+    }
+    try {
+      return (await state.client.callTool({ name: tool, arguments: args }, undefined, {
+        signal,
+        timeout: CALL_TIMEOUT_MS,
+      })) as CallToolResult;
+    } catch (err) {
+      if (signal.aborted || isServerAnswer(err)) throw err;
+      const reason = message(err);
+      this.lost(state.client, reason);
+      throw new McpUnavailableError(reason);
+    }
+  }
+
+  /** The state now (read after an await, when it may have changed). */
+  private current(): State {
+    return this.state;
+  }
+
+  private connectNow(): Promise<void> {
+    if (this.state.kind === "connecting") return this.state.attempt;
+    if (this.state.kind === "ready" || this.state.kind === "closed") return Promise.resolve();
+    clearTimeout(this.state.timer);
+    const attempt = this.connect();
+    this.state = { kind: "connecting", attempt };
+    return attempt;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new Client(
+      { name: "parkway", version: this.options.clientVersion ?? "0" },
+      { capabilities: {} },
+    );
+    // Transport errors (a dropped event stream, an unparsable line) are logged; a lost
+    // connection is reported by onclose or by the call that meets it.
+    client.onerror = (err) => this.log.debug({ err }, "MCP transport error");
+    let transport: Transport | undefined;
+    let stderr: () => string = () => "";
+    try {
+      const opened = openTransport(this.options.config, {
+        cwd: this.options.cwd,
+        env: this.options.env,
+        log: this.log,
+      });
+      transport = opened.transport;
+      stderr = opened.stderr;
+      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      const tools: McpToolInfo[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+          timeout: CONNECT_TIMEOUT_MS,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      if (this.state.kind === "closed") {
+        await closeQuietly(client);
+        return;
+      }
+      this.tools = tools;
+      this.failures = 0;
+      this.state = { kind: "ready", client, transport };
+      client.onclose = () => this.lost(client, withStderr("the connection closed", stderr()));
+      this.log.info({ tools: tools.length }, "MCP server connected");
+      this.options.onConnected?.(tools);
+    } catch (err) {
+      await closeQuietly(client);
+      if (this.state.kind === "closed") return;
+      this.failed(withStderr(message(err), stderr()));
+    }
+  }
+
+  /** The connection of `client` dropped: reconnect after the backoff. */
+  private lost(client: Client, reason: string): void {
+    if (this.state.kind !== "ready" || this.state.client !== client) return;
+    client.onclose = undefined;
+    void closeQuietly(client);
+    this.failed(reason);
+  }
+
+  private failed(reason: string): void {
+    const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** this.failures);
+    this.failures += 1;
+    this.log.warn({ reason, retryInMs: delay }, "MCP server not available");
+    const timer = setTimeout(() => void this.connectNow(), delay);
+    timer.unref();
+    this.state = { kind: "down", reason, timer };
+  }
+}
+
+/** An error the server answered (a JSON-RPC error), as opposed to a lost connection or timeout. */
+function isServerAnswer(err: unknown): boolean {
+  // -32000 is the SDK's "connection closed"; -32001 its request timeout.
+  return err instanceof McpError && err.code !== -32000;
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function withStderr(reason: string, stderr: string): string {
+  return stderr === "" ? reason : `${reason}; its last output: ${stderr}`;
+}
+
+async function closeQuietly(client: Client): Promise<void> {
+  try {
+    await client.close();
+  } catch {
+    // already closed
+  }
+}

@@ -1,0 +1,78 @@
+import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
+import { jsonSchemaInput, schemaError } from "../external-tool.js";
+import { cutUtf8 } from "../output-cap.js";
+import type { Tool, ToolResult } from "../tool.js";
+import { type McpConnection, McpUnavailableError } from "./mcp-connection.js";
+import { mapCallToolResult } from "./mcp-result.js";
+
+/** The Parkway name of a server's tool: `mcp__<server>__<tool>`. */
+export function mcpToolName(server: string, tool: string): string {
+  return `mcp__${server}__${tool}`;
+}
+
+/** The names a model endpoint accepts for a tool (OpenAI's rule). */
+const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Why a listed tool cannot be offered to the model, or undefined when it can. */
+export function mcpToolProblem(server: string, info: McpToolInfo): string | undefined {
+  const name = mcpToolName(server, info.name);
+  if (!MODEL_TOOL_NAME.test(name)) {
+    return `its name ${name} is not 1 to 64 letters, digits, _ and -, as model endpoints require`;
+  }
+  const schemaProblem = schemaError(inputSchemaOf(info));
+  return schemaProblem === undefined ? undefined : `its inputSchema: ${schemaProblem}`;
+}
+
+/**
+ * The schema the input is checked with: the server's, without `$schema` (the draft it names may be
+ * one the validator does not load; the keywords are what matters) and `$id` (the validator holds
+ * one schema per id, and two servers, or two agents of one server, may use the same).
+ */
+function inputSchemaOf(info: McpToolInfo): Record<string, unknown> {
+  const schema: Record<string, unknown> = { ...info.inputSchema };
+  delete schema.$schema;
+  delete schema.$id;
+  return schema;
+}
+
+/**
+ * A tool of an MCP server as a Parkway tool. Its input is checked against the server's JSON Schema
+ * before the call; it only reads when the server says so (`readOnlyHint` and not
+ * `destructiveHint`), and only then runs beside other calls. The call is cancelled when the
+ * context's signal aborts. A server that cannot be reached gives an error result naming it.
+ */
+export function mcpTool(
+  connection: McpConnection,
+  info: McpToolInfo,
+): Tool<Record<string, unknown>> {
+  const server = connection.name;
+  const readOnly =
+    info.annotations?.readOnlyHint === true && info.annotations.destructiveHint !== true;
+  const fail = (text: string, maxBytes: number): ToolResult => ({
+    state: "error",
+    output: cutUtf8(text, maxBytes),
+  });
+  return {
+    name: mcpToolName(server, info.name),
+    description: info.description ?? info.title ?? "",
+    inputSchema: jsonSchemaInput(inputSchemaOf(info)),
+    jsonSchema: info.inputSchema,
+    isReadOnly: () => readOnly,
+    isConcurrencySafe: () => readOnly,
+    async run(input, ctx) {
+      try {
+        const result = await connection.call(info.name, input, ctx.signal);
+        return mapCallToolResult(result, ctx.maxOutputBytes);
+      } catch (err) {
+        if (ctx.signal.aborted) return fail("", ctx.maxOutputBytes);
+        const reason = err instanceof Error ? err.message : String(err);
+        return fail(
+          err instanceof McpUnavailableError
+            ? `MCP server ${server} is not available: ${reason}`
+            : `MCP server ${server} failed the call of ${info.name}: ${reason}`,
+          ctx.maxOutputBytes,
+        );
+      }
+    },
+  };
+}
