@@ -7,7 +7,9 @@ import type { Store, StoreBatch } from "../store/store.js";
 import { EventLog } from "./event-log.js";
 import type { StoredEvent, StreamItem } from "./stored-event.js";
 import { noteAnnounced, reannouncement } from "./reannouncement.js";
-import { Subscriber } from "./subscriber.js";
+import { type Attached, Subscriber } from "./subscriber.js";
+
+export type { Attached } from "./subscriber.js";
 
 /** Events whose write is synced, with the state they announce, before any stream sees them. */
 const SYNC_EVENTS = new Set<EventBody["type"]>([
@@ -28,20 +30,6 @@ export interface HubOptions {
    * be ahead of what is stored.
    */
   onFailure?: (error: Error) => void;
-}
-
-/** A stream attached to a hub. */
-export interface Attached {
-  /** The seq of the last stored event when it attached (its replay ends there). */
-  lastSeq: number;
-  /** The replay, then live items; ending it (or its first `next` never coming) ends nothing else. */
-  items: AsyncGenerator<StreamItem[]>;
-  subscriber: Subscriber;
-  /**
-   * Removes the stream from the hub, whether or not `items` was ever read (a generator that never
-   * started runs no `finally`). Idempotent.
-   */
-  detach: () => void;
 }
 
 interface Waiter {

@@ -102,3 +102,17 @@ export class Subscriber {
     }
   }
 }
+
+/** A stream attached to a hub. */
+export interface Attached {
+  /** The seq of the last stored event when it attached (its replay ends there). */
+  lastSeq: number;
+  /** The replay, then live items; ending it (or its first `next` never coming) ends nothing else. */
+  items: AsyncGenerator<StreamItem[]>;
+  subscriber: Subscriber;
+  /**
+   * Removes the stream from the hub, whether or not `items` was ever read (a generator that never
+   * started runs no `finally`). Idempotent.
+   */
+  detach: () => void;
+}
