@@ -9,8 +9,6 @@ import type { StoredEvent, StreamItem } from "./stored-event.js";
 import { noteAnnounced, reannouncement } from "./reannouncement.js";
 import { type Attached, Subscriber } from "./subscriber.js";
 
-export type { Attached } from "./subscriber.js";
-
 /** Events whose write is synced, with the state they announce, before any stream sees them. */
 const SYNC_EVENTS = new Set<EventBody["type"]>([
   "require_user_confirm",
