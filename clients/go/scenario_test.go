@@ -92,16 +92,23 @@ type loadedScenario struct {
 	err     error // the file could not be read or parsed
 }
 
-// instantiate parses a scenario with $WORKDIR replaced by workdir (JSON-escaped).
+// instantiate parses a scenario with $WORKDIR replaced by workdir and $REPO by the repository's
+// root (JSON-escaped).
 func instantiate(text, workdir string) (*scenario, error) {
-	var escaped bytes.Buffer
-	enc := json.NewEncoder(&escaped)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(workdir); err != nil {
+	repo, err := filepath.Abs("../..")
+	if err != nil {
 		return nil, err
 	}
-	quoted := strings.TrimSpace(escaped.String())
-	text = strings.ReplaceAll(text, "$WORKDIR", quoted[1:len(quoted)-1])
+	for token, value := range map[string]string{"$WORKDIR": workdir, "$REPO": repo} {
+		var escaped bytes.Buffer
+		enc := json.NewEncoder(&escaped)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(value); err != nil {
+			return nil, err
+		}
+		quoted := strings.TrimSpace(escaped.String())
+		text = strings.ReplaceAll(text, token, quoted[1:len(quoted)-1])
+	}
 	var sc scenario
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.DisallowUnknownFields()

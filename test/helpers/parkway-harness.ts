@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
@@ -35,16 +35,19 @@ export interface Harness {
 /**
  * Starts the scripted model with `script`, then Parkway with one agent "test" using it through the
  * real openai adapter, on 127.0.0.1:0 with a fresh data directory. `config` is laid over the
- * defaults, except that `config.model` is merged into the scripted model's settings.
+ * defaults, except that `config.model` is merged into the scripted model's settings. `agent` may be
+ * made from the working directory (created before Parkway starts).
  */
 export async function startHarness(
   script: Script,
-  agent: Record<string, unknown> = {},
+  agent: Record<string, unknown> | ((workdir: string) => Record<string, unknown>) = {},
   config: Partial<ConfigInput> = {},
 ): Promise<Harness> {
   const root = await mkdtemp(path.join(tmpdir(), "parkway-it-"));
   const workdir = path.join(root, "work");
   const dataDir = path.join(root, "data");
+  await mkdir(workdir, { recursive: true });
+  const agentConfig = typeof agent === "function" ? agent(workdir) : agent;
   const model = await startScriptedModel({ script });
   const log = captureLog();
   // A restart passes the first server's address.
@@ -53,7 +56,7 @@ export async function startHarness(
       config: parseConfig({
         listen: "127.0.0.1:0",
         data: dataDir,
-        agents: [{ id: "test", workingDirectories: [workdir], ...agent }] as never,
+        agents: [{ id: "test", workingDirectories: [workdir], ...agentConfig }] as never,
         ...config,
         ...(address ? { listen: address } : {}),
         // `config.model` adds to the scripted model's settings (e.g. timeout, maxRetries).

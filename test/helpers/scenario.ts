@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { REPO_ROOT } from "./spawn-server.js";
 import path from "node:path";
 
 /** A scenario file of test/scenarios (see its README). */
@@ -44,7 +45,7 @@ export interface Step {
 
 export const SCENARIO_DIR = fileURLToPath(new URL("../scenarios", import.meta.url));
 
-/** Every scenario, with its file name; `$WORKDIR` is replaced when the scenario is run. */
+/** Every scenario, with its file name; `$WORKDIR` and `$REPO` are replaced when it is run. */
 export function loadScenarios(): { file: string; text: string }[] {
   return readdirSync(SCENARIO_DIR)
     .filter((f) => f.endsWith(".json"))
@@ -52,9 +53,14 @@ export function loadScenarios(): { file: string; text: string }[] {
     .map((file) => ({ file, text: readFileSync(path.join(SCENARIO_DIR, file), "utf8") }));
 }
 
-/** Parses a scenario with `$WORKDIR` replaced (JSON-escaped). */
+/** Parses a scenario with `$WORKDIR` and `$REPO` replaced (JSON-escaped). */
 export function instantiate(text: string, workdir: string): Scenario {
-  return JSON.parse(text.replaceAll("$WORKDIR", JSON.stringify(workdir).slice(1, -1))) as Scenario;
+  const escaped = (value: string) => JSON.stringify(value).slice(1, -1);
+  return JSON.parse(
+    text
+      .replaceAll("$WORKDIR", escaped(workdir))
+      .replaceAll("$REPO", escaped(path.resolve(REPO_ROOT))),
+  ) as Scenario;
 }
 
 /**

@@ -235,12 +235,11 @@ class Runner {
 describe("scenarios", () => {
   for (const { file, text } of loadScenarios()) {
     it(file.replace(/\.json$/, ""), async () => {
-      const probe = JSON.parse(text) as Scenario;
       // The scenario's files are in the agent's directory, which its sessions share.
-      const h = await startHarness(
-        { turns: [] },
-        { shareWorkingDirectories: true, ...(probe.agent ?? {}) },
-      );
+      const h = await startHarness({ turns: [] }, (workdir) => ({
+        shareWorkingDirectories: true,
+        ...(instantiate(text, workdir).agent ?? {}),
+      }));
       try {
         const scenario = instantiate(text, h.workdir);
         await mkdir(h.workdir, { recursive: true });

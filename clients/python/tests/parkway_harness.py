@@ -298,8 +298,10 @@ def scenario_files() -> list[str]:
 
 
 def instantiate(text: str, workdir: Path) -> dict[str, Any]:
-    """Parses a scenario with `$WORKDIR` replaced by `workdir` (JSON-escaped)."""
+    """Parses a scenario with `$WORKDIR` replaced by `workdir` and `$REPO` by the repository's
+    root (JSON-escaped)."""
     escaped = json.dumps(str(workdir))[1:-1]
-    scenario = json.loads(text.replace("$WORKDIR", escaped))
+    repo = json.dumps(str(find_repo_root()))[1:-1]
+    scenario = json.loads(text.replace("$WORKDIR", escaped).replace("$REPO", repo))
     assert isinstance(scenario, dict)
     return scenario
