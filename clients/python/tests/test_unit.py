@@ -284,3 +284,18 @@ async def test_fresh_session_surfaces_reannouncements() -> None:
     session._dispatch(_event(0, replayed=True, require_user_confirm=_confirm("c1")))
     (event,) = await _drain(session)
     assert event.replayed and event.seq == 0 and set(session.pending) == {"c1"}
+
+
+def test_reconnects_after_grpcio_core_internal_only() -> None:
+    from parkway.session import _reconnectable
+
+    core = parkway.ParkwayError("Internal error from Core", code=grpc.StatusCode.INTERNAL)
+    server = parkway.ParkwayError(
+        "the reply failed on the server",
+        code=grpc.StatusCode.INTERNAL,
+        status=status_pb2.Status(code=13, message="the reply failed on the server"),
+    )
+    assert _reconnectable(core)
+    assert not _reconnectable(server)
+    assert _reconnectable(parkway.ParkwayError("gone", code=grpc.StatusCode.UNAVAILABLE))
+    assert not _reconnectable(parkway.ParkwayError("no", code=grpc.StatusCode.NOT_FOUND))

@@ -65,7 +65,21 @@ class _End:
 def _reconnectable(err: ParkwayError) -> bool:
     if err.code == grpc.StatusCode.UNAVAILABLE:
         return True
+    if _transport_internal(err):
+        return True
     return err.code == grpc.StatusCode.RESOURCE_EXHAUSTED and err.reason == "STREAM_BACKLOG"
+
+
+def _transport_internal(err: ParkwayError) -> bool:
+    """grpcio's own INTERNAL "Internal error from Core": an operation on a call whose transport
+    broke under it (e.g. the attach written to a channel still reconnecting after a server
+    restart). Nothing reached the server, so attaching again is safe; the server's own INTERNAL
+    errors carry a status and are not retried."""
+    return (
+        err.code == grpc.StatusCode.INTERNAL
+        and err.status is None
+        and err.message == "Internal error from Core"
+    )
 
 
 class AsyncSession:
