@@ -1,7 +1,7 @@
 import type { Logger } from "../common/logger.js";
 import { bashEnvironment } from "../config/bash-env.js";
 import type { AgentConfig } from "../config/schema.js";
-import { type McpServers, startMcpServers } from "../tools/mcp/mcp-servers.js";
+import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { Tool } from "../tools/tool.js";
 import { AgentConfigError } from "./agent-config-error.js";
 
@@ -36,6 +36,9 @@ export class AgentMcp {
    */
   async connect(): Promise<void> {
     const pending = this.pending.splice(0);
+    if (pending.length === 0) return;
+    // Loaded only when an agent has MCP servers: the SDK costs start-up time and memory.
+    const { startMcpServers } = await import("../tools/mcp/mcp-servers.js");
     const problems: string[] = [];
     await Promise.all(
       pending.map(async ({ index, agent, cwd, tools }) => {

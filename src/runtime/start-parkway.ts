@@ -116,7 +116,6 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     return createOpenAIModel({ baseURL: demo.url, model: "parkway-demo", maxRetries: 0 });
   };
   const mcp = new AgentMcp(log);
-  const closeMcp = () => mcp.close();
   let agents: Awaited<ReturnType<typeof buildAgents>>;
   try {
     agents = await buildAgents({
@@ -189,7 +188,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   } catch (err) {
     await manager.stop();
     await server.shutdown({ graceMs: 0 });
-    await closeMcp();
+    await mcp.close();
     await demo?.close();
     throw err;
   }
@@ -204,7 +203,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       server.drain();
       await manager.stop(config.shutdownGrace);
       await server.shutdown(options);
-      await closeMcp();
+      await mcp.close();
       await demo?.close();
     },
   };
