@@ -4,6 +4,7 @@ import { decide, findHolder } from "./gate.js";
 import type { ReplyEnv } from "./reply-env.js";
 import { parseToolInput } from "./tool-input.js";
 import { finishWithoutRunning, partitionBatches, runToolCall, startResult } from "./tool-runner.js";
+import { askerFor } from "./tool-questions.js";
 import type { ToolCallBlock } from "./types.js";
 
 type Next = "run" | "wait" | "done";
@@ -111,12 +112,14 @@ function outputShare(env: ReplyEnv, count: number): number {
 }
 
 function run(call: ToolCallBlock, env: ReplyEnv, maxOutputBytes: number): Promise<void> {
+  const ask = askerFor(call, env);
   return runToolCall(call, {
     tools: env.agent.tools,
     workingDirectories: env.permissions().workingDirectories,
     maxOutputBytes,
     signal: env.toolSignal ?? env.signal,
     emit: env.emit,
+    ...(ask ? { ask } : {}),
   }).then((result) => {
     env.message.content.push(result);
   });

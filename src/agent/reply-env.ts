@@ -1,7 +1,15 @@
 import type { AgentDefinition } from "./agent.js";
 import type { EventBody } from "./events.js";
 import type { PermissionState } from "./gate.js";
-import type { DecisionInfo, Failure, FinishedReason, Msg, ToolCallBlock } from "./types.js";
+import type { ToolQuestion } from "../tools/tool-question.js";
+import type {
+  DecisionInfo,
+  Failure,
+  FinishedReason,
+  Msg,
+  ToolCallBlock,
+  ToolResultBlock,
+} from "./types.js";
 
 /** Everything one reply runs with. `message` and `progress` are mutated as the reply advances. */
 export interface ReplyEnv {
@@ -31,6 +39,17 @@ export interface ReplyEnv {
    * with that event. Not called for a call held behind another one (it is decided again later).
    */
   decided?: (call: ToolCallBlock, decision: DecisionInfo) => void;
+  /**
+   * Parks the running reply on `question`, an AskUser a running tool asks (already in the message
+   * and announced by REQUIRE_EXTERNAL_EXECUTION), and resolves with its result once an answer is
+   * stored (the session puts the result into the message); resolves undefined when `signal` aborts
+   * before an answer came. Absent where nobody can be asked: tools then get no `ask`.
+   */
+  ask?: (
+    question: ToolCallBlock,
+    check: ToolQuestion["check"],
+    signal: AbortSignal,
+  ) => Promise<ToolResultBlock | undefined>;
 }
 
 /** How `runReply` returned: finished (the owner emits REPLY_END) or parked (waiting for answers). */

@@ -79,7 +79,8 @@ export function toModelMessages(systemPrompt: string, messages: readonly Msg[]):
           text += block.text;
           break;
         case "tool_call":
-          if (results.has(block.id)) {
+          // A question a running tool asked is the tool's business: the model sees its result.
+          if (block.askedBy === undefined && results.has(block.id)) {
             const modelId = block.modelId ?? block.id;
             calls.push({ id: modelId, name: block.name, input: block.input });
             pendingResults.push({ id: block.id, modelId });

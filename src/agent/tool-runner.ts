@@ -1,4 +1,4 @@
-import type { Tool } from "../tools/tool.js";
+import type { Tool, ToolContext } from "../tools/tool.js";
 import type { EventBody } from "./events.js";
 import { parseToolInput } from "./tool-input.js";
 import type { DataPart, ToolCallBlock, ToolResultBlock, ToolResultState } from "./types.js";
@@ -10,6 +10,8 @@ export interface ToolRunEnv {
   maxOutputBytes: number;
   signal: AbortSignal;
   emit: (body: EventBody) => void;
+  /** How the tool asks the person a question while it runs; absent where nobody can be asked. */
+  ask?: ToolContext["ask"];
 }
 
 /** The text a result carries when a call was stopped by an interrupt. */
@@ -93,6 +95,7 @@ export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise
       workingDirectories: env.workingDirectories,
       emitText,
       maxOutputBytes: env.maxOutputBytes,
+      ...(env.ask ? { ask: env.ask } : {}),
     });
     state = env.signal.aborted ? "interrupted" : result.state;
     output = result.output;

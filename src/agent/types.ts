@@ -109,6 +109,11 @@ export const toolCallBlockSchema = z.object({
   heldBy: z.string().optional(),
   /** Set when the model's input passed the block limit: its size; `input` is then empty. */
   inputDroppedBytes: z.number().int().optional(),
+  /**
+   * Set on an AskUser a running tool asks (an MCP server's elicitation): that call's id. The model
+   * neither made nor sees it.
+   */
+  askedBy: z.string().optional(),
 });
 export const toolResultBlockSchema = z.object({
   type: z.literal("tool_result"),

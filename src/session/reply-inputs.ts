@@ -10,7 +10,9 @@ import {
   ParkwayError,
 } from "../common/errors.js";
 import { evaluate, formatRule, type RuleScope } from "../permissions/index.js";
+import { checkQuestionResult } from "../tools/ask-user.js";
 import type { ExternalResult, Tool } from "../tools/tool.js";
+import type { QuestionInput } from "../tools/tool-question.js";
 import type { RuleScopeKey } from "./rule-book.js";
 
 /** One answer to a confirmation, decoded from the wire. */
@@ -206,6 +208,24 @@ export function applyConfirmations(
 }
 
 /**
+ * A client's result checked by its tool, or undefined when the tool checks nothing. A question a
+ * running tool asked is checked as an AskUser, whatever the agent's tools.
+ */
+function checkResult(
+  call: ToolCallBlock,
+  result: ExternalResult,
+  tools: ReadonlyMap<string, Tool>,
+): ReturnType<NonNullable<Tool["checkExternalResult"]>> | undefined {
+  if (call.askedBy !== undefined) {
+    return checkQuestionResult(JSON.parse(call.input) as QuestionInput, result);
+  }
+  const tool = tools.get(call.name);
+  if (!tool?.checkExternalResult) return undefined;
+  const parsed = parseToolInput(tool, call.name, call.input);
+  return tool.checkExternalResult(parsed.ok ? parsed.value : {}, result);
+}
+
+/**
  * Validates external results against the parked reply and applies them to `message`: each result's
  * output streams as TOOL_RESULT_TEXT_DELTA, its data as TOOL_RESULT_DATA_DELTA, then TOOL_RESULT_END with the caller's state and
  * metadata. A result whose metadata fails the tool's schema (or an AskUser answer that does not fit
@@ -226,10 +246,8 @@ export function applyExternalResults(
   const violations: FieldViolation[] = [];
   const results = answers.map((answer, i) => {
     const call = calls[i]!;
-    const tool = ctx.tools.get(call.name);
-    if (!tool?.checkExternalResult) return answer.result;
-    const parsed = parseToolInput(tool, call.name, call.input);
-    const checked = tool.checkExternalResult(parsed.ok ? parsed.value : {}, answer.result);
+    const checked = checkResult(call, answer.result, ctx.tools);
+    if (!checked) return answer.result;
     for (const p of checked.problems) {
       violations.push({ field: `execution_results[${i}].${p.field}`, description: p.description });
     }

@@ -8,6 +8,7 @@ import {
   interruptUnfinished,
   waitingCalls,
 } from "./active-reply.js";
+import { AskedQuestions } from "./asked-questions.js";
 import { interruptAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
 import { assertIdle, assertParked, assertReply } from "./input-checks.js";
@@ -43,11 +44,13 @@ export interface LifecycleSession extends RunningSession, AnsweredSession, Writi
  */
 export class ReplyLifecycle {
   private readonly writes: ReplyWrites;
+  private readonly questions: AskedQuestions;
   private disposed = false;
   private stopped = false;
 
   constructor(private readonly s: LifecycleSession) {
     this.writes = new ReplyWrites(s);
+    this.questions = new AskedQuestions(s, this.writes);
   }
 
   private get active(): ActiveReply | undefined {
@@ -69,11 +72,16 @@ export class ReplyLifecycle {
     return waitingCalls(this.active);
   }
 
-  /** The parked reply's pending calls, announced again to a stream that attaches. */
+  /**
+   * The parked reply's pending calls (or the questions the running reply's tools asked),
+   * announced again to a stream that attaches.
+   */
   parked(): { replyId: string; calls: ToolCallBlock[] } | undefined {
     const active = this.active;
-    if (!active || active.task) return undefined;
-    return { replyId: active.data.replyId, calls: waitingCalls(active) };
+    if (!active) return undefined;
+    if (!active.task) return { replyId: active.data.replyId, calls: waitingCalls(active) };
+    const asked = this.questions.waiting(active);
+    return asked.length > 0 ? { replyId: active.data.replyId, calls: asked } : undefined;
   }
 
   /** Restores the reply read from the store. */
@@ -85,6 +93,7 @@ export class ReplyLifecycle {
   halt(error: Error): void {
     this.stopped = true;
     this.active?.controller.abort(error);
+    this.questions.withdrawAll();
   }
 
   /** Starts a reply for a user message; refused while a reply is running or parked. */
@@ -152,7 +161,10 @@ export class ReplyLifecycle {
     return { settled };
   }
 
-  /** Commits an answer `prepare` makes for the parked reply (refused whole), then resumes it. */
+  /**
+   * Commits an answer `prepare` makes for the parked reply (refused whole), then resumes it; or,
+   * while the running reply's tools asked questions, the answers to those, handed to the tools.
+   */
   async answer(
     replyId: string,
     what: string,
@@ -160,17 +172,24 @@ export class ReplyLifecycle {
     ticket: RequestTicket | undefined,
   ): Promise<{ settled: Promise<ReplySettled> }> {
     const { head, outcomes } = this.s;
-    const active = assertParked(head.id, this.active, head.data.status, replyId, what);
+    const asked = this.active?.task !== undefined && this.questions.asking;
+    const active =
+      asked && this.active
+        ? this.questions.assertAsked(this.active, replyId)
+        : assertParked(head.id, this.active, head.data.status, replyId, what);
     const prepared = await prepare(active);
+    const toTools = asked ? this.questions.accept(active, prepared, what) : undefined;
     const settled = outcomes.whenSettled(active.data.replyId);
     const request = outcomes.note(ticket, active.data.replyId, head.data.messageCount);
-    await this.writes.commitAnswer(active, prepared.message, prepared.events, (b) => {
+    const extra = (b: StoreBatch) => {
       prepared.records(b);
       request?.write(b);
-    });
+    };
+    if (toTools) await toTools(extra);
+    else await this.writes.commitAnswer(active, prepared.message, prepared.events, extra);
     prepared.committed?.();
     this.awaitOutcome(active, request, settled);
-    this.resume(active);
+    if (!toTools) this.resume(active);
     return { settled };
   }
 
@@ -241,6 +260,7 @@ export class ReplyLifecycle {
     const hooks = runHooks(this.s, active, {
       announced: () => this.writes.stageCheckpoint(active),
       stopped: () => this.stopped,
+      ask: (question, check, signal) => this.questions.ask(active, question, check, signal),
     });
     active.task = (async () => {
       const outcome = await runActiveReply(this.s, active, hooks);

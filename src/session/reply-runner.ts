@@ -1,6 +1,6 @@
 import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
-import { type ReplyOutcome, runReply } from "../agent/reply-loop.js";
+import { type ReplyEnv, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
 import { InterruptReason } from "../agent/tool-runner.js";
 import type { DecisionInfo, ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
@@ -35,6 +35,8 @@ export interface RunningSession {
 export interface RunHooks {
   emit: (body: EventBody) => void;
   decided: (call: ToolCallBlock, decision: DecisionInfo) => void;
+  /** Parks the running reply on a question one of its tools asked (see `ReplyEnv.ask`). */
+  ask: NonNullable<ReplyEnv["ask"]>;
   /** True once the session stopped: a failure is then expected and not logged again. */
   stopped: () => boolean;
 }
@@ -67,6 +69,7 @@ export async function runActiveReply(
       emit: hooks.emit,
       permissions: () => s.permissions.current(),
       decided: hooks.decided,
+      ask: hooks.ask,
     });
     active.data.iteration = progress.iteration;
     if (outcome.kind === "finished" && outcome.error?.code.startsWith("model_")) {
@@ -112,7 +115,7 @@ export async function runActiveReply(
 export function runHooks(
   s: RunningSession,
   active: ActiveReply,
-  session: { announced: () => void; stopped: () => boolean },
+  session: { announced: () => void; stopped: () => boolean; ask: RunHooks["ask"] },
 ): RunHooks {
   const { head, hub } = s;
   const replyId = active.data.replyId;
@@ -127,6 +130,7 @@ export function runHooks(
       const audit = decisionAudit(head.id, replyId, call, decision);
       hub.stage((b) => writeAudit(b, head.tenant, [audit]));
     },
+    ask: session.ask,
     stopped: session.stopped,
   };
 }

@@ -1,6 +1,6 @@
 import type { EventBody } from "../agent/events.js";
 import type { ReplyOutcome } from "../agent/reply-loop.js";
-import type { Msg } from "../agent/types.js";
+import type { Msg, ToolCallBlock } from "../agent/types.js";
 import type { StoreBatch } from "../store/store.js";
 import { type ActiveReply, checkpoint, parkedStatus, waitingCalls } from "./active-reply.js";
 import type { EventHub } from "./event-hub.js";
@@ -74,6 +74,27 @@ export class ReplyWrites {
         extra(b);
       },
     });
+  }
+
+  /**
+   * Parks a reply that goes on running, on questions its tools asked (`AskedQuestions`): the
+   * session awaits an external result and REPLY_PARKED announces the questions, written synced
+   * with a checkpoint that still says running; those waiting for the reply get the notice.
+   */
+  async parkRunning(active: ActiveReply, questions: ToolCallBlock[]): Promise<void> {
+    const { head, hub } = this.s;
+    const replyId = active.data.replyId;
+    const awaiting = active.awaiting;
+    active.awaiting = undefined;
+    head.setStatus("awaiting_external_result", replyId);
+    const notice = waitingNotice(active.data.message, questions);
+    const status = head.data.status;
+    if (awaiting && awaiting.length > 0) {
+      hub.stage(parkedRequests(head.id, awaiting, { notice, status }));
+    }
+    this.stageCheckpoint(active);
+    await hub.emitWith(replyId, [{ type: "reply_parked", message: notice }], { sync: true });
+    this.s.outcomes.settled(replyId, { message: notice, status, pending: questions }, awaiting);
   }
 
   /** Ends a reply that is not running, as `ending` says. */

@@ -53,7 +53,12 @@ export async function sessionProblem(
   if (data.replyId === undefined && reply) {
     return `the session is idle but reply ${reply.replyId} is stored as ${reply.state}`;
   }
-  if (reply && data.status.startsWith("awaiting") && reply.state !== "parked") {
+  if (
+    reply &&
+    data.status.startsWith("awaiting") &&
+    reply.state !== "parked" &&
+    !askedWhileRunning(reply)
+  ) {
     return `the session is ${data.status} but its reply is ${reply.state}`;
   }
   if (reply && reply.snapshotSeq > data.lastSeq) {
@@ -134,4 +139,9 @@ async function parkedProblem(
   }
   const missing = pendingCalls(reply.message).find((call) => !announced.has(call.id));
   return missing ? `pending tool call ${missing.id} has no REQUIRE event` : undefined;
+}
+
+/** A running reply parked on questions its tools asked (AskUser calls with `askedBy`). */
+function askedWhileRunning(reply: ReplyData): boolean {
+  return pendingCalls(reply.message).some((c) => c.askedBy !== undefined);
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ExternalResult, ResultProblem, Tool } from "./tool.js";
+import type { AskUserAnswer, QuestionInput } from "./tool-question.js";
 
 const optionSchema = z.strictObject({
   label: z.string().min(1).describe("The option's text; answers name options by label"),
@@ -56,12 +57,7 @@ export const askUserInputSchema = z
   });
 export type AskUserInput = z.infer<typeof askUserInputSchema>;
 
-/** One answer as carried in a result's metadata. */
-export interface AskUserAnswer {
-  question: string;
-  selected: string[];
-  other?: string;
-}
+export type { AskUserAnswer } from "./tool-question.js";
 
 function readAnswers(metadata: Record<string, unknown> | undefined): unknown[] | undefined {
   const answers = metadata?.answers;
@@ -69,12 +65,12 @@ function readAnswers(metadata: Record<string, unknown> | undefined): unknown[] |
 }
 
 /**
- * Checks the answers of an AskUser result against its questions: every question answered once,
- * known labels only, at most one label on a single-select question, and a choice or `other` text in
- * each answer. Returns the problems, each naming its field.
+ * Checks the answers of an AskUser result against its questions: every question answered once
+ * (unless it may be skipped), known labels only, at most one label on a single-select question,
+ * and a choice or `other` text in each answer. Returns the problems, each naming its field.
  */
 export function checkAnswers(
-  input: AskUserInput,
+  input: QuestionInput,
   metadata: Record<string, unknown> | undefined,
 ): {
   problems: ResultProblem[];
@@ -108,7 +104,10 @@ export function checkAnswers(
       if (!labels.has(label)) {
         problems.push({
           field: `${field}.selected[${j}]`,
-          description: `unknown option ${JSON.stringify(label)}; options: ${[...labels].join(", ")}`,
+          description:
+            labels.size === 0
+              ? "the question has no options: give the answer as other text"
+              : `unknown option ${JSON.stringify(label)}; options: ${[...labels].join(", ")}`,
         });
       }
     });
@@ -125,7 +124,7 @@ export function checkAnswers(
     answers.push({ question: question.question, selected, ...(other ? { other } : {}) });
   });
   for (const q of input.questions) {
-    if (!seen.has(q.question)) {
+    if (!seen.has(q.question) && q.may_skip !== true) {
       problems.push({
         field: "ask_user.answers",
         description: `question ${JSON.stringify(q.question)} is not answered`,
@@ -147,6 +146,28 @@ export function answersProse(answers: AskUserAnswer[]): string {
 }
 
 /**
+ * Checks a client's result for an AskUser (the model's, or a question a running tool asked): a
+ * successful one must answer the questions (`checkAnswers`); its output defaults to the answers'
+ * prose and its metadata carries the answers as checked.
+ */
+export function checkQuestionResult(
+  input: QuestionInput,
+  result: ExternalResult,
+): { problems: ResultProblem[]; result: ExternalResult } {
+  if (result.state !== "success") return { problems: [], result };
+  const { problems, answers } = checkAnswers(input, result.metadata);
+  if (problems.length > 0) return { problems, result };
+  return {
+    problems,
+    result: {
+      ...result,
+      output: result.output || answersProse(answers),
+      metadata: { ...result.metadata, answers },
+    },
+  };
+}
+
+/**
  * The built-in AskUser tool: asks the person one to four multiple-choice questions. It is executed
  * by the client (REQUIRE_EXTERNAL_EXECUTION), is read-only and concurrency-safe, and never asks for
  * permission.
@@ -159,19 +180,7 @@ export const askUserTool: Tool<AskUserInput> = {
   external: true,
   isReadOnly: () => true,
   isConcurrencySafe: () => true,
-  checkExternalResult(input, result: ExternalResult) {
-    if (result.state !== "success") return { problems: [], result };
-    const { problems, answers } = checkAnswers(input, result.metadata);
-    if (problems.length > 0) return { problems, result };
-    return {
-      problems,
-      result: {
-        ...result,
-        output: result.output || answersProse(answers),
-        metadata: { ...result.metadata, answers },
-      },
-    };
-  },
+  checkExternalResult: checkQuestionResult,
   run() {
     return Promise.reject(new Error("AskUser is answered by the client"));
   },

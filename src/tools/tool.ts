@@ -1,3 +1,4 @@
+import type { ResultProblem, ToolAnswer, ToolQuestion } from "./tool-question.js";
 import type { z } from "zod";
 import type { DataPart } from "./data-part.js";
 
@@ -11,6 +12,12 @@ export interface ToolContext {
   emitText(delta: string): void;
   /** The most output bytes the tool may produce; the rest is cut with a note. */
   readonly maxOutputBytes: number;
+  /**
+   * Asks the person a question while the tool runs: the reply parks on it as on an AskUser
+   * (REQUIRE_EXTERNAL_EXECUTION), and resolves with the answer. Resolves "interrupted" when
+   * `signal` aborts first, and when the reply stops. Absent where nobody can be asked.
+   */
+  readonly ask?: (question: ToolQuestion, signal: AbortSignal) => Promise<ToolAnswer>;
 }
 
 /** The outcome of a tool run. `output` is the whole text the model reads. */
@@ -34,11 +41,7 @@ export interface ExternalResult {
   metadata?: Record<string, unknown>;
 }
 
-/** One problem with a client's input, named by its path relative to the result. */
-export interface ResultProblem {
-  field: string;
-  description: string;
-}
+export type { ResultProblem } from "./tool-question.js";
 
 /**
  * A tool the agent can call. The input is validated with `inputSchema` before `run`; a failed

@@ -164,6 +164,38 @@ describe("MCP everything server", () => {
     expect(ended()).toBe(true);
   });
 
+  it("over Streamable HTTP: a form the server asks is answered through Parkway", async () => {
+    const url = await startHttpServer();
+    const tool = "mcp__everything__trigger-elicitation-request";
+    h = await startHarness(
+      {
+        turns: [
+          { match: { lastUser: "form" }, toolCalls: [{ name: tool, input: {} }] },
+          { match: { toolName: tool }, text: "thanks" },
+        ],
+      },
+      { mcpServers: { everything: { url } } },
+    );
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const first = await collect(chat.message("form"));
+    const confirm = first.flatMap((e) =>
+      e.event?.$case === "requireUserConfirm" ? e.event.value.toolCalls : [],
+    );
+    await chat.confirm(confirm[0]!);
+    const asked = await collect(chat.untilSettled());
+    const question = asked.flatMap((e) =>
+      e.event?.$case === "requireExternalExecution" ? e.event.value.toolCalls : [],
+    )[0]!;
+    expect(question.askedBy).toBe(startedCalls(first)[0]);
+    await chat.answer(question, { String: { other: "Grace Hopper" } });
+    const after = await collect(chat.untilSettled());
+    chat.close();
+    const text = toolResult(after, startedCalls(first)[0]!).text;
+    expect(text).toContain("User provided the requested information");
+    expect(text).toContain('"name": "Grace Hopper"');
+  });
+
   it("a server that dies gives the model a clear error, and is restarted for the next call", async () => {
     const mark = randomUUID();
     h = await startHarness(

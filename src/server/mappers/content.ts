@@ -57,7 +57,10 @@ function askUserInput(input: string): AskUserInput | undefined {
         context?: string;
         options?: { label?: string; description?: string; preview?: string }[];
         multi_select?: boolean;
+        may_skip?: boolean;
+        answer_format?: string;
       }[];
+      message?: string;
     };
     if (!Array.isArray(parsed.questions)) return undefined;
     return {
@@ -71,7 +74,10 @@ function askUserInput(input: string): AskUserInput | undefined {
           ...(o.preview !== undefined ? { preview: String(o.preview) } : {}),
         })),
         multiSelect: q.multi_select === true,
+        ...(q.may_skip === true ? { maySkip: true } : {}),
+        ...(q.answer_format !== undefined ? { answerFormat: String(q.answer_format) } : {}),
       })),
+      ...(parsed.message !== undefined ? { message: String(parsed.message) } : {}),
     };
   } catch {
     return undefined;
@@ -103,6 +109,7 @@ export function toolCallToPb(call: ToolCallBlock): PbToolCallBlock {
     askUser: call.name === "AskUser" ? askUserInput(call.input) : undefined,
     decision: call.decision ? decisionToPb(call.decision) : undefined,
     expiresAt: call.expiresAt ? new Date(call.expiresAt) : undefined,
+    ...(call.askedBy !== undefined ? { askedBy: call.askedBy } : {}),
   };
 }
 

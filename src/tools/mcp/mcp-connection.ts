@@ -2,9 +2,14 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
+  type ElicitRequestFormParams,
+  ElicitRequestSchema,
+  type ElicitResult,
   McpError,
   type Tool as McpToolInfo,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolAnswer, ToolQuestion } from "../tool-question.js";
+import { formQuestion } from "./mcp-elicitation.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
 import { endSession, openTransport } from "./mcp-transport.js";
@@ -21,6 +26,9 @@ export interface Backoff {
 }
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
+
+/** How a call asks the person what its server asks (an elicitation). */
+export type Asker = (question: ToolQuestion, signal: AbortSignal) => Promise<ToolAnswer>;
 
 /** Thrown by `McpConnection.call` when the server cannot be reached. */
 export class McpUnavailableError extends Error {
@@ -63,6 +71,8 @@ export class McpConnection {
   tools: McpToolInfo[] = [];
   private readonly backoff: Backoff;
   private readonly log: Logger;
+  /** How each call under way asks the person, for the forms its server sends. */
+  private readonly askers = new Set<Asker>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.name = options.name;
@@ -100,12 +110,13 @@ export class McpConnection {
   /**
    * Calls a tool. Rejects with `McpUnavailableError` when the server cannot be reached or the
    * connection drops during the call; with the signal's reason when it aborts; with `McpError` for
-   * an error the server answered.
+   * an error the server answered. A form the server sends while the call runs is asked with `ask`.
    */
   async call(
     tool: string,
     args: Record<string, unknown>,
     signal: AbortSignal,
+    ask?: Asker,
   ): Promise<CallToolResult> {
     if (this.state.kind === "down") await this.connectNow();
     if (this.state.kind === "connecting") await this.state.attempt;
@@ -114,6 +125,7 @@ export class McpConnection {
     if (state.kind !== "ready") {
       throw new McpUnavailableError(state.kind === "down" ? state.reason : "connecting");
     }
+    if (ask) this.askers.add(ask);
     try {
       return (await state.client.callTool({ name: tool, arguments: args }, undefined, {
         signal,
@@ -124,6 +136,37 @@ export class McpConnection {
       const reason = message(err);
       this.lost(state.client, reason);
       throw new McpUnavailableError(reason);
+    } finally {
+      if (ask) this.askers.delete(ask);
+    }
+  }
+
+  /**
+   * A form the server asks for (elicitation, form mode), asked by the call under way. The protocol
+   * does not say which call a request belongs to: with several calls of this server running, the
+   * form is cancelled rather than shown to the wrong person.
+   */
+  private async elicit(
+    params: ElicitRequestFormParams,
+    signal: AbortSignal,
+  ): Promise<ElicitResult> {
+    const askers = [...this.askers];
+    if (askers.length !== 1) {
+      this.log.warn(
+        { calls: askers.length },
+        "MCP form cancelled: it can be asked only while exactly one call of its server runs",
+      );
+      return { action: "cancel" };
+    }
+    const form = formQuestion(params);
+    const answer = await askers[0]!(form.question, signal);
+    switch (answer.state) {
+      case "success":
+        return { action: "accept", content: form.content(answer.answers) };
+      case "denied":
+        return { action: "decline" };
+      default:
+        return { action: "cancel" };
     }
   }
 
@@ -144,7 +187,10 @@ export class McpConnection {
   private async connect(): Promise<void> {
     const client = new Client(
       { name: "parkway", version: this.options.clientVersion ?? "0" },
-      { capabilities: {} },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
+      this.elicit(request.params as ElicitRequestFormParams, extra.signal),
     );
     // Transport errors (a dropped event stream, an unparsable line) are logged; a lost
     // connection is reported by onclose or by the call that meets it.

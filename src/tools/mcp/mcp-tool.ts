@@ -61,7 +61,13 @@ export function mcpTool(
     isConcurrencySafe: () => readOnly,
     async run(input, ctx) {
       try {
-        const result = await connection.call(info.name, input, ctx.signal);
+        const ask = ctx.ask;
+        const result = await connection.call(
+          info.name,
+          input,
+          ctx.signal,
+          ask && ((question, signal) => ask(question, AbortSignal.any([signal, ctx.signal]))),
+        );
         return mapCallToolResult(result, ctx.maxOutputBytes);
       } catch (err) {
         if (ctx.signal.aborted) return fail("", ctx.maxOutputBytes);

@@ -14,10 +14,17 @@ export const protobufFileName = "parkway/v1/ask_user.proto";
 /**
  * The input of the built-in AskUser tool: one to four multiple-choice questions for the user.
  * A renderer offers an "Other" free-text answer beside the options; the model never lists it.
+ * An MCP server's form (an elicitation, see ToolCallBlock.asked_by) is asked the same way, one
+ * question per field: it may have more questions, more options, and questions without options.
  */
 export interface AskUserInput {
-  /** One to four questions, with unique question texts. */
+  /** One to four questions (any number on a form), with unique question texts. */
   questions: AskUserQuestion[];
+  /**
+   * What the asker says above the questions (an MCP server's elicitation message); unset on the
+   * model's own AskUser.
+   */
+  message?: string | undefined;
 }
 
 /** One multiple-choice question. */
@@ -30,10 +37,25 @@ export interface AskUserQuestion {
   context?:
     | string
     | undefined;
-  /** Two to four options with unique labels. */
+  /**
+   * Two to four options with unique labels. On a form: any number, or none for a field answered
+   * with typed text (AskUserAnswer.other, in the form answer_format names).
+   */
   options: AskUserOption[];
   /** Whether more than one option may be chosen. */
   multiSelect: boolean;
+  /**
+   * True when the question may be left unanswered (a form's optional field); AskUser's own
+   * questions must all be answered.
+   */
+  maySkip?:
+    | boolean
+    | undefined;
+  /**
+   * On a form's question without options: what the typed answer must be, "text", "number",
+   * "integer", "email", "uri", "date" or "date-time"; unset otherwise.
+   */
+  answerFormat?: string | undefined;
 }
 
 /** One choice of a question. */
@@ -63,13 +85,16 @@ export interface AskUserAnswer {
 }
 
 function createBaseAskUserInput(): AskUserInput {
-  return { questions: [] };
+  return { questions: [], message: undefined };
 }
 
 export const AskUserInput: MessageFns<AskUserInput> = {
   encode(message: AskUserInput, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.questions) {
       AskUserQuestion.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.message !== undefined) {
+      writer.uint32(18).string(message.message);
     }
     return writer;
   },
@@ -95,6 +120,14 @@ export const AskUserInput: MessageFns<AskUserInput> = {
             message.questions.push(AskUserQuestion.decode(reader, reader.uint32()));
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.message = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -112,6 +145,7 @@ export const AskUserInput: MessageFns<AskUserInput> = {
       questions: globalThis.Array.isArray(object?.questions)
         ? object.questions.map((e: any) => AskUserQuestion.fromJSON(e))
         : [],
+      message: isSet(object.message) ? globalThis.String(object.message) : undefined,
     };
   },
 
@@ -119,6 +153,9 @@ export const AskUserInput: MessageFns<AskUserInput> = {
     const obj: any = {};
     if (message.questions?.length) {
       obj.questions = message.questions.map((e) => AskUserQuestion.toJSON(e));
+    }
+    if (message.message !== undefined) {
+      obj.message = message.message;
     }
     return obj;
   },
@@ -129,12 +166,21 @@ export const AskUserInput: MessageFns<AskUserInput> = {
   fromPartial(object: DeepPartial<AskUserInput>): AskUserInput {
     const message = createBaseAskUserInput();
     message.questions = object.questions?.map((e) => AskUserQuestion.fromPartial(e)) || [];
+    message.message = object.message ?? undefined;
     return message;
   },
 };
 
 function createBaseAskUserQuestion(): AskUserQuestion {
-  return { question: "", header: "", context: undefined, options: [], multiSelect: false };
+  return {
+    question: "",
+    header: "",
+    context: undefined,
+    options: [],
+    multiSelect: false,
+    maySkip: undefined,
+    answerFormat: undefined,
+  };
 }
 
 export const AskUserQuestion: MessageFns<AskUserQuestion> = {
@@ -153,6 +199,12 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
     }
     if (message.multiSelect !== false) {
       writer.uint32(40).bool(message.multiSelect);
+    }
+    if (message.maySkip !== undefined) {
+      writer.uint32(48).bool(message.maySkip);
+    }
+    if (message.answerFormat !== undefined) {
+      writer.uint32(58).string(message.answerFormat);
     }
     return writer;
   },
@@ -210,6 +262,22 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
             message.multiSelect = reader.bool();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.maySkip = reader.bool();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.answerFormat = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -235,6 +303,16 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
         : isSet(object.multi_select)
         ? globalThis.Boolean(object.multi_select)
         : false,
+      maySkip: isSet(object.maySkip)
+        ? globalThis.Boolean(object.maySkip)
+        : isSet(object.may_skip)
+        ? globalThis.Boolean(object.may_skip)
+        : undefined,
+      answerFormat: isSet(object.answerFormat)
+        ? globalThis.String(object.answerFormat)
+        : isSet(object.answer_format)
+        ? globalThis.String(object.answer_format)
+        : undefined,
     };
   },
 
@@ -255,6 +333,12 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
     if (message.multiSelect !== false) {
       obj.multiSelect = message.multiSelect;
     }
+    if (message.maySkip !== undefined) {
+      obj.maySkip = message.maySkip;
+    }
+    if (message.answerFormat !== undefined) {
+      obj.answerFormat = message.answerFormat;
+    }
     return obj;
   },
 
@@ -268,6 +352,8 @@ export const AskUserQuestion: MessageFns<AskUserQuestion> = {
     message.context = object.context ?? undefined;
     message.options = object.options?.map((e) => AskUserOption.fromPartial(e)) || [];
     message.multiSelect = object.multiSelect ?? false;
+    message.maySkip = object.maySkip ?? undefined;
+    message.answerFormat = object.answerFormat ?? undefined;
     return message;
   },
 };

@@ -384,7 +384,17 @@ export interface ToolCallBlock {
     | PermissionDecision
     | undefined;
   /** When a parked call expires under the agent's confirm_timeout; unset when it does not expire. */
-  expiresAt: Date | undefined;
+  expiresAt:
+    | Date
+    | undefined;
+  /**
+   * Set on an AskUser call that an MCP server asks while one of its tools runs (an elicitation: a
+   * form the server needs filled): the id of that running call. The model did not make it and
+   * does not see it. It is answered like any AskUser, with an ExternalResult: SUCCESS with the
+   * answers accepts the form, DENIED declines it, ERROR or INTERRUPTED cancels it; the answer goes
+   * back to the MCP server and the tool goes on. A server restart while it waits interrupts it.
+   */
+  askedBy?: string | undefined;
 }
 
 /** The result of a tool call: produced by a server tool, or sent back by the client for an external one. */
@@ -1325,6 +1335,7 @@ function createBaseToolCallBlock(): ToolCallBlock {
     askUser: undefined,
     decision: undefined,
     expiresAt: undefined,
+    askedBy: undefined,
   };
 }
 
@@ -1353,6 +1364,9 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
     }
     if (message.expiresAt !== undefined) {
       Timestamp.encode(toTimestamp(message.expiresAt), writer.uint32(66).fork()).join();
+    }
+    if (message.askedBy !== undefined) {
+      writer.uint32(74).string(message.askedBy);
     }
     return writer;
   },
@@ -1434,6 +1448,14 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
             message.expiresAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.askedBy = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1468,6 +1490,11 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
         : isSet(object.expires_at)
         ? fromJsonTimestamp(object.expires_at)
         : undefined,
+      askedBy: isSet(object.askedBy)
+        ? globalThis.String(object.askedBy)
+        : isSet(object.asked_by)
+        ? globalThis.String(object.asked_by)
+        : undefined,
     };
   },
 
@@ -1497,6 +1524,9 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
     if (message.expiresAt !== undefined) {
       obj.expiresAt = message.expiresAt.toISOString();
     }
+    if (message.askedBy !== undefined) {
+      obj.askedBy = message.askedBy;
+    }
     return obj;
   },
 
@@ -1517,6 +1547,7 @@ export const ToolCallBlock: MessageFns<ToolCallBlock> = {
       ? PermissionDecision.fromPartial(object.decision)
       : undefined;
     message.expiresAt = object.expiresAt ?? undefined;
+    message.askedBy = object.askedBy ?? undefined;
     return message;
   },
 };

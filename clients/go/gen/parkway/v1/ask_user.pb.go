@@ -23,10 +23,15 @@ const (
 
 // The input of the built-in AskUser tool: one to four multiple-choice questions for the user.
 // A renderer offers an "Other" free-text answer beside the options; the model never lists it.
+// An MCP server's form (an elicitation, see ToolCallBlock.asked_by) is asked the same way, one
+// question per field: it may have more questions, more options, and questions without options.
 type AskUserInput struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One to four questions, with unique question texts.
-	Questions     []*AskUserQuestion `protobuf:"bytes,1,rep,name=questions,proto3" json:"questions,omitempty"`
+	// One to four questions (any number on a form), with unique question texts.
+	Questions []*AskUserQuestion `protobuf:"bytes,1,rep,name=questions,proto3" json:"questions,omitempty"`
+	// What the asker says above the questions (an MCP server's elicitation message); unset on the
+	// model's own AskUser.
+	Message       *string `protobuf:"bytes,2,opt,name=message,proto3,oneof" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -68,6 +73,13 @@ func (x *AskUserInput) GetQuestions() []*AskUserQuestion {
 	return nil
 }
 
+func (x *AskUserInput) GetMessage() string {
+	if x != nil && x.Message != nil {
+		return *x.Message
+	}
+	return ""
+}
+
 // One multiple-choice question.
 type AskUserQuestion struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -77,10 +89,17 @@ type AskUserQuestion struct {
 	Header string `protobuf:"bytes,2,opt,name=header,proto3" json:"header,omitempty"`
 	// What the user must look at while answering (a draft, an error, two designs), shown above the options.
 	Context *string `protobuf:"bytes,3,opt,name=context,proto3,oneof" json:"context,omitempty"`
-	// Two to four options with unique labels.
+	// Two to four options with unique labels. On a form: any number, or none for a field answered
+	// with typed text (AskUserAnswer.other, in the form answer_format names).
 	Options []*AskUserOption `protobuf:"bytes,4,rep,name=options,proto3" json:"options,omitempty"`
 	// Whether more than one option may be chosen.
-	MultiSelect   bool `protobuf:"varint,5,opt,name=multi_select,json=multiSelect,proto3" json:"multi_select,omitempty"`
+	MultiSelect bool `protobuf:"varint,5,opt,name=multi_select,json=multiSelect,proto3" json:"multi_select,omitempty"`
+	// True when the question may be left unanswered (a form's optional field); AskUser's own
+	// questions must all be answered.
+	MaySkip *bool `protobuf:"varint,6,opt,name=may_skip,json=maySkip,proto3,oneof" json:"may_skip,omitempty"`
+	// On a form's question without options: what the typed answer must be, "text", "number",
+	// "integer", "email", "uri", "date" or "date-time"; unset otherwise.
+	AnswerFormat  *string `protobuf:"bytes,7,opt,name=answer_format,json=answerFormat,proto3,oneof" json:"answer_format,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -148,6 +167,20 @@ func (x *AskUserQuestion) GetMultiSelect() bool {
 		return x.MultiSelect
 	}
 	return false
+}
+
+func (x *AskUserQuestion) GetMaySkip() bool {
+	if x != nil && x.MaySkip != nil {
+		return *x.MaySkip
+	}
+	return false
+}
+
+func (x *AskUserQuestion) GetAnswerFormat() string {
+	if x != nil && x.AnswerFormat != nil {
+		return *x.AnswerFormat
+	}
+	return ""
 }
 
 // One choice of a question.
@@ -329,17 +362,24 @@ var File_parkway_v1_ask_user_proto protoreflect.FileDescriptor
 const file_parkway_v1_ask_user_proto_rawDesc = "" +
 	"\n" +
 	"\x19parkway/v1/ask_user.proto\x12\n" +
-	"parkway.v1\"I\n" +
+	"parkway.v1\"t\n" +
 	"\fAskUserInput\x129\n" +
-	"\tquestions\x18\x01 \x03(\v2\x1b.parkway.v1.AskUserQuestionR\tquestions\"\xc8\x01\n" +
+	"\tquestions\x18\x01 \x03(\v2\x1b.parkway.v1.AskUserQuestionR\tquestions\x12\x1d\n" +
+	"\amessage\x18\x02 \x01(\tH\x00R\amessage\x88\x01\x01B\n" +
+	"\n" +
+	"\b_message\"\xb1\x02\n" +
 	"\x0fAskUserQuestion\x12\x1a\n" +
 	"\bquestion\x18\x01 \x01(\tR\bquestion\x12\x16\n" +
 	"\x06header\x18\x02 \x01(\tR\x06header\x12\x1d\n" +
 	"\acontext\x18\x03 \x01(\tH\x00R\acontext\x88\x01\x01\x123\n" +
 	"\aoptions\x18\x04 \x03(\v2\x19.parkway.v1.AskUserOptionR\aoptions\x12!\n" +
-	"\fmulti_select\x18\x05 \x01(\bR\vmultiSelectB\n" +
+	"\fmulti_select\x18\x05 \x01(\bR\vmultiSelect\x12\x1e\n" +
+	"\bmay_skip\x18\x06 \x01(\bH\x01R\amaySkip\x88\x01\x01\x12(\n" +
+	"\ranswer_format\x18\a \x01(\tH\x02R\fanswerFormat\x88\x01\x01B\n" +
 	"\n" +
-	"\b_context\"r\n" +
+	"\b_contextB\v\n" +
+	"\t_may_skipB\x10\n" +
+	"\x0e_answer_format\"r\n" +
 	"\rAskUserOption\x12\x14\n" +
 	"\x05label\x18\x01 \x01(\tR\x05label\x12 \n" +
 	"\vdescription\x18\x02 \x01(\tR\vdescription\x12\x1d\n" +
@@ -390,6 +430,7 @@ func file_parkway_v1_ask_user_proto_init() {
 	if File_parkway_v1_ask_user_proto != nil {
 		return
 	}
+	file_parkway_v1_ask_user_proto_msgTypes[0].OneofWrappers = []any{}
 	file_parkway_v1_ask_user_proto_msgTypes[1].OneofWrappers = []any{}
 	file_parkway_v1_ask_user_proto_msgTypes[2].OneofWrappers = []any{}
 	file_parkway_v1_ask_user_proto_msgTypes[4].OneofWrappers = []any{}

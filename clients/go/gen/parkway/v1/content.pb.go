@@ -885,7 +885,13 @@ type ToolCallBlock struct {
 	// Why the permission engine decided as it did for this call (set once evaluated).
 	Decision *PermissionDecision `protobuf:"bytes,7,opt,name=decision,proto3" json:"decision,omitempty"`
 	// When a parked call expires under the agent's confirm_timeout; unset when it does not expire.
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// Set on an AskUser call that an MCP server asks while one of its tools runs (an elicitation: a
+	// form the server needs filled): the id of that running call. The model did not make it and
+	// does not see it. It is answered like any AskUser, with an ExternalResult: SUCCESS with the
+	// answers accepts the form, DENIED declines it, ERROR or INTERRUPTED cancels it; the answer goes
+	// back to the MCP server and the tool goes on. A server restart while it waits interrupts it.
+	AskedBy       *string `protobuf:"bytes,9,opt,name=asked_by,json=askedBy,proto3,oneof" json:"asked_by,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -974,6 +980,13 @@ func (x *ToolCallBlock) GetExpiresAt() *timestamppb.Timestamp {
 		return x.ExpiresAt
 	}
 	return nil
+}
+
+func (x *ToolCallBlock) GetAskedBy() string {
+	if x != nil && x.AskedBy != nil {
+		return *x.AskedBy
+	}
+	return ""
 }
 
 // The result of a tool call: produced by a server tool, or sent back by the client for an external one.
@@ -1201,7 +1214,7 @@ const file_parkway_v1_content_proto_rawDesc = "" +
 	"media_type\x18\x02 \x01(\tR\tmediaType\x12\x14\n" +
 	"\x04data\x18\x03 \x01(\fH\x00R\x04data\x12\x12\n" +
 	"\x03url\x18\x04 \x01(\tH\x00R\x03urlB\b\n" +
-	"\x06source\"\xeb\x02\n" +
+	"\x06source\"\x98\x03\n" +
 	"\rToolCallBlock\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
@@ -1211,7 +1224,9 @@ const file_parkway_v1_content_proto_rawDesc = "" +
 	"\bask_user\x18\x06 \x01(\v2\x18.parkway.v1.AskUserInputR\aaskUser\x12:\n" +
 	"\bdecision\x18\a \x01(\v2\x1e.parkway.v1.PermissionDecisionR\bdecision\x129\n" +
 	"\n" +
-	"expires_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x8a\x02\n" +
+	"expires_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x1e\n" +
+	"\basked_by\x18\t \x01(\tH\x00R\aaskedBy\x88\x01\x01B\v\n" +
+	"\t_asked_by\"\x8a\x02\n" +
 	"\x0fToolResultBlock\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -1333,6 +1348,7 @@ func file_parkway_v1_content_proto_init() {
 		(*DataBlock_Data)(nil),
 		(*DataBlock_Url)(nil),
 	}
+	file_parkway_v1_content_proto_msgTypes[7].OneofWrappers = []any{}
 	file_parkway_v1_content_proto_msgTypes[9].OneofWrappers = []any{
 		(*ToolOutputBlock_Text)(nil),
 		(*ToolOutputBlock_Data)(nil),

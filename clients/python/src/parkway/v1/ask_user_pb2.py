@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parkway/v1/ask_user.proto\x12\nparkway.v1\">\n\x0c\x41skUserInput\x12.\n\tquestions\x18\x01 \x03(\x0b\x32\x1b.parkway.v1.AskUserQuestion\"\x97\x01\n\x0f\x41skUserQuestion\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x0e\n\x06header\x18\x02 \x01(\t\x12\x14\n\x07\x63ontext\x18\x03 \x01(\tH\x00\x88\x01\x01\x12*\n\x07options\x18\x04 \x03(\x0b\x32\x19.parkway.v1.AskUserOption\x12\x14\n\x0cmulti_select\x18\x05 \x01(\x08\x42\n\n\x08_context\"U\n\rAskUserOption\x12\r\n\x05label\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x14\n\x07preview\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_preview\"=\n\x0f\x41skUserMetadata\x12*\n\x07\x61nswers\x18\x01 \x03(\x0b\x32\x19.parkway.v1.AskUserAnswer\"Q\n\rAskUserAnswer\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x10\n\x08selected\x18\x02 \x03(\t\x12\x12\n\x05other\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_otherBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19parkway/v1/ask_user.proto\x12\nparkway.v1\"`\n\x0c\x41skUserInput\x12.\n\tquestions\x18\x01 \x03(\x0b\x32\x1b.parkway.v1.AskUserQuestion\x12\x14\n\x07message\x18\x02 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_message\"\xe9\x01\n\x0f\x41skUserQuestion\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x0e\n\x06header\x18\x02 \x01(\t\x12\x14\n\x07\x63ontext\x18\x03 \x01(\tH\x00\x88\x01\x01\x12*\n\x07options\x18\x04 \x03(\x0b\x32\x19.parkway.v1.AskUserOption\x12\x14\n\x0cmulti_select\x18\x05 \x01(\x08\x12\x15\n\x08may_skip\x18\x06 \x01(\x08H\x01\x88\x01\x01\x12\x1a\n\ranswer_format\x18\x07 \x01(\tH\x02\x88\x01\x01\x42\n\n\x08_contextB\x0b\n\t_may_skipB\x10\n\x0e_answer_format\"U\n\rAskUserOption\x12\r\n\x05label\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x14\n\x07preview\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\n\n\x08_preview\"=\n\x0f\x41skUserMetadata\x12*\n\x07\x61nswers\x18\x01 \x03(\x0b\x32\x19.parkway.v1.AskUserAnswer\"Q\n\rAskUserAnswer\x12\x10\n\x08question\x18\x01 \x01(\t\x12\x10\n\x08selected\x18\x02 \x03(\t\x12\x12\n\x05other\x18\x03 \x01(\tH\x00\x88\x01\x01\x42\x08\n\x06_otherBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,13 +33,13 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'ZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1'
   _globals['_ASKUSERINPUT']._serialized_start=41
-  _globals['_ASKUSERINPUT']._serialized_end=103
-  _globals['_ASKUSERQUESTION']._serialized_start=106
-  _globals['_ASKUSERQUESTION']._serialized_end=257
-  _globals['_ASKUSEROPTION']._serialized_start=259
-  _globals['_ASKUSEROPTION']._serialized_end=344
-  _globals['_ASKUSERMETADATA']._serialized_start=346
-  _globals['_ASKUSERMETADATA']._serialized_end=407
-  _globals['_ASKUSERANSWER']._serialized_start=409
-  _globals['_ASKUSERANSWER']._serialized_end=490
+  _globals['_ASKUSERINPUT']._serialized_end=137
+  _globals['_ASKUSERQUESTION']._serialized_start=140
+  _globals['_ASKUSERQUESTION']._serialized_end=373
+  _globals['_ASKUSEROPTION']._serialized_start=375
+  _globals['_ASKUSEROPTION']._serialized_end=460
+  _globals['_ASKUSERMETADATA']._serialized_start=462
+  _globals['_ASKUSERMETADATA']._serialized_end=523
+  _globals['_ASKUSERANSWER']._serialized_start=525
+  _globals['_ASKUSERANSWER']._serialized_end=606
 # @@protoc_insertion_point(module_scope)

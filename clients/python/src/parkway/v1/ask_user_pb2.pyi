@@ -7,24 +7,30 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class AskUserInput(_message.Message):
-    __slots__ = ("questions",)
+    __slots__ = ("questions", "message")
     QUESTIONS_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
     questions: _containers.RepeatedCompositeFieldContainer[AskUserQuestion]
-    def __init__(self, questions: _Optional[_Iterable[_Union[AskUserQuestion, _Mapping]]] = ...) -> None: ...
+    message: str
+    def __init__(self, questions: _Optional[_Iterable[_Union[AskUserQuestion, _Mapping]]] = ..., message: _Optional[str] = ...) -> None: ...
 
 class AskUserQuestion(_message.Message):
-    __slots__ = ("question", "header", "context", "options", "multi_select")
+    __slots__ = ("question", "header", "context", "options", "multi_select", "may_skip", "answer_format")
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     HEADER_FIELD_NUMBER: _ClassVar[int]
     CONTEXT_FIELD_NUMBER: _ClassVar[int]
     OPTIONS_FIELD_NUMBER: _ClassVar[int]
     MULTI_SELECT_FIELD_NUMBER: _ClassVar[int]
+    MAY_SKIP_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FORMAT_FIELD_NUMBER: _ClassVar[int]
     question: str
     header: str
     context: str
     options: _containers.RepeatedCompositeFieldContainer[AskUserOption]
     multi_select: bool
-    def __init__(self, question: _Optional[str] = ..., header: _Optional[str] = ..., context: _Optional[str] = ..., options: _Optional[_Iterable[_Union[AskUserOption, _Mapping]]] = ..., multi_select: _Optional[bool] = ...) -> None: ...
+    may_skip: bool
+    answer_format: str
+    def __init__(self, question: _Optional[str] = ..., header: _Optional[str] = ..., context: _Optional[str] = ..., options: _Optional[_Iterable[_Union[AskUserOption, _Mapping]]] = ..., multi_select: _Optional[bool] = ..., may_skip: _Optional[bool] = ..., answer_format: _Optional[str] = ...) -> None: ...
 
 class AskUserOption(_message.Message):
     __slots__ = ("label", "description", "preview")

@@ -150,7 +150,7 @@ class DataBlock(_message.Message):
     def __init__(self, id: _Optional[str] = ..., media_type: _Optional[str] = ..., data: _Optional[bytes] = ..., url: _Optional[str] = ...) -> None: ...
 
 class ToolCallBlock(_message.Message):
-    __slots__ = ("id", "name", "input", "state", "suggested_rules", "ask_user", "decision", "expires_at")
+    __slots__ = ("id", "name", "input", "state", "suggested_rules", "ask_user", "decision", "expires_at", "asked_by")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     INPUT_FIELD_NUMBER: _ClassVar[int]
@@ -159,6 +159,7 @@ class ToolCallBlock(_message.Message):
     ASK_USER_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    ASKED_BY_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     input: str
@@ -167,7 +168,8 @@ class ToolCallBlock(_message.Message):
     ask_user: _ask_user_pb2.AskUserInput
     decision: _permission_pb2.PermissionDecision
     expires_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., input: _Optional[str] = ..., state: _Optional[_Union[ToolCallState, str]] = ..., suggested_rules: _Optional[_Iterable[_Union[_permission_pb2.PermissionRule, _Mapping]]] = ..., ask_user: _Optional[_Union[_ask_user_pb2.AskUserInput, _Mapping]] = ..., decision: _Optional[_Union[_permission_pb2.PermissionDecision, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    asked_by: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., input: _Optional[str] = ..., state: _Optional[_Union[ToolCallState, str]] = ..., suggested_rules: _Optional[_Iterable[_Union[_permission_pb2.PermissionRule, _Mapping]]] = ..., ask_user: _Optional[_Union[_ask_user_pb2.AskUserInput, _Mapping]] = ..., decision: _Optional[_Union[_permission_pb2.PermissionDecision, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., asked_by: _Optional[str] = ...) -> None: ...
 
 class ToolResultBlock(_message.Message):
     __slots__ = ("id", "name", "output", "state", "metadata", "ask_user")
