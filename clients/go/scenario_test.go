@@ -76,6 +76,7 @@ type step struct {
 	NewSession bool     `json:"new_session"`
 	Reconnect  bool     `json:"reconnect"`
 	Restart    bool     `json:"restart"`
+	Crash      bool     `json:"crash"`
 	Expect     []string `json:"expect"`
 	Error      *struct {
 		Code    string `json:"code"`
@@ -309,6 +310,13 @@ func (r *scenarioRunner) act(ctx context.Context, st step) error {
 		// wherever the server comes back.
 		if err := r.env.server.Restart(false); err != nil {
 			r.t.Fatalf("restarting the server: %v", err)
+		}
+		return r.sess.WaitConnected(ctx)
+	case st.Crash:
+		// The same after a SIGKILL: no shutdown code runs.
+		r.env.server.Kill()
+		if err := r.env.server.Start(false); err != nil {
+			r.t.Fatalf("starting the server after the kill: %v", err)
 		}
 		return r.sess.WaitConnected(ctx)
 	}

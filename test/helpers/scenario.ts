@@ -39,6 +39,7 @@ export interface Step {
   new_session?: boolean;
   reconnect?: boolean;
   restart?: boolean;
+  crash?: boolean;
   expect?: string[];
   error?: { code: string; field?: string; message?: string };
 }

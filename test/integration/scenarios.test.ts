@@ -12,6 +12,7 @@ import {
   type PermissionRule,
 } from "../../src/generated/parkway/v1/permission.js";
 import { kind, startHarness, type Harness } from "../helpers/parkway-harness.js";
+import { type ProcessHarness, startProcessHarness } from "../helpers/process-harness.js";
 import {
   CallAliases,
   instantiate,
@@ -63,6 +64,10 @@ async function settle(chat: ParkwaySession): Promise<ServerEvent[]> {
   return events;
 }
 
+/** Where a scenario runs: Parkway in this process, or in its own when a step crashes it. */
+type Host = Pick<Harness, "client" | "model" | "workdir" | "restart" | "close"> &
+  Partial<Pick<ProcessHarness, "crash">>;
+
 class Runner {
   chat!: ParkwaySession;
   sessionId = "";
@@ -70,7 +75,7 @@ class Runner {
   aliases = new CallAliases();
 
   constructor(
-    readonly h: Harness,
+    readonly h: Host,
     readonly scenario: Scenario,
   ) {}
 
@@ -169,6 +174,9 @@ class Runner {
     } else if (step.restart) {
       // The session notices the shutdown (UNAVAILABLE) and attaches again after its last seq.
       await this.h.restart();
+    } else if (step.crash) {
+      if (!this.h.crash) throw new Error("a crash step needs Parkway in a process of its own");
+      await this.h.crash();
     }
   }
 
@@ -236,10 +244,14 @@ describe("scenarios", () => {
   for (const { file, text } of loadScenarios()) {
     it(file.replace(/\.json$/, ""), async () => {
       // The scenario's files are in the agent's directory, which its sessions share.
-      const h = await startHarness({ turns: [] }, (workdir) => ({
+      const agent = (workdir: string) => ({
         shareWorkingDirectories: true,
         ...(instantiate(text, workdir).agent ?? {}),
-      }));
+      });
+      const crashes = instantiate(text, "").steps.some((step) => step.crash);
+      const h: Host = crashes
+        ? await startProcessHarness(agent)
+        : await startHarness({ turns: [] }, agent);
       try {
         const scenario = instantiate(text, h.workdir);
         await mkdir(h.workdir, { recursive: true });

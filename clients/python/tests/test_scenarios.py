@@ -131,6 +131,11 @@ class Runner:
             # The session notices the shutdown (UNAVAILABLE) and re-attaches by itself after its
             # last seq; the next input waits for that.
             await asyncio.to_thread(lambda: self.stack.server.restart(same_address=True))
+        elif step.get("crash"):
+            # The same after a SIGKILL: no shutdown code runs.
+            await asyncio.to_thread(
+                lambda: self.stack.server.restart(crash=True, same_address=True)
+            )
 
     async def settle(self) -> list[parkway.Event]:
         assert self.chat is not None
