@@ -17,6 +17,8 @@ export function questionsOf(call: ToolCallBlock): AskUserQuestion[] {
     header: str(q.header),
     context: typeof q.context === "string" ? q.context : undefined,
     multiSelect: q.multi_select === true,
+    ...(q.may_skip === true ? { maySkip: true } : {}),
+    ...(typeof q.answer_format === "string" ? { answerFormat: q.answer_format } : {}),
     options: (Array.isArray(q.options) ? q.options : []).map((o: Record<string, unknown>) => ({
       label: str(o.label),
       description: str(o.description),
@@ -54,6 +56,20 @@ export async function askUser(ctx: PromptContext, call: ToolCallBlock): Promise<
           .filter((l) => l !== "")
           .map((l) => `  ${c.dim("│")} ${l}`),
       ];
+      if (i === 0 && call.askUser?.message) title.unshift(c.bold(call.askUser.message));
+      if (q.options.length === 0) {
+        // A form's field answered with typed text: no list to choose from.
+        const format = q.answerFormat && q.answerFormat !== "text" ? ` (${q.answerFormat})` : "";
+        const skip = q.maySkip ? c.dim(", empty to skip") : "";
+        screen.line(...title);
+        const typed = await input.readLine(c.dim(`  your answer${format}${skip}: `), {
+          signal,
+          escapable: true,
+        });
+        if (typed.kind !== "line") return signal.aborted ? "cancel" : unanswered(typed);
+        if (typed.text.trim() !== "" || !q.maySkip) answers[q.question] = { other: typed.text };
+        continue;
+      }
       const picked = await select(screen, input, {
         title,
         choices: [
