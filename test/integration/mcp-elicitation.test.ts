@@ -1,15 +1,9 @@
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  createParkwayClient,
-  type ParkwayClient,
-  ParkwayClientError,
-} from "../../src/client/index.js";
+import { type ParkwayClient, ParkwayClientError } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
-import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
 import {
   collect,
   type Harness,
@@ -18,9 +12,10 @@ import {
   startHarness,
   toolResult,
 } from "../helpers/parkway-harness.js";
-import { REPO_ROOT, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+import { type ProcessHarness, startProcessHarness } from "../helpers/process-harness.js";
+import { REPO_ROOT } from "../helpers/spawn-server.js";
 
-/** The reference "everything" server: its trigger-elicitation-request tool sends an 11-field form. */
+/** The reference "everything" server: its trigger-elicitation-request tool sends a form of a dozen fields. */
 const EVERYTHING = path.join(
   REPO_ROOT,
   "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
@@ -37,18 +32,12 @@ const TURNS = [
 ];
 
 let h: Harness | undefined;
-let model: ScriptedModelServer | undefined;
-let server: SpawnedServer | undefined;
-let client: ParkwayClient | undefined;
+let p: ProcessHarness | undefined;
 afterEach(async () => {
   await h?.close();
-  client?.close();
-  await server?.stop();
-  await model?.close();
+  await p?.close();
   h = undefined;
-  client = undefined;
-  server = undefined;
-  model = undefined;
+  p = undefined;
 });
 
 function required<T>(value: T | undefined, what: string): T {
@@ -209,33 +198,16 @@ describe("an MCP server's form (elicitation)", () => {
   });
 
   it("after a SIGKILL while asked, the reply ends interrupted and the call is not sent again", async () => {
-    const root = await tempDir("parkway-mcp-elicit-");
-    const workdir = path.join(root, "work");
-    await mkdir(workdir);
-    model = await startScriptedModel({ script: { turns: TURNS } });
-    const config = path.join(root, "parkway.json");
-    await writeFile(
-      config,
-      JSON.stringify({
-        model: { url: model.url, name: "scripted", maxRetries: 0 },
-        agents: [{ id: "test", workingDirectories: [workdir], mcpServers: { everything } }],
-      }),
-    );
-    const dataDir = path.join(root, "data");
-    const launch = () => spawnServer({ dataDir, direct: true, args: ["--config", config] });
-    server = await launch();
-    client = createParkwayClient(server.address);
+    p = await startProcessHarness(() => ({ mcpServers: { everything } }));
+    await p.model.reset({ turns: TURNS });
+    const client = p.client;
     const session = await client.createSession({ agentId: "test" });
     const chat = await client.attach(session.id);
     const { callId, question } = await askForm(chat);
     chat.close();
-    client.close();
-    process.kill(-server.child.pid!, "SIGKILL");
-    await new Promise((resolve) => server!.child.once("exit", resolve));
-    const requestsBefore = model.requests.length;
+    await p.crash();
+    const requestsBefore = p.model.requests.length;
 
-    server = await launch();
-    client = createParkwayClient(server.address);
     const ended = await client.getSession(session.id);
     expect(ended.status).toBe(SessionStatus.SESSION_STATUS_IDLE);
     const replay = await client.attach(session.id);
@@ -256,7 +228,7 @@ describe("an MCP server's form (elicitation)", () => {
     expect(interrupted(callId)).toBe(ToolResultState.TOOL_RESULT_STATE_INTERRUPTED);
     expect(interrupted(question.id)).toBe(ToolResultState.TOOL_RESULT_STATE_INTERRUPTED);
     // Nothing was sent to the model or the server again.
-    expect(model.requests.length).toBe(requestsBefore);
+    expect(p.model.requests.length).toBe(requestsBefore);
     const refused = await client
       .attach(session.id, { afterSeq: ended.lastSeq })
       .then((s) => s.submitResult(question, { output: "late" }).finally(() => s.close()))
