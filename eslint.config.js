@@ -35,6 +35,10 @@ const PACKAGE_OWNERS = [
     ],
   },
   {
+    owners: ["src/store/postgres/**"],
+    paths: [{ name: "pg", message: "Only src/store/postgres imports pg." }],
+  },
+  {
     owners: ["src/tools/mcp/**"],
     patterns: [
       {
