@@ -74,7 +74,7 @@ describe("the PostgreSQL store", () => {
     );
     expect(columns).toEqual([
       { column_name: "kind", collation_name: "C" },
-      { column_name: "key", collation_name: "C" },
+      { column_name: "key", collation_name: null },
       { column_name: "value", collation_name: null },
     ]);
   });
@@ -140,7 +140,7 @@ describe("the PostgreSQL store", () => {
     expect(refused.message).not.toContain("pw2");
   });
 
-  it("orders keys bytewise (UTF-8), non-ASCII included, as the other stores do", async () => {
+  it("orders keys bytewise (UTF-8), non-ASCII and NUL included, as the other stores do", async () => {
     const store = await open(await postgres.createDatabase());
     const memory = createMemoryStore();
     const keys = [
@@ -159,6 +159,8 @@ describe("the PostgreSQL store", () => {
       "a b",
       "a-b",
       "",
+      "a\0b",
+      "a\0",
     ];
     for (const target of [store, memory]) {
       const batch = target.batch();
@@ -171,11 +173,22 @@ describe("the PostgreSQL store", () => {
     const range = { gt: "z", lte: "日本", reverse: true };
     expect(await collect(store.keys(Note, range))).toEqual(await collect(memory.keys(Note, range)));
     expect(await collect(store.keys(Note, range))).toEqual(["日本", "Ω", "\u00ff", "é", "ä", "~"]);
-    expect(await store.getMany(Note, ["😀", "missing", "😀"])).toEqual([
+    expect(await store.getMany(Note, ["😀", "missing", "😀", "a\0b"])).toEqual([
       { text: "😀" },
       undefined,
       { text: "😀" },
+      { text: "a\0b" },
     ]);
+    // A key PostgreSQL's text could not hold is a key like any other, checked and deleted too.
+    expect(await store.get(Note, "a\0")).toEqual({ text: "a\0" });
+    await store
+      .batch()
+      .check(Note, "a\0", (c) => c?.text === "a\0", "a NUL key")
+      .del(Note, "a\0")
+      .put(Note, "\0", { text: "nul" })
+      .write({ sync: true });
+    expect(await collect(store.keys(Note, { lt: "a" }))).toEqual(["", "\0", "B"]);
+    expect(store.failure).toBeUndefined();
   });
 
   it("scans more than one page, forwards and backwards, within bounds and limits", async () => {
@@ -233,6 +246,35 @@ describe("the PostgreSQL store", () => {
     expect(await refused).toBeInstanceOf(ConflictError);
     expect(await collect(store.keys(Note))).toEqual(["first", "second"]);
     expect(store.failure).toBeUndefined();
+  });
+
+  it("commits a synced write with synchronous_commit on, even where the database's default is off", async () => {
+    const url = await postgres.createDatabase();
+    await postgres.query(`ALTER DATABASE "${db(url)}" SET synchronous_commit = off`);
+    const store = await open(url);
+    let seen: string[] = [];
+    const probe = () =>
+      store.guardedBatch([
+        async (tx) => {
+          const { rows } = await tx.query<{ mode: string }>(
+            "SELECT current_setting('synchronous_commit') AS mode",
+          );
+          seen.push(rows[0]!.mode);
+          return undefined;
+        },
+      ]);
+    await probe().put(Note, "a", { text: "a" }).write({ sync: true });
+    await probe().put(Note, "b", { text: "b" }).write();
+    await probe().put(Note, "c", { text: "c" }).write({ sync: true });
+    expect(seen).toEqual(["on", "off", "on"]);
+    // Joined into one transaction, an unsynced write and a synced one commit synced.
+    seen = [];
+    await Promise.all([
+      probe().put(Note, "d", { text: "d" }).write(),
+      probe().put(Note, "e", { text: "e" }).write(),
+      probe().put(Note, "f", { text: "f" }).write({ sync: true }),
+    ]);
+    expect(seen.at(-1)).toBe("on");
   });
 
   it("runs the cluster's postmaster with the test file's marker, so a leftover one is found", () => {

@@ -15,8 +15,3 @@ export function redactDatabaseUrl(url: string): string {
   if (parsed.password !== "") parsed.password = "***";
   return parsed.toString();
 }
-
-/** Whether `url` names a PostgreSQL database: `postgres://…` or `postgresql://…`. */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\/[^\s]+$/i.test(url);
-}

@@ -1,4 +1,4 @@
-export { isPostgresUrl, redactDatabaseUrl } from "./database-url.js";
+export { redactDatabaseUrl } from "./database-url.js";
 export { DatabaseOpenError, SchemaTooNewError } from "./errors.js";
 export {
   createPostgresStore,

@@ -8,7 +8,13 @@ import { redactDatabaseUrl } from "./database-url.js";
 import { DatabaseOpenError, SchemaTooNewError } from "./errors.js";
 import { DEFAULT_PAGE_ROWS, scanRows } from "./scan.js";
 import { migrateSchema, RECORDS } from "./schema.js";
-import { GroupWriter, type Op, type QueuedWrite, type TransactionGuard } from "./writer.js";
+import {
+  GroupWriter,
+  keyBytes,
+  type Op,
+  type QueuedWrite,
+  type TransactionGuard,
+} from "./writer.js";
 
 /** How a `PostgresStore` connects and reads. */
 export interface PostgresStoreOptions {
@@ -31,12 +37,12 @@ const GET = {
 };
 const GET_MANY = {
   name: "parkway-get-many",
-  text: `SELECT key, value FROM ${RECORDS} WHERE kind = $1 AND key = ANY($2::text[])`,
+  text: `SELECT key, value FROM ${RECORDS} WHERE kind = $1 AND key = ANY($2::bytea[])`,
 };
 
 /**
  * The PostgreSQL store: every record a row of one table (kind, key, value), the value as
- * `encodeRecord` made it; keys sort bytewise (the "C" collation). The schema is versioned and
+ * `encodeRecord` made it; keys are stored as their UTF-8 bytes and sort bytewise, as in LevelDB. The schema is versioned and
  * created or migrated by `open` (see `migrateSchema`).
  *
  * Writes go through one connection, in the order they were issued: the writes issued while one
@@ -81,6 +87,10 @@ export class PostgresStore implements Store {
       connectionString: this.options.url,
       max: Math.max(2, this.options.poolSize ?? 4),
       application_name: applicationName,
+      // A database that does not answer fails the start (or a read) instead of holding it, and a
+      // connection whose peer vanished is found by TCP keepalive.
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
     });
     // An idle connection the database ends (a restart, an administrator) must not crash the
     // process: the pool drops it, and the next read opens another.
@@ -209,20 +219,24 @@ export class PostgresStore implements Store {
   }
 
   async get<T>(type: RecordType<T>, key: string): Promise<T | undefined> {
-    const result = await this.reads.query<{ value: string }>({ ...GET, values: [type.kind, key] });
+    const result = await this.reads.query<{ value: string }>({
+      ...GET,
+      values: [type.kind, keyBytes(key)],
+    });
     const raw = result.rows[0]?.value;
     return raw === undefined ? undefined : decodeRecord(type, key, raw);
   }
 
   async getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]> {
     if (keys.length === 0) return [];
-    const result = await this.reads.query<{ key: string; value: string }>({
+    const bytes = keys.map(keyBytes);
+    const result = await this.reads.query<{ key: Buffer; value: string }>({
       ...GET_MANY,
-      values: [type.kind, [...new Set(keys)]],
+      values: [type.kind, bytes],
     });
-    const found = new Map(result.rows.map((row) => [row.key, row.value]));
-    return keys.map((key) => {
-      const raw = found.get(key);
+    const found = new Map(result.rows.map((row) => [row.key.toString("latin1"), row.value]));
+    return keys.map((key, i) => {
+      const raw = found.get(bytes[i]!.toString("latin1"));
       return raw === undefined ? undefined : decodeRecord(type, key, raw);
     });
   }
@@ -245,16 +259,16 @@ export class PostgresStore implements Store {
   async digest(): Promise<string> {
     const hash = createHash("sha256");
     const pool = this.reads;
-    let after: [string, string] | undefined;
+    let after: [string, Buffer] | undefined;
     for (;;) {
-      const page: pg.QueryResult<{ kind: string; key: string; value: string }> = await pool.query(
+      const page: pg.QueryResult<{ kind: string; key: Buffer; value: string }> = await pool.query(
         `SELECT kind, key, value FROM ${RECORDS}
-         ${after ? "WHERE (kind, key) > ($2, $3)" : ""}
+         ${after ? "WHERE (kind, key) > ($2::text, $3::bytea)" : ""}
          ORDER BY kind, key LIMIT $1`,
         after ? [this.pageRows, ...after] : [this.pageRows],
       );
       for (const row of page.rows) {
-        hash.update(`!${row.kind}!${row.key}`).update("\0").update(row.value).update("\0");
+        hash.update(`!${row.kind}!`).update(row.key).update("\0").update(row.value).update("\0");
       }
       const last = page.rows[page.rows.length - 1];
       if (!last || page.rows.length < this.pageRows) break;

@@ -1,12 +1,13 @@
 import type { Pool } from "pg";
 import type { RangeOptions } from "../store.js";
 import { RECORDS } from "./schema.js";
+import { keyBytes } from "./writer.js";
 
 /** Rows a scan reads per query, unless the store is given another page size. */
 export const DEFAULT_PAGE_ROWS = 500;
 
 /**
- * The rows of one kind within `range`, in key order (bytewise: the key column's "C" collation),
+ * The rows of one kind within `range`, in key order (bytewise: keys are stored as UTF-8 bytes),
  * read a page at a time with keyset queries: each page starts after the last key of the one
  * before, on the primary key's index, so a scan holds one page in memory and costs the same at any
  * depth. Each page is a query of its own: a scan sees the writes committed while it runs beyond
@@ -24,7 +25,7 @@ export async function* scanRows(
   const values: unknown[] = [kind];
   const bound = (op: string, key: string | undefined) => {
     if (key === undefined) return;
-    values.push(key);
+    values.push(keyBytes(key));
     bounds.push(`key ${op} $${values.length}`);
   };
   bound(">", range.gt);
@@ -41,17 +42,17 @@ export async function* scanRows(
      }
      ORDER BY key ${reverse ? "DESC" : "ASC"} LIMIT $${cursor ? limitAt : cursorAt}`;
   let left = range.limit !== undefined && range.limit >= 0 ? range.limit : Infinity;
-  let cursor: string | undefined;
+  let cursor: Buffer | undefined;
   while (left > 0) {
     range.signal?.throwIfAborted();
     const rows = Math.min(pageRows, left);
-    const page = await pool.query<{ key: string; value?: string }>(
+    const page = await pool.query<{ key: Buffer; value?: string }>(
       cursor === undefined ? text(false) : text(true),
       cursor === undefined ? [...values, rows] : [...values, cursor, rows],
     );
     for (const row of page.rows) {
       range.signal?.throwIfAborted();
-      yield { key: row.key, value: row.value ?? "" };
+      yield { key: row.key.toString("utf8"), value: row.value ?? "" };
     }
     left -= page.rows.length;
     if (page.rows.length < rows) return;

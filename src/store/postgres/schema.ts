@@ -20,13 +20,14 @@ const SCHEMA_LOCK = "8097880491866188065";
  * The migrations: `MIGRATIONS[n]` brings the schema from version n to n + 1. Only appended to: a
  * released step never changes, so every database on version n has the same tables.
  *
- * Keys and kinds use the "C" collation: they compare and sort by their bytes (UTF-8), as LevelDB
- * orders keys, whatever the database's default collation.
+ * Keys are stored as their UTF-8 bytes (`bytea`): they compare and sort bytewise, as LevelDB orders
+ * them, whatever the database's collation, and any string can be a key (text cannot hold NUL).
+ * Kinds, names from the code, are text in the "C" collation, which also sorts bytewise.
  */
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE ${RECORDS} (
      kind text COLLATE "C" NOT NULL,
-     key text COLLATE "C" NOT NULL,
+     key bytea NOT NULL,
      value text NOT NULL,
      PRIMARY KEY (kind, key)
    )`,

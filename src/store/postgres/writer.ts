@@ -44,11 +44,11 @@ export interface QueuedWrite {
 const WRITE = {
   name: "parkway-write",
   text: `WITH gone AS (
-           DELETE FROM ${RECORDS} AS r USING unnest($1::text[], $2::text[]) AS d(kind, key)
+           DELETE FROM ${RECORDS} AS r USING unnest($1::text[], $2::bytea[]) AS d(kind, key)
            WHERE r.kind = d.kind AND r.key = d.key
          ), put AS (
            INSERT INTO ${RECORDS} (kind, key, value)
-           SELECT * FROM unnest($3::text[], $4::text[], $5::text[])
+           SELECT * FROM unnest($3::text[], $4::bytea[], $5::text[])
            ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value
          )
          SELECT 1`,
@@ -58,12 +58,20 @@ const WRITE = {
 const READ_CHECKED = {
   name: "parkway-read-checked",
   text: `SELECT r.kind, r.key, r.value
-         FROM ${RECORDS} AS r JOIN unnest($1::text[], $2::text[]) AS c(kind, key)
+         FROM ${RECORDS} AS r JOIN unnest($1::text[], $2::bytea[]) AS c(kind, key)
            ON r.kind = c.kind AND r.key = c.key
          FOR UPDATE OF r`,
 };
 
-const at = (kind: string, key: string) => `${kind}\0${key}`;
+/** A key as it is stored: its UTF-8 bytes. */
+export const keyBytes = (key: string): Buffer => Buffer.from(key, "utf8");
+
+/**
+ * A record's identity as stored: two strings with the same UTF-8 bytes (a lone surrogate is encoded
+ * as U+FFFD) are one key, as in the database.
+ */
+const at = (kind: string, key: string | Buffer) =>
+  `${kind}\0${(typeof key === "string" ? keyBytes(key) : key).toString("latin1")}`;
 
 /**
  * Writes groups of queued writes on one connection, one group after another, each in one
@@ -113,15 +121,15 @@ export class GroupWriter {
   private async apply(writes: readonly QueuedWrite[]): Promise<void> {
     const last = new Map<string, Op>();
     for (const w of writes) for (const op of w.ops) last.set(at(op.kind, op.key), op);
-    const dels: [string[], string[]] = [[], []];
-    const puts: [string[], string[], string[]] = [[], [], []];
+    const dels: [string[], Buffer[]] = [[], []];
+    const puts: [string[], Buffer[], string[]] = [[], [], []];
     for (const op of last.values()) {
       if (op.type === "del") {
         dels[0].push(op.kind);
-        dels[1].push(op.key);
+        dels[1].push(keyBytes(op.key));
       } else {
         puts[0].push(op.kind);
-        puts[1].push(op.key);
+        puts[1].push(keyBytes(op.key));
         puts[2].push(op.value);
       }
     }
@@ -169,16 +177,16 @@ export class GroupWriter {
   /** The stored values of every record a check of `group` reads, locked for this transaction. */
   private async readChecked(group: QueuedWrite[]): Promise<Map<string, string>> {
     const kinds: string[] = [];
-    const keys: string[] = [];
+    const keys: Buffer[] = [];
     for (const w of group) {
       for (const c of w.checks) {
         kinds.push(c.kind);
-        keys.push(c.key);
+        keys.push(keyBytes(c.key));
       }
     }
     const stored = new Map<string, string>();
     if (kinds.length === 0) return stored;
-    const result = await this.client.query<{ kind: string; key: string; value: string }>({
+    const result = await this.client.query<{ kind: string; key: Buffer; value: string }>({
       ...READ_CHECKED,
       values: [kinds, keys],
     });
