@@ -184,6 +184,8 @@ async function launch(
     "fsync=on",
     "-c",
     "max_connections=200",
+    "-c",
+    "shared_buffers=16MB",
   ]);
   const child = spawn(file, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
   const log: string[] = [];

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -8,7 +9,13 @@ import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { collect, kind, startedCalls } from "../helpers/parkway-harness.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
-import { runServe, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+import {
+  REPO_ROOT,
+  runServe,
+  type SpawnedServer,
+  spawnServer,
+  tempDir,
+} from "../helpers/spawn-server.js";
 
 /** Parkway served on PostgreSQL (`--database-url`) through the README's serve command. */
 let postgres: TestPostgres;
@@ -141,5 +148,18 @@ describe("Parkway on PostgreSQL", () => {
       `parkway: cannot open database ${postgres.url("missing_db", { password: "***" })}`,
     );
     expect(res.stderr + res.stdout).not.toContain(PASSWORD);
+  });
+
+  it("leaves repair to LevelDB directories: with a database configured it names it and changes nothing", () => {
+    const url = postgres.url("parkway", { password: PASSWORD });
+    const res = spawnSync(process.execPath, ["bin/parkway.js", "repair"], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, PARKWAY_DATABASE_URL: url },
+      encoding: "utf8",
+    });
+    expect(res.status).toBe(2);
+    expect(res.stderr).toContain(postgres.url("parkway", { password: "***" }));
+    expect(res.stderr).not.toContain(PASSWORD);
+    expect(res.stdout).toBe("");
   });
 });

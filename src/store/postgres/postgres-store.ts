@@ -64,6 +64,8 @@ export class PostgresStore implements Store {
   /** The write loop, while it runs. */
   private writing: Promise<void> | undefined;
   private closed = false;
+  /** `open` while it runs. */
+  private opening: Promise<void> | undefined;
   private failed: StorageFailure | undefined;
   private readonly failureListeners: ((failure: StorageFailure) => void)[] = [];
   private readonly encoding: BatchEncoding<Op> = {
@@ -80,8 +82,13 @@ export class PostgresStore implements Store {
    * throws `SchemaTooNewError` when the database's schema is newer than this server, and
    * `DatabaseOpenError` naming PostgreSQL's problem when it cannot be reached or used. Idempotent.
    */
-  async open(): Promise<void> {
-    if (this.pool && !this.closed) return;
+  open(): Promise<void> {
+    if (this.pool && !this.closed) return Promise.resolve();
+    this.opening ??= this.connect().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private async connect(): Promise<void> {
     const applicationName = this.options.applicationName ?? "parkway";
     const pool = new pg.Pool({
       connectionString: this.options.url,
