@@ -20,9 +20,9 @@ export interface Transaction {
  * A condition of a write evaluated by SQL in the write's own transaction, before its operations and
  * after the writes issued before it (e.g. "this node still holds the session's lease, with this
  * fencing token"). Resolves with a `ConflictError` to refuse the write (nothing of it is written,
- * the others of its transaction are), or undefined when it holds. It must not fail in SQL: an error
- * aborts the transaction, which fails the store like any failed write. Rows it reads `FOR UPDATE`
- * or `FOR SHARE` stay locked until the transaction ends.
+ * the others of its transaction are), or undefined when it holds. It must not throw: a failed query
+ * aborts the transaction, so a guard that throws (for any reason) fails the store like any failed
+ * write. Rows it reads `FOR UPDATE` or `FOR SHARE` stay locked until the transaction ends.
  */
 export type TransactionGuard = (tx: Transaction) => Promise<ConflictError | undefined>;
 
