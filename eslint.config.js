@@ -35,6 +35,10 @@ const PACKAGE_OWNERS = [
     ],
   },
   {
+    owners: ["src/store/postgres/**"],
+    paths: [{ name: "pg", message: "Only src/store/postgres imports pg." }],
+  },
+  {
     owners: ["src/tools/mcp/**"],
     patterns: [
       {
@@ -199,8 +203,8 @@ export default tseslint.config(
     },
   },
   {
-    // The session core and the reply loop stay in files of one idea each.
-    files: ["src/session/**/*.ts", "src/agent/**/*.ts"],
+    // The session core, the reply loop and the PostgreSQL store stay in files of one idea each.
+    files: ["src/session/**/*.ts", "src/agent/**/*.ts", "src/store/postgres/**/*.ts"],
     rules: { "max-lines": ["error", { max: 300 }] },
   },
 );

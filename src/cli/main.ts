@@ -6,6 +6,7 @@ import {
   StoreLockedError,
   StoreOpenError,
 } from "../store/index.js";
+import { DatabaseOpenError, SchemaTooNewError } from "../store/postgres/errors.js";
 import { ListenError } from "../server/index.js";
 import { ScriptError } from "../model/scripted/index.js";
 import { AgentConfigError } from "../runtime/build-agents.js";
@@ -32,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
           config: { type: "string" },
           listen: { type: "string" },
           data: { type: "string" },
+          "database-url": { type: "string" },
           "model-url": { type: "string" },
           model: { type: "string" },
           "tls-cert": { type: "string" },
@@ -43,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
         config: values.config,
         listen: values.listen,
         data: values.data,
+        databaseUrl: values["database-url"],
         modelUrl: values["model-url"],
         model: values.model,
         tlsCert: values["tls-cert"],
@@ -138,6 +141,8 @@ try {
     err instanceof StoreLockedError ||
     err instanceof StoreOpenError ||
     err instanceof DataDirectoryError ||
+    err instanceof DatabaseOpenError ||
+    err instanceof SchemaTooNewError ||
     err instanceof ListenError ||
     err instanceof AgentConfigError ||
     err instanceof ScriptError

@@ -2,6 +2,7 @@ import path from "node:path";
 import { loadConfig } from "../config/index.js";
 import { checkSessions } from "../session/check-sessions.js";
 import { repairStore } from "../store/level-repair.js";
+import { redactDatabaseUrl } from "../store/postgres/database-url.js";
 
 /** Exit code of `parkway repair` when sessions answer DATA_LOSS after the repair. */
 export const EXIT_SESSIONS_LOST = 3;
@@ -9,6 +10,12 @@ export const EXIT_SESSIONS_LOST = 3;
 /** `parkway repair`: repairs the store, then checks and lists the sessions that lost data. */
 export async function repair(flags: { data?: string; config?: string }): Promise<number> {
   const config = await loadConfig({ data: flags.data, config: flags.config });
+  if (config.database.url !== undefined && flags.data === undefined) {
+    process.stderr.write(
+      `parkway: repair mends a LevelDB data directory; this configuration keeps its data in the PostgreSQL database ${redactDatabaseUrl(config.database.url)}, which recovers by itself on start (pass --data DIR to repair a LevelDB directory)\n`,
+    );
+    return 2;
+  }
   const location = path.resolve(config.data);
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`repairing ${location}: records in a damaged log or table are lost`);

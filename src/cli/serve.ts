@@ -28,7 +28,11 @@ export async function serve(flags: ConfigFlags): Promise<number> {
   process.on("SIGTERM", onSignal);
   const parkway = await startParkway({ config, log });
   const transport = !config.tls ? "plaintext" : config.tls.clientCa ? "mtls" : "tls";
-  log.info({ address: parkway.address, data: path.resolve(config.data), transport }, "listening");
+  // The database's URL with its password masked (the store's location), or the data directory.
+  const where = config.database.url
+    ? { database: parkway.store.location }
+    : { data: path.resolve(config.data) };
+  log.info({ address: parkway.address, ...where, transport }, "listening");
   const stop = await new Promise<{ signal: NodeJS.Signals } | { storageFailed: true }>(
     (resolve) => {
       if (received) resolve({ signal: received });

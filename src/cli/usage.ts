@@ -10,6 +10,8 @@ options:
   --config FILE         JSON config file (or PARKWAY_CONFIG); every key is in the README
   --listen HOST:PORT    address to listen on (PARKWAY_LISTEN; default 127.0.0.1:50051)
   --data DIR            LevelDB data directory (PARKWAY_DATA; default ./data)
+  --database-url URL    PostgreSQL database instead of LevelDB, postgres://user:password@host/db
+                        (PARKWAY_DATABASE_URL)
   --model-url URL       OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (PARKWAY_MODEL_URL)
   --model NAME          model name sent to the endpoint (PARKWAY_MODEL)
   --tls-cert FILE       server certificate, PEM (PARKWAY_TLS_CERT; needs --tls-key)
@@ -71,7 +73,8 @@ export type Command = keyof typeof COMMAND_USAGE;
 
 /** What `parkway --help` prints. */
 export const USAGE = `usage:
-  parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR] [--model-url URL] [--model NAME]
+  parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR | --database-url URL]
+                [--model-url URL] [--model NAME]
                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
   parkway mock-model --script FILE [--listen HOST:PORT] [--keep-requests N]
   parkway repair [--data DIR] [--config FILE]

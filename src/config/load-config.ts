@@ -12,6 +12,7 @@ export interface ConfigFlags {
   config?: string;
   listen?: string;
   data?: string;
+  databaseUrl?: string;
   modelUrl?: string;
   model?: string;
   tlsCert?: string;
@@ -23,6 +24,7 @@ export interface ConfigFlags {
 const ENV_KEYS = {
   PARKWAY_LISTEN: ["listen"],
   PARKWAY_DATA: ["data"],
+  PARKWAY_DATABASE_URL: ["database", "url"],
   PARKWAY_LOG_LEVEL: ["logLevel"],
   PARKWAY_SHUTDOWN_GRACE: ["shutdownGrace"],
   PARKWAY_MODEL_URL: ["model", "url"],
@@ -124,6 +126,7 @@ export async function loadConfig(
 const FLAG_KEYS: readonly [Exclude<keyof ConfigFlags, "config">, string, readonly string[]][] = [
   ["listen", "listen", ["listen"]],
   ["data", "data", ["data"]],
+  ["databaseUrl", "database-url", ["database", "url"]],
   ["modelUrl", "model-url", ["model", "url"]],
   ["model", "model", ["model", "name"]],
   ["tlsCert", "tls-cert", ["tls", "cert"]],

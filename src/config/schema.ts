@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DATABASE_CONFIG_DEFAULT, databaseConfigSchema } from "./database-schema.js";
 import { mcpServersSchema } from "./mcp-schema.js";
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES } from "../common/message-size.js";
 import { permissionModeSchema } from "../permissions/index.js";
@@ -237,8 +238,10 @@ export type AgentConfig = z.infer<typeof agentConfigSchema>;
 export const configSchema = z.strictObject({
   /** Address to listen on. */
   listen: listenAddress.default("127.0.0.1:50051"),
-  /** Directory of the embedded LevelDB store. */
+  /** Directory of the embedded LevelDB store (unused when `database.url` is set). */
   data: z.string().min(1).default("./data"),
+  /** A PostgreSQL database instead of the embedded LevelDB store. */
+  database: databaseConfigSchema.default(DATABASE_CONFIG_DEFAULT),
   /**
    * On SIGTERM or SIGINT, how long tools that are running may take to finish before they are
    * interrupted (replies stop at once; a tool that finishes in time is recorded with its result).

@@ -15,7 +15,6 @@ import { createPermissionService } from "../server/permission-service-impl.js";
 import { listAudit } from "../session/audit-log.js";
 import { PermissionAdmin } from "../session/permission-admin.js";
 import { SessionManager } from "../session/session-manager.js";
-import { createLevelStore } from "../store/level-store.js";
 import type { StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import { askUserTool } from "../tools/ask-user.js";
@@ -23,6 +22,7 @@ import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
 import { createAuthenticator } from "../server/auth.js";
 import { AgentMcp } from "./agent-mcp.js";
+import { createStore } from "./create-store.js";
 import { AgentConfigError, buildAgents } from "./build-agents.js";
 
 /** What an embedding application may add to the configuration. */
@@ -34,7 +34,10 @@ export interface StartOptions {
   tools?: Tool[];
   /** A model used instead of the configured default. */
   model?: Model;
-  /** A store used instead of LevelDB under `config.data`. */
+  /**
+   * A store used instead of the configured one (PostgreSQL at `config.database.url`, else LevelDB
+   * under `config.data`).
+   */
   store?: Store;
 }
 
@@ -129,7 +132,13 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     await demo?.close();
     throw err;
   }
-  const store = options.store ?? createLevelStore(config.data);
+  let store: Store;
+  try {
+    store = options.store ?? (await createStore(config));
+  } catch (err) {
+    await demo?.close();
+    throw err;
+  }
   const manager = new SessionManager(store, agents, log, {
     ...(config.retention.keepFinishedReplies === undefined
       ? {}

@@ -41,8 +41,8 @@ export interface StoreBatch {
   readonly length: number;
   /**
    * Commits every operation atomically, if every check holds. With `sync`, resolves only once the
-   * write is on disk (fdatasync); without it, a crash of the machine (not of the process) may lose
-   * it. Rejects with `ConflictError` when a check did not hold, with `StorageFailure` when the
+   * write is on disk (fdatasync; in PostgreSQL, committed with `synchronous_commit` on); without
+   * it, a crash of the machine (not of the process) may lose it. Rejects with `ConflictError` when a check did not hold, with `StorageFailure` when the
    * store failed (this write or an earlier one), and with `StoreClosedError` once the store is
    * closed. A batch with neither operations nor checks resolves at once.
    */
@@ -50,8 +50,8 @@ export interface StoreBatch {
 }
 
 /**
- * The durable state of Parkway, as the session core needs it; every backend (LevelDB, memory, a
- * future PostgreSQL) implements this and nothing more:
+ * The durable state of Parkway, as the session core needs it; every backend (LevelDB, memory,
+ * PostgreSQL) implements this and nothing more:
  *
  * - Typed records: values are records of a `RecordType`, stored in a version envelope, validated
  *   on read and (unless the record type opts out) on write. Keys are strings ordered bytewise
@@ -74,7 +74,9 @@ export interface Store {
   readonly location: string;
   /**
    * Opens the store; throws `StoreLockedError` when another process holds it, and
-   * `StoreDamagedError` (naming the file) when its files are damaged or it lost writes. Idempotent.
+   * `StoreDamagedError` (naming the file) when its files are damaged or it lost writes (LevelDB);
+   * `DatabaseOpenError` when the database cannot be reached or used, and `SchemaTooNewError` when
+   * its schema is newer than this server (PostgreSQL). Idempotent.
    */
   open(): Promise<void>;
   /** Closes the store after pending writes. Idempotent. */

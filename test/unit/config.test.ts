@@ -22,6 +22,40 @@ describe("config", () => {
     }
   });
 
+  it("takes a PostgreSQL database from the file, PARKWAY_DATABASE_URL or --database-url; LevelDB without", async () => {
+    expect(parseConfig({}).database).toEqual({ poolSize: 4 });
+    const dir = await mkdtemp(path.join(tmpdir(), "parkway-config-"));
+    const file = path.join(dir, "parkway.json");
+    await writeFile(file, JSON.stringify({ database: { url: "postgres://file/db", poolSize: 8 } }));
+    expect((await loadConfig({ config: file }, {})).database).toEqual({
+      url: "postgres://file/db",
+      poolSize: 8,
+    });
+    const env = { PARKWAY_DATABASE_URL: "postgresql://u:p@env:5433/db?sslmode=require" };
+    expect((await loadConfig({ config: file }, env)).database.url).toBe(env.PARKWAY_DATABASE_URL);
+    const flag = "postgres://flag/db";
+    expect((await loadConfig({ config: file, databaseUrl: flag }, env)).database.url).toBe(flag);
+  });
+
+  it("names database.url and where it came from when it is not a PostgreSQL URL, without echoing it", async () => {
+    for (const bad of ["mysql://u:secret@host/db", "secret", "postgres://"]) {
+      const error = (await loadConfig({ databaseUrl: bad }, {}).catch((e: unknown) => e)) as Error;
+      expect(error).toBeInstanceOf(ConfigError);
+      expect(error.message).toMatch(
+        /^invalid config: database\.url \(from flag --database-url\): /,
+      );
+      expect(error.message).toContain("postgres://");
+      expect(error.message).not.toContain("secret");
+    }
+    const fromEnv = (await loadConfig({}, { PARKWAY_DATABASE_URL: "http://x" }).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(fromEnv.message).toContain(
+      "database.url (from environment variable PARKWAY_DATABASE_URL)",
+    );
+    expect(() => parseConfig({ database: { poolSize: 1 } })).toThrow(/database\.poolSize: /);
+  });
+
   it("gives agents a Bash config with nothing passed through by default", () => {
     const config = parseConfig({
       agents: [{ id: "a" }, { id: "b", bash: { env: { CI: "1" }, passEnv: ["GOPATH"] } }],

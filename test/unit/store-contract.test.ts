@@ -1,7 +1,7 @@
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   ConflictError,
@@ -13,19 +13,27 @@ import {
   StoreClosedError,
   type Store,
 } from "../../src/store/index.js";
+import { createPostgresStore, WRITER_SUFFIX } from "../../src/store/postgres/index.js";
+import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { writeFaults } from "../helpers/store-faults.js";
 
 /**
- * What the session core relies on from a store, checked on every implementation: the LevelDB store
- * and the in-memory one. Each implementation brings a way to make its next write fail.
+ * What the session core relies on from a store, checked on every implementation: the LevelDB store,
+ * the in-memory one and the PostgreSQL one (on a temporary cluster, a database per test). Each
+ * implementation brings a way to make its next write fail.
  */
 const Note = defineRecord({ kind: "note", version: 1, schema: z.object({ text: z.string() }) });
 const Tag = defineRecord({ kind: "tag", version: 1, schema: z.object({ n: z.number().int() }) });
 
 interface Subject {
   store: Store;
-  failNextWrite(): void;
+  failNextWrite(): void | Promise<void>;
 }
+
+let cluster: Promise<TestPostgres> | undefined;
+afterAll(async () => {
+  await (await cluster)?.stop();
+});
 
 const implementations: [string, () => Promise<Subject>][] = [
   [
@@ -43,6 +51,27 @@ const implementations: [string, () => Promise<Subject>][] = [
       const store = createMemoryStore();
       await store.open();
       return { store, failNextWrite: () => store.failNextWrite() };
+    },
+  ],
+  [
+    "PostgreSQL",
+    async () => {
+      const postgres = await (cluster ??= startPostgres());
+      const url = await postgres.createDatabase();
+      const store = createPostgresStore({ url, applicationName: "contract" });
+      await store.open();
+      // The next write fails for real: the database ends the writer's connection (and waits
+      // until it is gone), as when it restarts or an administrator ends it.
+      const database = new URL(url).pathname.slice(1);
+      const failNextWrite = async () => {
+        const ended = await postgres.query(
+          `SELECT pg_terminate_backend(pid, 10000) AS ended FROM pg_stat_activity
+           WHERE datname = $1 AND application_name = $2`,
+          [database, `contract${WRITER_SUFFIX}`],
+        );
+        expect(ended).toEqual([{ ended: true }]);
+      };
+      return { store, failNextWrite };
     },
   ],
 ];
@@ -303,7 +332,7 @@ describe.each(implementations)("the Store contract: %s", (_name, make) => {
     await store.batch().put(Note, "kept", note("kept")).write({ sync: true });
     const told: StorageFailure[] = [];
     store.onFailure((f) => told.push(f));
-    failNextWrite();
+    await failNextWrite();
     const first = await store
       .batch()
       .put(Note, "lost", note("lost"))

@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+/** `postgres://…` or `postgresql://…`, checked without repeating the URL (it may hold a password). */
+const postgresUrl = z
+  .string()
+  .refine((url) => /^postgres(ql)?:\/\/\S+$/i.test(url) && canParse(url), {
+    error:
+      "expected a PostgreSQL URL such as postgres://user:password@host:5432/parkway (postgres:// or postgresql://)",
+  });
+
+function canParse(url: string): boolean {
+  try {
+    new URL(url);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Where Parkway keeps its data when it is not the embedded LevelDB under `data`: a PostgreSQL
+ * database, which several nodes may share. Unset: LevelDB.
+ */
+export const databaseConfigSchema = z.strictObject({
+  /** `postgres://user:password@host:port/database`; the password is never logged. */
+  url: postgresUrl.optional(),
+  /** Connections to the database at most: one writes, the others read. */
+  poolSize: z.number().int().min(2).max(100).default(4),
+});
+export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
+export const DATABASE_CONFIG_DEFAULT: DatabaseConfig = { poolSize: 4 };

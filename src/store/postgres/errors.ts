@@ -1,0 +1,36 @@
+import { ParkwayError } from "../../common/errors.js";
+
+/**
+ * The database's schema was made by a newer Parkway than this one: opening it could misread or
+ * damage what that server wrote. Nothing was changed; upgrade this server (or point it at another
+ * database).
+ */
+export class SchemaTooNewError extends ParkwayError {
+  constructor(
+    readonly location: string,
+    /** The schema version the database holds. */
+    readonly found: number,
+    /** The newest schema version this server knows. */
+    readonly known: number,
+  ) {
+    super(
+      "failed_precondition",
+      `database ${location} has schema version ${found}, newer than this server's ${known}; upgrade Parkway to use it`,
+      { reason: "SCHEMA_TOO_NEW", metadata: { found: String(found), known: String(known) } },
+    );
+  }
+}
+
+/**
+ * The database could not be opened: not reachable, credentials refused, no such database, or a
+ * database Parkway cannot use (not UTF-8). `message` is one line with PostgreSQL's own words.
+ */
+export class DatabaseOpenError extends ParkwayError {
+  constructor(
+    readonly location: string,
+    problem: string,
+    cause?: unknown,
+  ) {
+    super("unavailable", `cannot open database ${location}: ${problem}`, {}, { cause });
+  }
+}

@@ -1,0 +1,298 @@
+import { createHash } from "node:crypto";
+import pg from "pg";
+import { type BatchEncoding, buildBatch } from "../batch-builder.js";
+import { decodeRecord, type RecordType } from "../record.js";
+import { StorageFailure, StoreClosedError } from "../storage-failure.js";
+import type { RangeOptions, Store, StoreBatch } from "../store.js";
+import { redactDatabaseUrl } from "./database-url.js";
+import { DatabaseOpenError, SchemaTooNewError } from "./errors.js";
+import { DEFAULT_PAGE_ROWS, scanRows } from "./scan.js";
+import { migrateSchema, RECORDS } from "./schema.js";
+import {
+  GroupWriter,
+  keyBytes,
+  type Op,
+  type QueuedWrite,
+  type TransactionGuard,
+} from "./writer.js";
+
+/** How a `PostgresStore` connects and reads. */
+export interface PostgresStoreOptions {
+  /** `postgres://user:password@host:port/database?…` */
+  url: string;
+  /** Connections at most: one is the writer's, the others serve reads. Default 4, at least 2. */
+  poolSize?: number;
+  /** Rows a scan reads per query (default 500). */
+  pageRows?: number;
+  /** `application_name` of the connections, as pg_stat_activity shows them (default "parkway"). */
+  applicationName?: string;
+}
+
+/** The `application_name` of the writer's connection: its name suffixed with " writer". */
+export const WRITER_SUFFIX = " writer";
+
+const GET = {
+  name: "parkway-get",
+  text: `SELECT value FROM ${RECORDS} WHERE kind = $1 AND key = $2`,
+};
+const GET_MANY = {
+  name: "parkway-get-many",
+  text: `SELECT key, value FROM ${RECORDS} WHERE kind = $1 AND key = ANY($2::bytea[])`,
+};
+
+/**
+ * The PostgreSQL store: every record a row of one table (kind, key, value), the value as
+ * `encodeRecord` made it; keys are stored as their UTF-8 bytes and sort bytewise, as in LevelDB. The schema is versioned and
+ * created or migrated by `open` (see `migrateSchema`).
+ *
+ * Writes go through one connection, in the order they were issued: the writes issued while one
+ * transaction runs are joined into the next, which commits them all or none, with
+ * `synchronous_commit` on when any of them asked for `sync` (off otherwise: a crash of the
+ * database, or of its machine, may lose the last ones, never half of one; a crash of Parkway loses
+ * nothing committed). A write's checks read the records `FOR UPDATE`
+ * in its transaction (see `GroupWriter`); a write refused by a check is left out of the transaction
+ * alone. The first failed transaction (the database unreachable, the connection lost, a disk full)
+ * stops the store for writes: its outcome is unknown, and nothing may be written behind it. Reads
+ * use the other connections of the pool and go on.
+ */
+export class PostgresStore implements Store {
+  readonly location: string;
+  private pool: pg.Pool | undefined;
+  private writerClient: pg.PoolClient | undefined;
+  private writer: GroupWriter | undefined;
+  private queue: QueuedWrite[] = [];
+  /** The write loop, while it runs. */
+  private writing: Promise<void> | undefined;
+  private closed = false;
+  /** `open` while it runs. */
+  private opening: Promise<void> | undefined;
+  private failed: StorageFailure | undefined;
+  private readonly failureListeners: ((failure: StorageFailure) => void)[] = [];
+  private readonly encoding: BatchEncoding<Op> = {
+    put: (kind, key, value) => ({ type: "put", kind, key, value }),
+    del: (kind, key) => ({ type: "del", kind, key }),
+  };
+
+  constructor(private readonly options: PostgresStoreOptions) {
+    this.location = redactDatabaseUrl(options.url);
+  }
+
+  /**
+   * Connects, then creates or migrates the schema under an advisory lock (one node at a time);
+   * throws `SchemaTooNewError` when the database's schema is newer than this server, and
+   * `DatabaseOpenError` naming PostgreSQL's problem when it cannot be reached or used. Idempotent.
+   */
+  open(): Promise<void> {
+    if (this.pool && !this.closed) return Promise.resolve();
+    this.opening ??= this.connect().finally(() => (this.opening = undefined));
+    return this.opening;
+  }
+
+  private async connect(): Promise<void> {
+    const applicationName = this.options.applicationName ?? "parkway";
+    const pool = new pg.Pool({
+      connectionString: this.options.url,
+      max: Math.max(2, this.options.poolSize ?? 4),
+      application_name: applicationName,
+      // A database that does not answer fails the start (or a read) instead of holding it, and a
+      // connection whose peer vanished is found by TCP keepalive.
+      connectionTimeoutMillis: 10_000,
+      keepAlive: true,
+    });
+    // An idle connection the database ends (a restart, an administrator) must not crash the
+    // process: the pool drops it, and the next read opens another.
+    pool.on("error", () => undefined);
+    try {
+      const client = await pool.connect().catch((err: unknown) => {
+        throw new DatabaseOpenError(this.location, describe(err), err);
+      });
+      client.on("error", () => undefined);
+      try {
+        await migrateSchema(client, this.location).catch((err: unknown) => {
+          if (err instanceof SchemaTooNewError || err instanceof DatabaseOpenError) throw err;
+          throw new DatabaseOpenError(this.location, describe(err), err);
+        });
+        await client.query(
+          `SET application_name = '${applicationName.replace(/'/g, "''")}${WRITER_SUFFIX}'`,
+        );
+      } catch (err) {
+        client.release(true);
+        throw err;
+      }
+      this.writerClient = client;
+      this.writer = new GroupWriter(client);
+    } catch (err) {
+      await pool.end().catch(() => undefined);
+      throw err;
+    }
+    this.pool = pool;
+    this.closed = false;
+  }
+
+  /** Refuses new writes, waits for those already issued, then closes every connection. */
+  async close(): Promise<void> {
+    this.closed = true;
+    while (this.writing) await this.writing;
+    const pool = this.pool;
+    if (!pool) return;
+    this.pool = undefined;
+    this.writerClient?.release(this.failed !== undefined);
+    this.writerClient = undefined;
+    this.writer = undefined;
+    await pool.end().catch(() => undefined);
+  }
+
+  get failure(): StorageFailure | undefined {
+    return this.failed;
+  }
+
+  onFailure(listener: (failure: StorageFailure) => void): void {
+    if (this.failed) listener(this.failed);
+    else this.failureListeners.push(listener);
+  }
+
+  batch(): StoreBatch {
+    return this.guardedBatch([]);
+  }
+
+  /**
+   * A batch whose transaction also runs `guards` (SQL conditions, see `TransactionGuard`) before
+   * its operations: the seam for conditions a record check cannot express, such as a lease.
+   */
+  guardedBatch(guards: readonly TransactionGuard[]): StoreBatch {
+    return buildBatch(this.encoding, (ops, checks, sync) =>
+      this.enqueue({ ops, checks, guards, sync }),
+    );
+  }
+
+  private enqueue(write: Omit<QueuedWrite, "resolve" | "reject">): Promise<void> {
+    if (this.failed) return Promise.reject(this.failed);
+    if (this.closed || !this.pool) return Promise.reject(new StoreClosedError(this.location));
+    const done = new Promise<void>((resolve, reject) =>
+      this.queue.push({ ...write, resolve, reject }),
+    );
+    if (!this.writing) this.startWriting();
+    return done;
+  }
+
+  private startWriting(): void {
+    this.writing = this.writeQueued().finally(() => {
+      this.writing = undefined;
+      if (this.queue.length > 0) this.startWriting();
+    });
+  }
+
+  /** Writes the queue in order, each time all that waits as one transaction, until it is empty. */
+  private async writeQueued(): Promise<void> {
+    while (this.queue.length > 0) {
+      const group = this.queue;
+      this.queue = [];
+      const writer = this.writer;
+      if (this.failed || !writer) {
+        const refusal = this.failed ?? new StoreClosedError(this.location);
+        for (const w of group) w.reject(refusal);
+        continue;
+      }
+      let admitted: QueuedWrite[];
+      try {
+        admitted = await writer.write(group);
+      } catch (err) {
+        const failure = this.fail(err);
+        for (const w of group) w.reject(failure);
+        continue;
+      }
+      for (const w of admitted) w.resolve();
+    }
+  }
+
+  /** Records the first failure and tells the listeners; later writes are refused with it. */
+  private fail(cause: unknown): StorageFailure {
+    if (this.failed) return this.failed;
+    const failure = new StorageFailure(this.location, cause);
+    this.failed = failure;
+    for (const listener of this.failureListeners.splice(0)) {
+      try {
+        listener(failure);
+      } catch {
+        // A listener's own failure must not hide the storage failure from the others.
+      }
+    }
+    return failure;
+  }
+
+  private get reads(): pg.Pool {
+    if (!this.pool) throw new StoreClosedError(this.location);
+    return this.pool;
+  }
+
+  async get<T>(type: RecordType<T>, key: string): Promise<T | undefined> {
+    const result = await this.reads.query<{ value: string }>({
+      ...GET,
+      values: [type.kind, keyBytes(key)],
+    });
+    const raw = result.rows[0]?.value;
+    return raw === undefined ? undefined : decodeRecord(type, key, raw);
+  }
+
+  async getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]> {
+    if (keys.length === 0) return [];
+    const bytes = keys.map(keyBytes);
+    const result = await this.reads.query<{ key: Buffer; value: string }>({
+      ...GET_MANY,
+      values: [type.kind, bytes],
+    });
+    const found = new Map(result.rows.map((row) => [row.key.toString("latin1"), row.value]));
+    return keys.map((key, i) => {
+      const raw = found.get(bytes[i]!.toString("latin1"));
+      return raw === undefined ? undefined : decodeRecord(type, key, raw);
+    });
+  }
+
+  async *entries<T>(type: RecordType<T>, options: RangeOptions = {}): AsyncIterable<[string, T]> {
+    const rows = scanRows(this.reads, type.kind, options, true, this.pageRows);
+    for await (const { key, value } of rows) yield [key, decodeRecord(type, key, value)];
+  }
+
+  async *keys<T>(type: RecordType<T>, options: RangeOptions = {}): AsyncIterable<string> {
+    const rows = scanRows(this.reads, type.kind, options, false, this.pageRows);
+    for await (const { key } of rows) yield key;
+  }
+
+  private get pageRows(): number {
+    return Math.max(1, this.options.pageRows ?? DEFAULT_PAGE_ROWS);
+  }
+
+  /** Every row, kind by kind in key order, read a page at a time. */
+  async digest(): Promise<string> {
+    const hash = createHash("sha256");
+    const pool = this.reads;
+    let after: [string, Buffer] | undefined;
+    for (;;) {
+      const page: pg.QueryResult<{ kind: string; key: Buffer; value: string }> = await pool.query(
+        `SELECT kind, key, value FROM ${RECORDS}
+         ${after ? "WHERE (kind, key) > ($2::text, $3::bytea)" : ""}
+         ORDER BY kind, key LIMIT $1`,
+        after ? [this.pageRows, ...after] : [this.pageRows],
+      );
+      for (const row of page.rows) {
+        hash.update(`!${row.kind}!`).update(row.key).update("\0").update(row.value).update("\0");
+      }
+      const last = page.rows[page.rows.length - 1];
+      if (!last || page.rows.length < this.pageRows) break;
+      after = [last.kind, last.key];
+    }
+    return hash.digest("hex");
+  }
+}
+
+/** PostgreSQL's (or the network's) words for why a connection or query failed. */
+function describe(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown }).code;
+  return typeof code === "string" && code !== "" ? `${message} (${code})` : message;
+}
+
+/** Creates the PostgreSQL store for a database URL (see `PostgresStore`). */
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  return new PostgresStore(options);
+}

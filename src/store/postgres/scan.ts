@@ -1,0 +1,61 @@
+import type { Pool } from "pg";
+import type { RangeOptions } from "../store.js";
+import { RECORDS } from "./schema.js";
+import { keyBytes } from "./writer.js";
+
+/** Rows a scan reads per query, unless the store is given another page size. */
+export const DEFAULT_PAGE_ROWS = 500;
+
+/**
+ * The rows of one kind within `range`, in key order (bytewise: keys are stored as UTF-8 bytes),
+ * read a page at a time with keyset queries: each page starts after the last key of the one
+ * before, on the primary key's index, so a scan holds one page in memory and costs the same at any
+ * depth. Each page is a query of its own: a scan sees the writes committed while it runs beyond
+ * the page it is on, as a LevelDB iterator sees none (no caller relies on either). Aborting
+ * `range.signal` stops the scan with its AbortError.
+ */
+export async function* scanRows(
+  pool: Pool,
+  kind: string,
+  range: RangeOptions,
+  withValues: boolean,
+  pageRows: number,
+): AsyncGenerator<{ key: string; value: string }> {
+  const bounds: string[] = [];
+  const values: unknown[] = [kind];
+  const bound = (op: string, key: string | undefined) => {
+    if (key === undefined) return;
+    values.push(keyBytes(key));
+    bounds.push(`key ${op} $${values.length}`);
+  };
+  bound(">", range.gt);
+  bound(">=", range.gte);
+  bound("<", range.lt);
+  bound("<=", range.lte);
+  const reverse = range.reverse === true;
+  const cursorAt = values.length + 1;
+  const limitAt = values.length + 2;
+  const text = (cursor: boolean) =>
+    `SELECT key${withValues ? ", value" : ""} FROM ${RECORDS}
+     WHERE kind = $1${bounds.map((b) => ` AND ${b}`).join("")}${
+       cursor ? ` AND key ${reverse ? "<" : ">"} $${cursorAt}` : ""
+     }
+     ORDER BY key ${reverse ? "DESC" : "ASC"} LIMIT $${cursor ? limitAt : cursorAt}`;
+  let left = range.limit !== undefined && range.limit >= 0 ? range.limit : Infinity;
+  let cursor: Buffer | undefined;
+  while (left > 0) {
+    range.signal?.throwIfAborted();
+    const rows = Math.min(pageRows, left);
+    const page = await pool.query<{ key: Buffer; value?: string }>(
+      cursor === undefined ? text(false) : text(true),
+      cursor === undefined ? [...values, rows] : [...values, cursor, rows],
+    );
+    for (const row of page.rows) {
+      range.signal?.throwIfAborted();
+      yield { key: row.key.toString("utf8"), value: row.value ?? "" };
+    }
+    left -= page.rows.length;
+    if (page.rows.length < rows) return;
+    cursor = page.rows[page.rows.length - 1]?.key;
+  }
+}

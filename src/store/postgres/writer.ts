@@ -1,0 +1,196 @@
+import type { PoolClient } from "pg";
+import { type BatchCheck, firstConflict } from "../batch-builder.js";
+import type { ConflictError } from "../storage-failure.js";
+import { RECORDS } from "./schema.js";
+
+/** A put (of a value already encoded and validated) or a delete of one record. */
+export type Op =
+  | { type: "put"; kind: string; key: string; value: string }
+  | { type: "del"; kind: string; key: string };
+
+/** A way to run SQL inside the transaction of a write. */
+export interface Transaction {
+  query<R extends Record<string, unknown> = Record<string, unknown>>(
+    text: string,
+    values?: unknown[],
+  ): Promise<{ rows: R[] }>;
+}
+
+/**
+ * A condition of a write evaluated by SQL in the write's own transaction, before its operations and
+ * after the writes issued before it (e.g. "this node still holds the session's lease, with this
+ * fencing token"). Resolves with a `ConflictError` to refuse the write (nothing of it is written,
+ * the others of its transaction are), or undefined when it holds. It must not throw: a failed query
+ * aborts the transaction, so a guard that throws (for any reason) fails the store like any failed
+ * write. Rows it reads `FOR UPDATE` or `FOR SHARE` stay locked until the transaction ends.
+ */
+export type TransactionGuard = (tx: Transaction) => Promise<ConflictError | undefined>;
+
+/** A write waiting for its turn. */
+export interface QueuedWrite {
+  ops: Op[];
+  checks: readonly BatchCheck[];
+  guards: readonly TransactionGuard[];
+  sync: boolean;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Writes the deletes and puts of a transaction in one statement: the operations are first reduced
+ * to each key's last one (a key is then either deleted or put, never both), so the two parts touch
+ * different rows.
+ */
+const WRITE = {
+  name: "parkway-write",
+  text: `WITH gone AS (
+           DELETE FROM ${RECORDS} AS r USING unnest($1::text[], $2::bytea[]) AS d(kind, key)
+           WHERE r.kind = d.kind AND r.key = d.key
+         ), put AS (
+           INSERT INTO ${RECORDS} (kind, key, value)
+           SELECT * FROM unnest($3::text[], $4::bytea[], $5::text[])
+           ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value
+         )
+         SELECT 1`,
+};
+
+/** Reads the records the checks of a transaction look at, and locks them until it ends. */
+const READ_CHECKED = {
+  name: "parkway-read-checked",
+  text: `SELECT r.kind, r.key, r.value
+         FROM ${RECORDS} AS r JOIN unnest($1::text[], $2::bytea[]) AS c(kind, key)
+           ON r.kind = c.kind AND r.key = c.key
+         FOR UPDATE OF r`,
+};
+
+/** A key as it is stored: its UTF-8 bytes. */
+export const keyBytes = (key: string): Buffer => Buffer.from(key, "utf8");
+
+/**
+ * A record's identity as stored: two strings with the same UTF-8 bytes (a lone surrogate is encoded
+ * as U+FFFD) are one key, as in the database.
+ */
+const at = (kind: string, key: string | Buffer) =>
+  `${kind}\0${(typeof key === "string" ? keyBytes(key) : key).toString("latin1")}`;
+
+/**
+ * Writes groups of queued writes on one connection, one group after another, each in one
+ * transaction (committed with `synchronous_commit` on when any write of it asked for `sync`). A
+ * group without checks or guards is a single statement; one with them reads the checked records
+ * `FOR UPDATE`, runs the guards, leaves out the writes that are refused (rejected with their
+ * `ConflictError`, or what their check threw), and writes the others. Throws when the database
+ * failed; the caller then rejects the whole group.
+ */
+export class GroupWriter {
+  /** The connection's `synchronous_commit`, once set. */
+  private syncMode: boolean | undefined;
+  /** The connection, as guards see it. */
+  private readonly tx: Transaction;
+
+  constructor(private readonly client: PoolClient) {
+    this.tx = {
+      query: async <R extends Record<string, unknown>>(text: string, values?: unknown[]) =>
+        client.query<R>(text, values),
+    };
+  }
+
+  async write(group: QueuedWrite[]): Promise<QueuedWrite[]> {
+    const sync = group.some((w) => w.sync);
+    if (this.syncMode !== sync) {
+      await this.client.query(`SET synchronous_commit = ${sync ? "on" : "off"}`);
+      this.syncMode = sync;
+    }
+    const conditional = group.some((w) => w.checks.length > 0 || w.guards.length > 0);
+    if (!conditional) {
+      await this.apply(group);
+      return group;
+    }
+    await this.client.query("BEGIN");
+    try {
+      const admitted = await this.admit(group);
+      if (admitted.some((w) => w.ops.length > 0)) await this.apply(admitted);
+      await this.client.query("COMMIT");
+      return admitted;
+    } catch (err) {
+      await this.client.query("ROLLBACK").catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** The operations of `writes`, each key's last one, in one statement. */
+  private async apply(writes: readonly QueuedWrite[]): Promise<void> {
+    const last = new Map<string, Op>();
+    for (const w of writes) for (const op of w.ops) last.set(at(op.kind, op.key), op);
+    const dels: [string[], Buffer[]] = [[], []];
+    const puts: [string[], Buffer[], string[]] = [[], [], []];
+    for (const op of last.values()) {
+      if (op.type === "del") {
+        dels[0].push(op.kind);
+        dels[1].push(keyBytes(op.key));
+      } else {
+        puts[0].push(op.kind);
+        puts[1].push(keyBytes(op.key));
+        puts[2].push(op.value);
+      }
+    }
+    if (last.size === 0) return;
+    await this.client.query({ ...WRITE, values: [...dels, ...puts] });
+  }
+
+  /**
+   * The writes of `group` whose guards and checks hold, in order. Each write's checks see the
+   * database as the transactions before left it, overlaid with the operations of the writes
+   * admitted ahead of it in this group (written together at the end).
+   */
+  private async admit(group: QueuedWrite[]): Promise<QueuedWrite[]> {
+    const stored = await this.readChecked(group);
+    const ahead = new Map<string, string | undefined>();
+    const read = (kind: string, key: string) => {
+      const k = at(kind, key);
+      return ahead.has(k) ? ahead.get(k) : stored.get(k);
+    };
+    const admitted: QueuedWrite[] = [];
+    for (const w of group) {
+      let refused: unknown;
+      for (const guard of w.guards) {
+        refused = await guard(this.tx);
+        if (refused) break;
+      }
+      if (!refused) {
+        try {
+          refused = firstConflict(w.checks, read);
+        } catch (err) {
+          refused = err ?? new Error("check failed");
+        }
+      }
+      if (refused) {
+        w.reject(refused);
+        continue;
+      }
+      for (const op of w.ops)
+        ahead.set(at(op.kind, op.key), op.type === "put" ? op.value : undefined);
+      admitted.push(w);
+    }
+    return admitted;
+  }
+
+  /** The stored values of every record a check of `group` reads, locked for this transaction. */
+  private async readChecked(group: QueuedWrite[]): Promise<Map<string, string>> {
+    const kinds: string[] = [];
+    const keys: Buffer[] = [];
+    for (const w of group) {
+      for (const c of w.checks) {
+        kinds.push(c.kind);
+        keys.push(keyBytes(c.key));
+      }
+    }
+    const stored = new Map<string, string>();
+    if (kinds.length === 0) return stored;
+    const result = await this.client.query<{ kind: string; key: Buffer; value: string }>({
+      ...READ_CHECKED,
+      values: [kinds, keys],
+    });
+    for (const row of result.rows) stored.set(at(row.kind, row.key), row.value);
+    return stored;
+  }
+}
