@@ -122,6 +122,10 @@ export class ParkwaySession {
       await new Promise((resolve) => setTimeout(resolve, delay));
       try {
         await this.open();
+        // An attach the last stream lost (the first one, refused UNAVAILABLE) is answered by this one.
+        for (const [requestId, p] of this.pending) {
+          if (p.event.$case === "attach") this.settleInput(requestId);
+        }
         return;
       } catch (err) {
         if (Number((err as ParkwayClientError).code) !== Number(Status.UNAVAILABLE)) throw err;

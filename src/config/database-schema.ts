@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { duration } from "./duration.js";
 
 /** `postgres://…` or `postgresql://…`, checked without repeating the URL (it may hold a password). */
 const postgresUrl = z
@@ -26,6 +27,12 @@ export const databaseConfigSchema = z.strictObject({
   url: postgresUrl.optional(),
   /** Connections to the database at most: one writes, the others read. */
   poolSize: z.number().int().min(2).max(100).default(4),
+  /**
+   * How long a node's hold on a session lasts without renewal (renewed every third of it): after
+   * a node dies, another takes its sessions over within this time. Shorter takes over sooner;
+   * longer tolerates longer pauses (GC, a slow database) before a live node loses a session.
+   */
+  leaseTimeout: duration({ min: 300, max: 600_000, text: ["300ms", "10m"] }).default(5_000),
 });
 export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
-export const DATABASE_CONFIG_DEFAULT: DatabaseConfig = { poolSize: 4 };
+export const DATABASE_CONFIG_DEFAULT: DatabaseConfig = { poolSize: 4, leaseTimeout: 5_000 };

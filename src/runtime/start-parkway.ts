@@ -148,6 +148,10 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       ttlMs: config.retention.requestIdTtl,
     },
     limits: config.limits,
+    // Nodes sharing a database hold a lease on each session they serve.
+    ...(config.database.url === undefined
+      ? {}
+      : { leases: { timeoutMs: config.database.leaseTimeout } }),
   });
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
   const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);

@@ -13,8 +13,14 @@ export class ActorRegistry {
   /** How many scoped uses each actor in memory has under way. */
   private readonly uses = new Map<SessionActor, number>();
 
-  /** `load` reads a session from the store and makes its actor. */
-  constructor(private readonly load: (sessionId: string) => Promise<SessionActor>) {}
+  /**
+   * `load` reads a session from the store and makes its actor; `left` is told when an actor has
+   * left memory (let go, dropped or forgotten).
+   */
+  constructor(
+    private readonly load: (sessionId: string) => Promise<SessionActor>,
+    private readonly left: (actor: SessionActor) => void = () => undefined,
+  ) {}
 
   /** How many actors are in memory (attached, running, in use, or not yet released). */
   get size(): number {
@@ -86,20 +92,26 @@ export class ActorRegistry {
   release(actor: SessionActor): void {
     if (actor.evictable && !this.uses.has(actor) && this.actors.get(actor.id) === actor) {
       this.actors.delete(actor.id);
+      this.left(actor);
     }
   }
 
   /** Forgets an actor whose write failed; `stopAll` still waits for its reply to end. */
-  drop(actor: SessionActor): void {
+  drop(actor: SessionActor | undefined): void {
+    if (!actor) return;
     if (this.actors.get(actor.id) === actor) this.actors.delete(actor.id);
     this.dropped.add(actor);
-    void actor.stop().finally(() => this.dropped.delete(actor));
+    void actor.stop().finally(() => {
+      this.dropped.delete(actor);
+      this.left(actor);
+    });
   }
 
   /** Forgets a deleted session's actor at once, whatever its uses. */
   forget(sessionId: string, actor: SessionActor | undefined): void {
     if (actor) this.uses.delete(actor);
     this.actors.delete(sessionId);
+    if (actor) this.left(actor);
   }
 
   /**

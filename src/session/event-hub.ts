@@ -28,6 +28,8 @@ export interface HubOptions {
    * be ahead of what is stored.
    */
   onFailure?: (error: Error) => void;
+  /** Makes each write apply only while the session is this node's (its lease); else it fails. */
+  fence?: (batch: StoreBatch) => void;
 }
 
 interface Waiter {
@@ -40,12 +42,10 @@ interface Waiter {
  * next seq, and a stream sees it only once the write that stores it has finished, so no client ever
  * sees an event the log could lose in a crash. While one write is in flight, the events emitted
  * meanwhile gather into the next write. A write that holds a REQUIRE_* or REPLY_PARKED event is
- * synced.
- *
- * A write that fails stops the hub: its events and those emitted after them are dropped (the next
- * seq is again the one after the last stored event), every waiting and later commit rejects, the
- * attached streams end with UNAVAILABLE, and `onFailure` is told. Nothing is written for the
- * session again by this hub.
+ * synced. A write that fails stops the hub: its events and those emitted after them are dropped
+ * (the next seq is again the one after the last stored event), every waiting and later commit
+ * rejects, the attached streams end with UNAVAILABLE, and `onFailure` is told; the hub writes
+ * nothing more.
  *
  * The hub is told what to write: the events emitted, the records given with them (`emitWith`,
  * `commit`, `stage`), synced or not, and the session's record (`head`). It calls nothing back.
@@ -181,6 +181,7 @@ export class EventHub {
         this.log.putInto(batch, events);
         this.options.head?.writeInto(batch, this.log.lastSeq);
         for (const extra of extras) extra(batch);
+        this.options.fence?.(batch);
         if (batch.length > 0) await batch.write({ sync });
       } catch (err) {
         this.writeFailed(err, waiters);

@@ -1,7 +1,11 @@
+import { isParkwayError } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
 import { StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import { ExpiryRecord } from "./records.js";
+
+/** How soon a deadline of a session another node serves is tried again. */
+const RETRY_MS = 1_000;
 
 /**
  * Fires parked calls' deadlines. Deadlines live in the store (`expiry` records keyed by time), so
@@ -62,16 +66,23 @@ export class ExpiryScheduler {
       }
       due.push({ key, sessionId: entry.sessionId });
     }
+    let retry = false;
     for (const { key, sessionId } of due) {
       if (this.stopped) return;
       try {
         await this.expire(sessionId, now);
       } catch (err) {
         if (err instanceof StorageFailure) return;
+        // Served by another node for now (several nodes on one database): tried again shortly.
+        if (isParkwayError(err, "unavailable")) {
+          retry = true;
+          continue;
+        }
         this.log.warn({ err, session: sessionId }, "could not expire parked calls");
       }
       await this.store.batch().del(ExpiryRecord, key).write();
     }
+    if (retry) this.note(new Date(Date.now() + RETRY_MS).toISOString());
     if (next) this.note(next);
   }
 

@@ -8,7 +8,7 @@ import type { SessionActor } from "./session-actor.js";
 /**
  * Ends every reply that was running when the server stopped (see `ReplyLifecycle.recover`), one
  * session at a time through `withActor`. Reads only the running index, whose size is the number of
- * replies that were running, never every parked reply. Returns how many there were.
+ * replies that were running, never every parked reply. Returns how many it went through.
  */
 export async function recoverReplies(
   store: Store,
@@ -17,15 +17,19 @@ export async function recoverReplies(
 ): Promise<number> {
   const ids: string[] = [];
   for await (const sessionId of store.keys(RunningRecord)) ids.push(sessionId);
+  let ended = 0;
   for (const sessionId of ids) {
     try {
       await withActor(sessionId, (actor) => actor.serial(() => actor.recover()));
+      ended += 1;
     } catch (err) {
       // A session that lost data stays as it is (it is reported when used); a failed store stops.
-      if (!(err instanceof StorageFailure) && !isParkwayError(err, "data_loss")) {
+      // A session another node serves (several nodes on one database) is that node's to end.
+      const elsewhere = isParkwayError(err, "unavailable");
+      if (!(err instanceof StorageFailure) && !isParkwayError(err, "data_loss") && !elsewhere) {
         log.error({ err, session: sessionId }, "could not recover the reply");
       }
     }
   }
-  return ids.length;
+  return ended;
 }

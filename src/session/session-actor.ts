@@ -2,7 +2,7 @@ import type { AgentDefinition } from "../agent/agent.js";
 import type { PermissionState } from "../agent/gate.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
-import type { Store } from "../store/store.js";
+import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { modeAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
@@ -17,6 +17,7 @@ import type { RequestTicket } from "./request-ids.js";
 import { firstAvailableSeq } from "./retention.js";
 import type { RuleBook } from "./rule-book.js";
 import { SessionHead } from "./session-head.js";
+import type { Lease, SessionLeases } from "./session-leases.js";
 import { SessionPermissions } from "./session-permissions.js";
 
 export type { ReplySettled } from "./reply-outcomes.js";
@@ -41,6 +42,8 @@ export interface ActorDeps {
    * other use, the actor can leave memory.
    */
   idle?: (actor: SessionActor) => void;
+  /** The session leases, when several nodes share the database. */
+  leases?: SessionLeases;
 }
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
@@ -67,6 +70,8 @@ export class SessionActor implements LifecycleSession, HubOptions {
   /** The mode and rules a decision sees (see `SessionPermissions`). */
   readonly permissions: SessionPermissions;
   private readonly reply: ReplyLifecycle;
+  /** The session's lease on this node, when several nodes share the database. */
+  lease: Lease | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   /** Why the actor stopped, once a write failed. */
   private stopped: Error | undefined;
@@ -112,6 +117,11 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   get expiry(): ActorDeps["expiry"] {
     return this.deps.expiry;
+  }
+
+  /** HubOptions: every write checks the session's lease, when it has one. */
+  fence(batch: StoreBatch): void {
+    if (this.lease) this.deps.leases?.fence(batch, this.lease);
   }
 
   /** HubOptions: a write of the session failed; the actor stops (see `fail`). */

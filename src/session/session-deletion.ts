@@ -1,5 +1,6 @@
 import type { Store, StoreBatch } from "../store/store.js";
 import {
+  TenantCountRecord,
   DamagedSessionRecord,
   EventRecord,
   eventKey,
@@ -12,6 +13,7 @@ import {
 } from "./records.js";
 import { deleteRequests } from "./request-ids.js";
 import type { RuleBook } from "./rule-book.js";
+import type { TenantSessionCount } from "./tenant-session-count.js";
 
 /**
  * Puts the deletion of everything a session stored into `batch`: its events, history, rules,
@@ -43,4 +45,21 @@ export async function deleteSessionRecords(
     .del(ReplyRecord, sessionId)
     .del(SessionRecord, sessionId)
     .del(TenantSessionRecord, tenantSessionKey(tenant, sessionId));
+}
+
+/** Deletes what a session stored (see `deleteSessionRecords`) and counts it out of its tenant. */
+export async function deleteSession(
+  store: Store,
+  count: TenantSessionCount,
+  tenant: string,
+  sessionId: string,
+  rules: RuleBook,
+): Promise<void> {
+  const batch = store.batch();
+  await deleteSessionRecords(store, batch, tenant, sessionId, rules);
+  await count.update(tenant, async (n) => {
+    const sessions = Math.max(0, n - 1);
+    await batch.put(TenantCountRecord, tenant, { sessions }).write({ sync: true });
+    return { count: sessions, result: undefined };
+  });
 }

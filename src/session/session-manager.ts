@@ -4,20 +4,22 @@ import { invalidArgument, isParkwayError, notFound, shuttingDown } from "../comm
 import type { Logger } from "../common/logger.js";
 import { type StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
-import { TenantCountRecord, SessionRecord } from "./records.js";
+import { SessionRecord } from "./records.js";
 import type { SessionInput } from "./session-input.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
 import { type CreateSessionInput, newSession, storeNewSession } from "./new-session.js";
 import { pendingCalls } from "./pending-calls.js";
 import { checkRequestId, REQUEST_ID_DEFAULTS, type RequestIdLimits } from "./request-ids.js";
 import { RuleBook } from "./rule-book.js";
-import { ActorRegistry } from "./actor-registry.js";
+import type { ActorRegistry } from "./actor-registry.js";
 import { type Applied, applyInput } from "./apply-input.js";
 import { checkAttach } from "./attach-checks.js";
-import { deleteSessionRecords } from "./session-deletion.js";
+import { deleteSession } from "./session-deletion.js";
 import { loadActor } from "./load-actor.js";
+import { type NodeActors, nodeActors } from "./node-actors.js";
 import { SessionReader } from "./session-reader.js";
 import { recoverReplies } from "./recovery.js";
+import type { LeaseOptions } from "./session-leases.js";
 import { checkSessionsPerTenant, type SessionLimits } from "./session-limits.js";
 import {
   listSessions,
@@ -46,6 +48,7 @@ export type { SessionInput } from "./session-input.js";
  */
 export class SessionManager {
   private readonly actors: ActorRegistry;
+  private readonly node: NodeActors;
   private readonly reader: SessionReader;
   /** What the actors of each tenant share, its rules included (one object per tenant). */
   private readonly tenantDeps = new Map<string, ActorDeps>();
@@ -68,15 +71,18 @@ export class SessionManager {
       limits?: SessionLimits;
       /** How many request ids each session remembers, and for how long. */
       requestIds?: Partial<RequestIdLimits>;
+      /** Session leases, for several nodes on one database (see `SessionLeases`). */
+      leases?: LeaseOptions;
     } = {},
   ) {
     this.limits = options.limits ?? {};
     this.requestIds = { ...REQUEST_ID_DEFAULTS, ...options.requestIds };
     this.sessionCount = new TenantSessionCount(store);
     this.reader = new SessionReader(store, log);
-    this.actors = new ActorRegistry((sessionId) =>
-      loadActor(this.reader, agents, sessionId, (tenant) => this.actorDeps(tenant)),
+    this.node = nodeActors(store, log, options.leases, (id) =>
+      loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant)),
     );
+    this.actors = this.node.actors;
     this.expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
       this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.expire(now))),
     );
@@ -87,6 +93,7 @@ export class SessionManager {
       expiry: this.expiry,
       failed: (actor) => this.actors.drop(actor),
       idle: (actor) => this.actors.release(actor),
+      ...(this.node.leases ? { leases: this.node.leases } : {}),
       ...(options.keepFinishedReplies === undefined
         ? {}
         : { keepFinishedReplies: options.keepFinishedReplies }),
@@ -115,6 +122,7 @@ export class SessionManager {
     if (recovered > 0)
       this.log.info({ recovered }, "ended replies that were running at the last stop");
     await this.expiry.start();
+    this.node.sweep(() => this.recover());
   }
 
   /**
@@ -128,6 +136,7 @@ export class SessionManager {
     this.stopping = true;
     await this.expiry.stop();
     await this.actors.stopAll(graceMs);
+    this.node.stop();
   }
 
   /** Refuses a change once the store has failed, or once the server is shutting down. */
@@ -213,8 +222,7 @@ export class SessionManager {
     if (actor?.tenant === tenant)
       return { ...actor.snapshot, pendingToolCalls: actor.pendingCalls };
     const { data, reply } = await this.reader.read(sessionId, tenant);
-    const pending = pendingCalls(reply?.message);
-    return { ...data, pendingToolCalls: pending };
+    return { ...data, pendingToolCalls: pendingCalls(reply?.message) };
   }
 
   /** Sessions newest first, optionally filtered (see `listSessions`). */
@@ -234,13 +242,7 @@ export class SessionManager {
     });
     await actor?.dispose(notFound("session", sessionId));
     this.actors.forget(sessionId, actor);
-    const batch = this.store.batch();
-    await deleteSessionRecords(this.store, batch, tenant, sessionId, this.rules(tenant));
-    await this.sessionCount.update(tenant, async (count) => {
-      const sessions = Math.max(0, count - 1);
-      await batch.put(TenantCountRecord, tenant, { sessions }).write({ sync: true });
-      return { count: sessions, result: undefined };
-    });
+    await deleteSession(this.store, this.sessionCount, tenant, sessionId, this.rules(tenant));
   }
 
   /** Attaches a stream to a session (see `SessionActor.attach`). */

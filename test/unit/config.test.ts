@@ -23,13 +23,14 @@ describe("config", () => {
   });
 
   it("takes a PostgreSQL database from the file, PARKWAY_DATABASE_URL or --database-url; LevelDB without", async () => {
-    expect(parseConfig({}).database).toEqual({ poolSize: 4 });
+    expect(parseConfig({}).database).toEqual({ poolSize: 4, leaseTimeout: 5000 });
     const dir = await mkdtemp(path.join(tmpdir(), "parkway-config-"));
     const file = path.join(dir, "parkway.json");
     await writeFile(file, JSON.stringify({ database: { url: "postgres://file/db", poolSize: 8 } }));
     expect((await loadConfig({ config: file }, {})).database).toEqual({
       url: "postgres://file/db",
       poolSize: 8,
+      leaseTimeout: 5000,
     });
     const env = { PARKWAY_DATABASE_URL: "postgresql://u:p@env:5433/db?sslmode=require" };
     expect((await loadConfig({ config: file }, env)).database.url).toBe(env.PARKWAY_DATABASE_URL);

@@ -1,0 +1,165 @@
+import { z } from "zod";
+import { ParkwayError } from "../common/errors.js";
+import { newId } from "../common/ids.js";
+import type { Logger } from "../common/logger.js";
+import { ConflictError } from "../store/storage-failure.js";
+import { defineRecord } from "../store/record.js";
+import type { Store, StoreBatch } from "../store/store.js";
+
+/**
+ * Which node serves a session, until when: key = session id. `token` grows with every new holder
+ * (and never otherwise), so a write checked against it fails once the lease went to another node.
+ */
+export const LeaseRecord = defineRecord({
+  kind: "lease",
+  version: 1,
+  schema: z.object({
+    node: z.string(),
+    token: z.number().int().min(1),
+    /** ISO time after which another node may take the lease. */
+    expiresAt: z.string(),
+  }),
+});
+
+/** A lease this node holds. */
+export interface Lease {
+  readonly sessionId: string;
+  readonly token: number;
+}
+
+export interface LeaseOptions {
+  /** How long a lease lasts without being renewed; it is renewed every third of that. */
+  timeoutMs: number;
+  /** This node's name in the leases; unique per process by default. */
+  nodeId?: string;
+  /** Told when a lease this node held went to another node (it was not renewed in time). */
+  onLost?: (sessionId: string) => void;
+}
+
+/**
+ * Session leases for several nodes on one database: a session is served (its actor loaded, its
+ * replies run, its records written) by the one node whose lease is current. Taking a lease is a
+ * compare-and-set on its record; every write of a session checks, in its own transaction, that
+ * the lease is still this node's with the same token (`fence`), so a node that lost it (paused,
+ * partitioned) cannot write. Leases are renewed while held and released when the session leaves
+ * memory; one not renewed expires, and then any node takes it.
+ */
+export class SessionLeases {
+  readonly nodeId: string;
+  private readonly held = new Map<string, Lease>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly options: LeaseOptions,
+  ) {
+    this.nodeId = options.nodeId ?? newId("node");
+    this.timer = setInterval(() => void this.renewAll(), Math.max(1, options.timeoutMs / 3));
+    this.timer.unref();
+  }
+
+  /** How long a lease lasts without being renewed. */
+  get timeoutMs(): number {
+    return this.options.timeoutMs;
+  }
+
+  /** How many leases this node holds. */
+  get size(): number {
+    return this.held.size;
+  }
+
+  /**
+   * Takes the session's lease when it is free, expired or already this node's (a new token each
+   * time). UNAVAILABLE when another node holds it. A race with another write of the lease (a
+   * release under way, another node taking it) reads it again.
+   */
+  async acquire(sessionId: string): Promise<Lease> {
+    for (let attempt = 1; ; attempt++) {
+      const current = await this.store.get(LeaseRecord, sessionId);
+      const now = Date.now();
+      if (current && current.node !== this.nodeId && Date.parse(current.expiresAt) > now) {
+        throw new ParkwayError(
+          "unavailable",
+          `session ${sessionId} is being served by another node until ${current.expiresAt}; try again`,
+          { reason: "SESSION_LEASED", metadata: { session_id: sessionId } },
+        );
+      }
+      const token = (current?.token ?? 0) + 1;
+      try {
+        await this.store
+          .batch()
+          .check(LeaseRecord, sessionId, (r) => r?.token === current?.token, "the lease as read")
+          .put(LeaseRecord, sessionId, { node: this.nodeId, token, expiresAt: this.expiry(now) })
+          .write({ sync: true });
+      } catch (err) {
+        if (err instanceof ConflictError && attempt < 3) continue;
+        throw err;
+      }
+      const lease = { sessionId, token };
+      this.held.set(sessionId, lease);
+      return lease;
+    }
+  }
+
+  /** Makes `batch` apply only while `lease` is still this node's. */
+  fence(batch: StoreBatch, lease: Lease): void {
+    batch.check(LeaseRecord, lease.sessionId, (r) => this.holds(r, lease), "the session's lease");
+  }
+
+  /** Lets the lease go (its record is removed), unless it already went to another node. */
+  async release(lease: Lease): Promise<void> {
+    if (this.held.get(lease.sessionId) === lease) this.held.delete(lease.sessionId);
+    try {
+      await this.store
+        .batch()
+        .check(LeaseRecord, lease.sessionId, (r) => this.holds(r, lease), "the session's lease")
+        .del(LeaseRecord, lease.sessionId)
+        .write();
+    } catch (err) {
+      if (!(err instanceof ConflictError)) {
+        this.log.warn({ err, session: lease.sessionId }, "could not release a session lease");
+      }
+    }
+  }
+
+  /** Stops renewing (the leases still held expire, or are released by their sessions). */
+  close(): void {
+    clearInterval(this.timer);
+  }
+
+  private holds(record: { node: string; token: number } | undefined, lease: Lease): boolean {
+    return record?.node === this.nodeId && record.token === lease.token;
+  }
+
+  private expiry(now: number): string {
+    return new Date(now + this.options.timeoutMs).toISOString();
+  }
+
+  private async renewAll(): Promise<void> {
+    for (const lease of [...this.held.values()]) {
+      if (this.held.get(lease.sessionId) !== lease) continue;
+      try {
+        await this.store
+          .batch()
+          .check(LeaseRecord, lease.sessionId, (r) => this.holds(r, lease), "the session's lease")
+          .put(LeaseRecord, lease.sessionId, {
+            node: this.nodeId,
+            token: lease.token,
+            expiresAt: this.expiry(Date.now()),
+          })
+          .write();
+      } catch (err) {
+        if (this.held.get(lease.sessionId) !== lease) continue;
+        if (err instanceof ConflictError) {
+          this.held.delete(lease.sessionId);
+          this.log.warn({ session: lease.sessionId }, "session lease lost to another node");
+          this.options.onLost?.(lease.sessionId);
+        } else {
+          // A failed store stops the server; a closed one is a shutdown.
+          return;
+        }
+      }
+    }
+  }
+}

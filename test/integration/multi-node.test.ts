@@ -1,0 +1,206 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  createParkwayClient,
+  type ParkwayClient,
+  ParkwayClientError,
+} from "../../src/client/index.js";
+import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
+import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
+import { PermissionMode } from "../../src/generated/parkway/v1/permission.js";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
+import { collect, kind, startedCalls, toolResult } from "../helpers/parkway-harness.js";
+import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
+import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+
+/** Two Parkway nodes on one PostgreSQL database, each in a process of its own. */
+let postgres: TestPostgres;
+let model: ScriptedModelServer | undefined;
+const nodes: SpawnedServer[] = [];
+const clients: ParkwayClient[] = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+});
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await Promise.all(nodes.splice(0).map((n) => n.stop()));
+  await model?.close();
+  model = undefined;
+});
+afterAll(async () => {
+  await postgres?.stop();
+});
+
+async function startNodes(count: number, turns: unknown[]) {
+  const root = await tempDir("parkway-nodes-");
+  const workdir = path.join(root, "work");
+  model = await startScriptedModel({ script: { turns } as never });
+  const url = await postgres.createDatabase();
+  const config = path.join(root, "parkway.json");
+  await writeFile(
+    config,
+    JSON.stringify({
+      model: { url: model.url, name: "scripted", maxRetries: 0 },
+      database: { url, leaseTimeout: "1s" },
+      agents: [
+        {
+          id: "test",
+          workingDirectories: [workdir],
+          shareWorkingDirectories: true,
+          permissions: { allow: ["Bash"] },
+        },
+      ],
+    }),
+  );
+  const started: { node: SpawnedServer; client: ParkwayClient }[] = [];
+  for (let i = 0; i < count; i++) {
+    const node = await spawnServer({
+      dataDir: path.join(root, `unused-${i}`),
+      direct: true,
+      args: ["--config", config],
+    });
+    nodes.push(node);
+    const client = createParkwayClient(node.address);
+    clients.push(client);
+    started.push({ node, client });
+  }
+  return { workdir, nodes: started };
+}
+
+/** Every event of a session from seq 1 up to its last seq, read through `client`. */
+async function allEvents(client: ParkwayClient, sessionId: string): Promise<ServerEvent[]> {
+  const { lastSeq } = await client.getSession(sessionId);
+  const stream = await client.attach(sessionId);
+  const events: ServerEvent[] = [];
+  while ((events.at(-1)?.seq ?? 0) < lastSeq) {
+    const e = await stream.next(AbortSignal.timeout(10_000));
+    if (!e) break;
+    events.push(e);
+  }
+  stream.close();
+  return events;
+}
+
+const RUN = {
+  match: { lastUser: "run" },
+  toolCalls: [{ name: "Bash", input: { command: "echo ran >> ran.txt && sleep 60" } }],
+};
+const PARK = {
+  match: { lastUser: "park" },
+  toolCalls: [
+    { name: "Write", input: { file_path: "parked.txt", content: "answered on another node" } },
+  ],
+};
+const DONE = { text: "done", repeat: true };
+
+describe("several nodes on one PostgreSQL", () => {
+  it("a node's death: another ends its running reply as a restart would, and answers the parked one", async () => {
+    const {
+      workdir,
+      nodes: [a, b],
+    } = await startNodes(2, [RUN, PARK, DONE]);
+    const parkedSession = await a!.client.createSession({ agentId: "test" });
+    const parkChat = await a!.client.attach(parkedSession.id);
+    const parked = await collect(parkChat.message("park"));
+    expect(parked.map(kind).slice(-2)).toEqual(["require_user_confirm", "reply_parked"]);
+    parkChat.close();
+
+    const running = await a!.client.createSession({ agentId: "test" });
+    const runChat = await a!.client.attach(running.id);
+    const seen: ServerEvent[] = [];
+    for await (const e of runChat.message("run")) {
+      seen.push(e);
+      if (e.event?.$case === "toolResultStart") break;
+    }
+    for (let i = 0; i < 100 && !existsSync(path.join(workdir, "ran.txt")); i++) await sleep(50);
+    expect(existsSync(path.join(workdir, "ran.txt"))).toBe(true);
+
+    // While node A runs the reply, node B may not touch the session.
+    const refused = await b!.client
+      .setMode(running.id, PermissionMode.PERMISSION_MODE_ACCEPT_EDITS)
+      .then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+    expect(refused).toBeInstanceOf(ParkwayClientError);
+    expect(String(refused)).toMatch(/served by another node/);
+    expect((refused as ParkwayClientError).codeName).toBe("UNAVAILABLE");
+    expect((refused as ParkwayClientError).message).toMatch(/served by another node/);
+
+    // Node A dies with the reply running; within the lease timeout node B ends it.
+    runChat.close();
+    process.kill(-a!.node.child.pid!, "SIGKILL");
+    await new Promise((resolve) => a!.node.child.once("exit", resolve));
+    let status = (await b!.client.getSession(running.id)).status;
+    for (let i = 0; i < 200 && status !== SessionStatus.SESSION_STATUS_IDLE; i++) {
+      await sleep(50);
+      status = (await b!.client.getSession(running.id)).status;
+    }
+    expect(status).toBe(SessionStatus.SESSION_STATUS_IDLE);
+    const events = await allEvents(b!.client, running.id);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    const end = events.findLast((e) => e.event?.$case === "replyEnd");
+    expect(end?.event?.$case === "replyEnd" && end.event.value).toMatchObject({
+      finishedReason: 2,
+      error: { code: "server_restarted" },
+    });
+    const [callId] = startedCalls(seen);
+    expect(toolResult(events, callId!).state).toBe(ToolResultState.TOOL_RESULT_STATE_INTERRUPTED);
+    // The command was not run again.
+    expect(await readFile(path.join(workdir, "ran.txt"), "utf8")).toBe("ran\n");
+
+    // The reply parked through node A is answered through node B.
+    const view = await b!.client.getSession(parkedSession.id);
+    expect(view.status).toBe(SessionStatus.SESSION_STATUS_AWAITING_PERMISSION);
+    const answer = await b!.client.attach(parkedSession.id, { afterSeq: view.lastSeq });
+    await answer.confirm(view.pendingToolCalls[0]!);
+    const after = await collect(answer.untilSettled());
+    answer.close();
+    const last = after.findLast((e) => e.event?.$case === "replyEnd");
+    expect(last?.event?.$case === "replyEnd" && last.event.value.finishedReason).toBe(1);
+    expect(await readFile(path.join(workdir, "parked.txt"), "utf8")).toBe(
+      "answered on another node",
+    );
+  });
+
+  it("a node that lost its lease while paused cannot write: its reply was ended by another node", async () => {
+    const short = {
+      match: { lastUser: "short" },
+      toolCalls: [{ name: "Bash", input: { command: "echo ran >> ran.txt && sleep 2" } }],
+    };
+    const {
+      workdir,
+      nodes: [a, b],
+    } = await startNodes(2, [short, DONE]);
+    const session = await a!.client.createSession({ agentId: "test" });
+    const chat = await a!.client.attach(session.id);
+    for await (const e of chat.message("short")) {
+      if (e.event?.$case === "toolResultStart") break;
+    }
+    for (let i = 0; i < 100 && !existsSync(path.join(workdir, "ran.txt")); i++) await sleep(50);
+
+    // Node A freezes (a long GC pause, a stopped VM) while its command runs; B takes over.
+    process.kill(-a!.node.child.pid!, "SIGSTOP");
+    let view = await b!.client.getSession(session.id);
+    for (let i = 0; i < 200 && view.status !== SessionStatus.SESSION_STATUS_IDLE; i++) {
+      await sleep(50);
+      view = await b!.client.getSession(session.id);
+    }
+    expect(view.status).toBe(SessionStatus.SESSION_STATUS_IDLE);
+    const ended = await allEvents(b!.client, session.id);
+
+    // A wakes up, its command finishes, and it tries to write the result: refused, by its lease.
+    process.kill(-a!.node.child.pid!, "SIGCONT");
+    await sleep(3_000);
+    chat.close();
+    const after = await allEvents(b!.client, session.id);
+    expect(after).toEqual(ended);
+    expect(after.map((e) => e.seq)).toEqual(after.map((_, i) => i + 1));
+    expect(after.filter((e) => e.event?.$case === "replyEnd")).toHaveLength(1);
+    expect(a!.node.output.join("\n")).toContain("session lease lost to another node");
+  });
+});
