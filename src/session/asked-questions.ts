@@ -95,15 +95,25 @@ export class AskedQuestions {
     const results = prepared.message.content.filter(
       (b): b is ToolResultBlock => b.type === "tool_result" && !known.has(b.id),
     );
+    const refuse = (id: string) =>
+      failedPrecondition(
+        `reply ${active.data.replyId} is running; nothing awaits ${what} for ${id} yet`,
+        [{ type: "SESSION_STATUS", subject: this.s.head.id, description: "running" }],
+      );
+    // Only the questions may change: a confirmation of a call, say, waits for the reply to park.
+    const before = new Map(
+      live.content.flatMap((b) => (b.type === "tool_call" ? [[b.id, b.state] as const] : [])),
+    );
+    for (const b of prepared.message.content) {
+      if (b.type !== "tool_call" || before.get(b.id) === b.state) continue;
+      const waiter = this.waiters.get(b.id);
+      if (!waiter || waiter.answering || b.state !== "finished") throw refuse(b.id);
+    }
+    if (results.length === 0) throw refuse(active.data.replyId);
     const violations: FieldViolation[] = [];
     const waiters = results.map((result, i) => {
       const waiter = this.waiters.get(result.id);
-      if (!waiter || waiter.answering) {
-        throw failedPrecondition(
-          `reply ${active.data.replyId} is running; nothing awaits ${what} for ${result.id} yet`,
-          [{ type: "SESSION_STATUS", subject: this.s.head.id, description: "running" }],
-        );
-      }
+      if (!waiter || waiter.answering) throw refuse(result.id);
       if (result.state === "success") {
         for (const p of waiter.check?.(answersOf(result)) ?? []) {
           violations.push({

@@ -128,6 +128,13 @@ describe("an MCP server's form (elicitation)", () => {
       SessionStatus.SESSION_STATUS_AWAITING_EXTERNAL_RESULT,
     );
 
+    // A question is answered with a result, never confirmed.
+    const confirmed = await chat.confirm(question).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect((confirmed as ParkwayClientError).codeName).toBe("FAILED_PRECONDITION");
+
     await chat.answer(question, {
       String: { other: "Ada Lovelace" },
       Boolean: "Yes",
