@@ -33,6 +33,7 @@ export const PARK_STAGES = [
   "model done → synced write starts (SSE end, tool call, permission check, earlier writes)",
   "of which unsynced writes of the turn's last events",
   "synced write",
+  "of which earlier writes still in flight when it was issued",
   "write done → REQUIRE_USER_CONFIRM at the client (fan-out, gRPC out)",
 ] as const;
 
@@ -42,7 +43,12 @@ export function parkStages(p: Park, ops: OpTimes): number[] | undefined {
   if (!sync) return undefined;
   const earlier = (ops.write ?? []).filter(([s, e]) => s >= p.modelDone && e <= sync[0]);
   const writing = earlier.reduce((sum, [s, e]) => sum + (e - s), 0);
-  return [sync[0] - p.modelDone, writing, sync[1] - sync[0], p.requireAt - sync[1]];
+  // Writes issued before it and not done yet: the synced write waits at least until they are.
+  const inFlight = (ops.write ?? [])
+    .filter(([s, e]) => s < sync[0] && e > sync[0])
+    .reduce((most, [, e]) => Math.max(most, Math.min(e, sync[1]) - sync[0]), 0);
+  const synced = sync[1] - sync[0];
+  return [sync[0] - p.modelDone, writing, synced, inFlight, p.requireAt - sync[1]];
 }
 
 /** One parked reply: times from the model's last byte; then interrupts it and waits for its end. */
