@@ -26,6 +26,9 @@ const EXPECTED = [
   "startup.compiled_vs_tsx",
   "idle.memory",
   "model.overhead",
+  "pg.park",
+  "pg.resume",
+  "pg.stream.1",
 ];
 
 // Runs `npm run bench:smoke` (every benchmark at tiny sizes) so the benchmarks cannot rot. Checks

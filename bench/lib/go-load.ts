@@ -88,3 +88,12 @@ export async function cpuSeconds(pid: number): Promise<number> {
     return Number.NaN;
   }
 }
+
+/** Runs `fn` and returns its result with the CPU cores `pid` used meanwhile. */
+export async function withCpu<T>(pid: number, fn: () => Promise<T>): Promise<[T, number]> {
+  const c0 = await cpuSeconds(pid);
+  const t0 = Date.now();
+  const out = await fn();
+  const cores = ((await cpuSeconds(pid)) - c0) / ((Date.now() - t0) / 1000);
+  return [out, cores];
+}

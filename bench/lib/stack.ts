@@ -1,11 +1,16 @@
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import { type ScriptedModelServer, startScriptedModel } from "../../src/model/scripted/index.js";
 import { type Child, benchScript as childScript, startChild } from "./child.js";
 import type { BenchConfig } from "./config.js";
 import { benchScript } from "./model.js";
 import { startTimingProxy, type TimingProxy } from "./timing-proxy.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** What the Parkway child reports once SERVING. */
 export interface ParkwayReady {
@@ -31,21 +36,36 @@ export async function scratchDir(config: BenchConfig, prefix: string): Promise<s
   return mkdtemp(path.join(config.scratch, `${prefix}-`));
 }
 
+/** How the Parkway child of a stack runs. */
+export interface StackOptions {
+  /** Its LevelDB directory (a fresh one by default; unused with `databaseUrl`). */
+  dataDir?: string;
+  /** Its store: PostgreSQL at this URL instead of LevelDB. */
+  databaseUrl?: string;
+  /** Run the compiled server (dist/, see `ensureBuilt`) rather than its TypeScript sources. */
+  compiled?: boolean;
+  /** A timing proxy between Parkway and the model. */
+  proxy?: boolean;
+  /** Names the CPU profile when the run profiles. */
+  profile?: string;
+}
+
 /**
  * Starts the scripted model, optionally the timing proxy in front of it, and Parkway in a child
- * process on `dataDir` (a fresh one by default). `profile` names the CPU profile when the run
- * profiles.
+ * process (see `StackOptions`).
  */
-export async function startStack(
-  config: BenchConfig,
-  options: { dataDir?: string; proxy?: boolean; profile?: string } = {},
-): Promise<Stack> {
+export async function startStack(config: BenchConfig, options: StackOptions = {}): Promise<Stack> {
   const model = await startScriptedModel({ script: benchScript(config.streamDeltas) });
   const proxy = options.proxy ? await startTimingProxy(model.url) : undefined;
   const dataDir = options.dataDir ?? path.join(await scratchDir(config, "parkway"), "data");
   const parkway = await startChild<ParkwayReady>(
     process.env.PK_SCRIPT ?? childScript("parkway-server.ts"),
-    { data: dataDir, modelUrl: proxy?.url ?? model.url },
+    {
+      data: dataDir,
+      modelUrl: proxy?.url ?? model.url,
+      ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
+      ...(options.compiled ? { compiled: true } : {}),
+    },
     config.profileDir && options.profile
       ? { cpuProfDir: path.join(config.profileDir, options.profile) }
       : {},
@@ -64,6 +84,11 @@ export async function startStack(
       await model.close();
     },
   };
+}
+
+/** Compiles the server into dist/ when a source changed since the last build (scripts/build.sh). */
+export function ensureBuilt(): Promise<unknown> {
+  return promisify(execFile)("bash", ["scripts/build.sh", "--if-stale"], { cwd: ROOT });
 }
 
 /** The bare echo server in a child process. */

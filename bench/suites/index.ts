@@ -4,6 +4,7 @@ import { inputLatency } from "./input-latency.js";
 import { modelOverhead } from "./model-overhead.js";
 import { parkLatency } from "./park-latency.js";
 import { parkedScale } from "./parked-scale.js";
+import { postgresRows } from "./postgres.js";
 import { restart } from "./restart.js";
 import { startup } from "./startup.js";
 import { throughput } from "./throughput.js";
@@ -18,4 +19,5 @@ export const SUITES: Record<string, Suite> = {
   startup,
   idle: idleStreams,
   model: modelOverhead,
+  pg: postgresRows,
 };

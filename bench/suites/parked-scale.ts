@@ -9,10 +9,8 @@
  * classic-level process reading the same records gives the store's own memory for context.
  */
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
-import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
 import { benchScript as childScript, type Memory, startChild } from "../lib/child.js";
 import type { BenchConfig } from "../lib/config.js";
-import { attachRaw, caseOf, clientEvent } from "../lib/event-stream.js";
 import {
   noteResumed,
   type ParkedData,
@@ -20,6 +18,7 @@ import {
   parkedId,
   sampleIndices,
 } from "../lib/parked-data.js";
+import { resumeOne } from "../lib/resume.js";
 import { latency, type Row, row, single } from "../lib/rows.js";
 import { type Stack, startStack } from "../lib/stack.js";
 import { type Summary, summarize } from "../lib/stats.js";
@@ -42,41 +41,6 @@ interface SizeResult {
 
 const MB = 2 ** 20;
 const mb = (bytes: number) => `${(bytes / MB).toFixed(1)} MB`;
-
-/** Resumes one parked session; returns µs for attach → re-announced call, and confirm → end. */
-async function resumeOne(stack: Stack, id: string): Promise<{ attach: number; resume: number }> {
-  const t0 = performance.now();
-  const stream = await attachRaw(stack.client.agentService, id);
-  try {
-    const [announced] = (await stream.until((e) => caseOf(e) === "requireUserConfirm")).slice(-1);
-    const attach = (performance.now() - t0) * 1000;
-    const event = announced!.event.event;
-    if (event?.$case !== "requireUserConfirm") throw new Error("no re-announced call");
-    const call = event.value.toolCalls[0]!;
-    const sent = stream.send(
-      clientEvent(id, {
-        $case: "userConfirmResult",
-        value: {
-          replyId: "",
-          confirmResults: [
-            { confirmed: true, toolCall: { ...call, input: "" }, rules: [], reason: "" },
-          ],
-        },
-      }),
-    );
-    const events = await stream.until((e) => caseOf(e) === "replyEnd");
-    const end = events[events.length - 1]!;
-    if (
-      end.event.event?.$case === "replyEnd" &&
-      end.event.event.value.finishedReason !== FinishedReason.FINISHED_REASON_COMPLETED
-    ) {
-      throw new Error(`resumed reply of ${id} did not complete`);
-    }
-    return { attach, resume: end.at - sent };
-  } finally {
-    stream.close();
-  }
-}
 
 /** One data set with Parkway running on it, and what was measured there. */
 interface Running {

@@ -11,7 +11,7 @@
  */
 import path from "node:path";
 import type { BenchConfig } from "../lib/config.js";
-import { buildLoad, cpuSeconds, runLoad } from "../lib/go-load.js";
+import { buildLoad, runLoad, withCpu } from "../lib/go-load.js";
 import { chatRequest, timeCompletion } from "../lib/model-probe.js";
 import { type Row, row, single } from "../lib/rows.js";
 import { startEcho, startStack } from "../lib/stack.js";
@@ -32,15 +32,6 @@ interface EchoRun {
   rate: number;
   count: number;
   templateBytes: number;
-}
-
-/** Runs `fn` and returns its result with the CPU cores `pid` used meanwhile. */
-async function withCpu<T>(pid: number, fn: () => Promise<T>): Promise<[T, number]> {
-  const c0 = await cpuSeconds(pid);
-  const t0 = Date.now();
-  const out = await fn();
-  const cores = ((await cpuSeconds(pid)) - c0) / ((Date.now() - t0) / 1000);
-  return [out, cores];
 }
 
 export async function throughput(config: BenchConfig): Promise<Row[]> {

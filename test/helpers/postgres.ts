@@ -12,7 +12,8 @@ import pg from "pg";
  * on a free 127.0.0.1 port (its socket in that directory, fsync on), trust authentication for the
  * superuser "postgres". As root (PostgreSQL refuses to run as root) its programs run as the
  * `postgres` system user through `runuser`, which keeps the environment, so the processes carry the
- * test run's markers like any other. Stop it in the file's afterAll.
+ * test run's markers like any other. Stop it in the file's afterAll. The benchmarks start their
+ * cluster with it too (bench/lib/postgres-cluster.ts): it must not import vitest.
  */
 export interface TestPostgres {
   readonly port: number;

@@ -1,0 +1,51 @@
+/**
+ * The temporary PostgreSQL cluster of a benchmark run: the tests' starter (test/helpers/postgres.ts:
+ * initdb into a temporary directory, postgres on a free 127.0.0.1 port, fsync on), stopped by
+ * `stop()` in the suite's `finally`, and also when the run is interrupted (SIGINT, SIGTERM) or
+ * exits before that (the postmaster is then killed at once).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { startPostgres, type TestPostgres } from "../../test/helpers/postgres.js";
+
+export type BenchPostgres = TestPostgres;
+
+/** The postmaster's pid, from its pid file (undefined once it is gone). */
+function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startBenchPostgres(): Promise<BenchPostgres> {
+  const cluster = await startPostgres();
+  const kill = () => {
+    const pid = postmasterPid(cluster.dataDir);
+    try {
+      if (pid) process.kill(pid, "SIGQUIT"); // immediate shutdown: ends its children too
+    } catch {
+      // already gone
+    }
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    void cluster.stop().finally(() => {
+      process.off("exit", kill);
+      process.kill(process.pid, signal);
+    });
+  };
+  process.on("exit", kill);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  return {
+    ...cluster,
+    async stop() {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      await cluster.stop();
+      process.off("exit", kill);
+    },
+  };
+}
