@@ -33,6 +33,15 @@ export const databaseConfigSchema = z.strictObject({
    * longer tolerates longer pauses (GC, a slow database) before a live node loses a session.
    */
   leaseTimeout: duration({ min: 300, max: 600_000, text: ["300ms", "10m"] }).default(5_000),
+  /**
+   * This node's name in the session leases: stable across its restarts and unique among the nodes
+   * (a host or pod name). A node restarted under the same name takes back at once the sessions it
+   * served; unset, each start has a name of its own and waits out its old leases.
+   */
+  nodeId: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,100}$/, "expected 1 to 100 letters, digits, '.', '_', ':' and '-'")
+    .optional(),
 });
 export type DatabaseConfig = z.infer<typeof databaseConfigSchema>;
 export const DATABASE_CONFIG_DEFAULT: DatabaseConfig = { poolSize: 4, leaseTimeout: 5_000 };

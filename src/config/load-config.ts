@@ -25,6 +25,7 @@ const ENV_KEYS = {
   PARKWAY_LISTEN: ["listen"],
   PARKWAY_DATA: ["data"],
   PARKWAY_DATABASE_URL: ["database", "url"],
+  PARKWAY_NODE_ID: ["database", "nodeId"],
   PARKWAY_LOG_LEVEL: ["logLevel"],
   PARKWAY_SHUTDOWN_GRACE: ["shutdownGrace"],
   PARKWAY_MODEL_URL: ["model", "url"],

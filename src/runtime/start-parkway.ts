@@ -151,7 +151,12 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     // Nodes sharing a database hold a lease on each session they serve.
     ...(config.database.url === undefined
       ? {}
-      : { leases: { timeoutMs: config.database.leaseTimeout } }),
+      : {
+          leases: {
+            timeoutMs: config.database.leaseTimeout,
+            ...(config.database.nodeId === undefined ? {} : { nodeId: config.database.nodeId }),
+          },
+        }),
   });
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
   const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);

@@ -35,7 +35,11 @@ afterAll(async () => {
   await postgres?.stop();
 });
 
-async function startNodes(count: number, turns: unknown[]) {
+async function startNodes(
+  count: number,
+  turns: unknown[],
+  database: Record<string, unknown> = { leaseTimeout: "1s" },
+) {
   const root = await tempDir("parkway-nodes-");
   const workdir = path.join(root, "work");
   model = await startScriptedModel({ script: { turns } as never });
@@ -45,7 +49,7 @@ async function startNodes(count: number, turns: unknown[]) {
     config,
     JSON.stringify({
       model: { url: model.url, name: "scripted", maxRetries: 0 },
-      database: { url, leaseTimeout: "1s" },
+      database: { url, ...database },
       agents: [
         {
           id: "test",
@@ -56,17 +60,31 @@ async function startNodes(count: number, turns: unknown[]) {
       ],
     }),
   );
-  const started: { node: SpawnedServer; client: ParkwayClient }[] = [];
+  const started: { node: SpawnedServer; client: ParkwayClient; restart(): Promise<void> }[] = [];
   for (let i = 0; i < count; i++) {
-    const node = await spawnServer({
-      dataDir: path.join(root, `unused-${i}`),
-      direct: true,
-      args: ["--config", config],
-    });
+    const launch = (address?: string) =>
+      spawnServer({
+        dataDir: path.join(root, `unused-${i}`),
+        direct: true,
+        args: ["--config", config, ...(address ? ["--listen", address] : [])],
+      });
+    const node = await launch();
     nodes.push(node);
     const client = createParkwayClient(node.address);
     clients.push(client);
-    started.push({ node, client });
+    const entry = {
+      node,
+      client,
+      /** SIGKILL, then the same node started again on its address. */
+      async restart() {
+        const exited = new Promise((resolve) => entry.node.child.once("exit", resolve));
+        process.kill(-entry.node.child.pid!, "SIGKILL");
+        await exited;
+        entry.node = await launch(entry.node.address);
+        nodes.push(entry.node);
+      },
+    };
+    started.push(entry);
   }
   return { workdir, nodes: started };
 }
@@ -202,5 +220,35 @@ describe("several nodes on one PostgreSQL", () => {
     expect(after.map((e) => e.seq)).toEqual(after.map((_, i) => i + 1));
     expect(after.filter((e) => e.event?.$case === "replyEnd")).toHaveLength(1);
     expect(a!.node.output.join("\n")).toContain("session lease lost to another node");
+  });
+
+  it("a node restarted under its database.nodeId takes its sessions back at once, whatever the lease timeout", async () => {
+    const {
+      workdir,
+      nodes: [a],
+    } = await startNodes(1, [RUN, DONE], { leaseTimeout: "10m", nodeId: "node-a" });
+    const session = await a!.client.createSession({ agentId: "test" });
+    const chat = await a!.client.attach(session.id);
+    for await (const e of chat.message("run")) {
+      if (e.event?.$case === "toolResultStart") break;
+    }
+    for (let i = 0; i < 100 && !existsSync(path.join(workdir, "ran.txt")); i++) await sleep(50);
+    chat.close();
+    await a!.restart();
+    // Ended at start-up, as on LevelDB; under a new name it would wait ten minutes for the lease.
+    const status = async () =>
+      (await a!.client.getSession(session.id).catch(() => undefined))?.status;
+    let now = await status();
+    for (let i = 0; i < 100 && now !== SessionStatus.SESSION_STATUS_IDLE; i++) {
+      await sleep(50);
+      now = await status();
+    }
+    expect(now).toBe(SessionStatus.SESSION_STATUS_IDLE);
+    const events = await allEvents(a!.client, session.id);
+    const end = events.findLast((e) => e.event?.$case === "replyEnd");
+    expect(end?.event?.$case === "replyEnd" && end.event.value.error?.code).toBe(
+      "server_restarted",
+    );
+    expect(await readFile(path.join(workdir, "ran.txt"), "utf8")).toBe("ran\n");
   });
 });

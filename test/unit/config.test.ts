@@ -38,6 +38,17 @@ describe("config", () => {
     expect((await loadConfig({ config: file, databaseUrl: flag }, env)).database.url).toBe(flag);
   });
 
+  it("takes database.nodeId from the file or PARKWAY_NODE_ID, and names it when it is not a plain name", async () => {
+    expect((await loadConfig({}, { PARKWAY_NODE_ID: "pod-7.parkway" })).database.nodeId).toBe(
+      "pod-7.parkway",
+    );
+    const error = (await loadConfig({}, { PARKWAY_NODE_ID: "two words" }).catch(
+      (e: unknown) => e,
+    )) as Error;
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toMatch(/database\.nodeId/);
+  });
+
   it("names database.url and where it came from when it is not a PostgreSQL URL, without echoing it", async () => {
     for (const bad of ["mysql://u:secret@host/db", "secret", "postgres://"]) {
       const error = (await loadConfig({ databaseUrl: bad }, {}).catch((e: unknown) => e)) as Error;
