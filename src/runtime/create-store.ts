@@ -11,5 +11,10 @@ export async function createStore(config: Config): Promise<Store> {
   const url = config.database.url;
   if (url === undefined) return createLevelStore(config.data);
   const { createPostgresStore } = await import("../store/postgres/index.js");
-  return createPostgresStore({ url, poolSize: config.database.poolSize });
+  return createPostgresStore({
+    url,
+    poolSize: config.database.poolSize,
+    // A node frozen inside a write must not hold its rows' locks past its leases.
+    idleInTransactionTimeoutMs: config.database.leaseTimeout,
+  });
 }

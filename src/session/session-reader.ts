@@ -35,8 +35,16 @@ export class SessionReader {
       if (!data || (tenant !== undefined && data.tenant !== tenant)) {
         throw notFound("session", sessionId);
       }
-      reply = await this.store.get(ReplyRecord, sessionId);
-      problem = await sessionProblem(this.store, data, reply);
+      // Each record is read on its own: a write of another node (several nodes on one database)
+      // may land between the reads. A problem seen while the session changed is read again.
+      for (let attempt = 1; ; attempt++) {
+        reply = await this.store.get(ReplyRecord, sessionId);
+        problem = await sessionProblem(this.store, data, reply);
+        if (problem === undefined || attempt === 3) break;
+        const now: SessionData | undefined = await this.store.get(SessionRecord, sessionId);
+        if (!now || now.lastSeq === data.lastSeq) break;
+        data = now;
+      }
     } catch (err) {
       // A record that cannot be read (not one from a newer version), or a block LevelDB finds
       // corrupt, is a loss.

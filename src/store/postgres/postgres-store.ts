@@ -26,6 +26,8 @@ export interface PostgresStoreOptions {
   pageRows?: number;
   /** `application_name` of the connections, as pg_stat_activity shows them (default "parkway"). */
   applicationName?: string;
+  /** The database ends a transaction left open this long (a frozen node's), releasing its locks. */
+  idleInTransactionTimeoutMs?: number;
 }
 
 /** The `application_name` of the writer's connection: its name suffixed with " writer". */
@@ -98,9 +100,9 @@ export class PostgresStore implements Store {
       // connection whose peer vanished is found by TCP keepalive.
       connectionTimeoutMillis: 10_000,
       keepAlive: true,
+      options: `-c idle_in_transaction_session_timeout=${this.options.idleInTransactionTimeoutMs ?? 0}`,
     });
-    // An idle connection the database ends (a restart, an administrator) must not crash the
-    // process: the pool drops it, and the next read opens another.
+    // A connection the database ends while idle must not crash the process: the pool drops it.
     pool.on("error", () => undefined);
     try {
       const client = await pool.connect().catch((err: unknown) => {
