@@ -2,7 +2,7 @@ import { invalidArgument } from "../common/errors.js";
 import type { ClientEvent } from "../generated/parkway/v1/events.js";
 import type { ReplyRequest } from "../generated/parkway/v1/agent_service.js";
 import type { ConfirmAnswer, ExternalAnswer } from "../session/reply-inputs.js";
-import type { SessionInput } from "../session/session-manager.js";
+import type { SessionInput } from "../session/session-input.js";
 import type { ConfirmResult } from "../generated/parkway/v1/events.js";
 import type { DataBlock, ToolResultBlock } from "../generated/parkway/v1/content.js";
 import { type DataPart, dataPartProblem } from "../tools/data-part.js";

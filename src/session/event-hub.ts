@@ -30,8 +30,8 @@ export interface HubOptions {
   onFailure?: (error: Error) => void;
   /** Makes each write apply only while the session is this node's (its lease); else it fails. */
   fence?: (batch: StoreBatch) => void;
-  /** Told after each write that stored events. */
-  committed?: () => void;
+  /** Told after each write that stored events, with them. */
+  committed?: (events: readonly StoredEvent[]) => void;
 }
 
 interface Waiter {
@@ -191,7 +191,7 @@ export class EventHub {
         return;
       }
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
-      if (events.length > 0) this.options.committed?.();
+      if (events.length > 0) this.options.committed?.(events);
       this.inFlight = [];
       for (const event of events) {
         for (const sub of this.subscribers) sub.push({ kind: "event", event });

@@ -9,6 +9,7 @@ import { ConflictError } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import type { Applied } from "./apply-input.js";
 import { SessionRecord } from "./records.js";
+import { LeaseRecord } from "./session-leases.js";
 import type { SessionInput } from "./session-input.js";
 import { inboxTopic, outcomeTopic } from "./signal-topics.js";
 import { waitForOutcome } from "./stored-outcome.js";
@@ -69,9 +70,13 @@ export interface InboxOptions {
   timeoutMs: number;
 }
 
-/** True for the refusal of a node that does not serve the session. */
+/**
+ * True for the refusal of a node that does not serve the session, or whose write found the
+ * session's lease gone to another node (nothing of it was written).
+ */
 export const isLeased = (err: unknown): boolean =>
-  isParkwayError(err, "unavailable") && err.details.reason === "SESSION_LEASED";
+  (isParkwayError(err, "unavailable") && err.details.reason === "SESSION_LEASED") ||
+  (err instanceof ConflictError && err.kind === LeaseRecord.kind);
 
 const errorRecord = (err: unknown): NonNullable<Outcome["error"]> =>
   isParkwayError(err)

@@ -1,5 +1,5 @@
 import type { Logger } from "../common/logger.js";
-import { LocalSignals, type StoreSignals } from "../store/signals.js";
+import { Listeners, SignalBus, type StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
 import { ActorRegistry } from "./actor-registry.js";
 import { type ApplyHere, Inbox } from "./inbox.js";
@@ -7,7 +7,8 @@ import type { SessionActor } from "./session-actor.js";
 import { SessionFollowers } from "./session-followers.js";
 import { type LeaseOptions, SessionLeases } from "./session-leases.js";
 import type { SessionReader } from "./session-reader.js";
-import { inboxTopic } from "./signal-topics.js";
+import { eventsTopic, inboxTopic } from "./signal-topics.js";
+import type { StoredEvent } from "./stored-event.js";
 
 /** This node's session actors, and with several nodes its leases, followers and inbox. */
 export interface NodeActors {
@@ -17,8 +18,13 @@ export interface NodeActors {
   followers?: SessionFollowers;
   /** Inputs forwarded to the node that serves their session (several nodes). */
   inbox?: Inbox;
-  /** Wake-ups between the nodes (several nodes). */
+  /** Wake-ups of this node's and the other nodes' listeners (several nodes). */
   signals?: StoreSignals;
+  /**
+   * Hands events this node stored (none: something else changed, read again) to the streams that
+   * follow their session here, and signals the other nodes (several nodes).
+   */
+  published?: (sessionId: string, events: readonly StoredEvent[]) => void;
   /** Starts listening to the other nodes. */
   open(): Promise<void>;
   /**
@@ -32,7 +38,7 @@ export interface NodeActors {
 
 /** What several nodes on one database share besides the store. */
 export interface ClusterOptions extends LeaseOptions {
-  /** In this process only by default. */
+  /** The other nodes; none by default. */
   signals?: StoreSignals | undefined;
   reader: SessionReader;
   /** Applies an input on this node (see `Inbox`). */
@@ -59,7 +65,21 @@ export function nodeActors(
     return { actors, open: none, sweep: () => undefined, stop: none };
   }
   const { reader, applyHere, ...leaseOptions } = cluster;
-  const signals = cluster.signals ?? new LocalSignals();
+  const remote = cluster.signals ?? new SignalBus().node();
+  // This node's listeners hear its own signals at once, and the other nodes' through `remote`.
+  const local = new Listeners();
+  const signals: StoreSignals = {
+    open: () => remote.open(),
+    signal(topic) {
+      local.call(topic);
+      remote.signal(topic);
+    },
+    watch(topic, listener) {
+      const stops = [local.add(topic, listener), remote.watch(topic, listener)];
+      return () => stops.forEach((stop) => stop());
+    },
+    close: () => remote.close(),
+  };
   const leases = new SessionLeases(store, log, {
     ...leaseOptions,
     onLost: (id) => actors.drop(actors.cached(id)),
@@ -69,7 +89,8 @@ export function nodeActors(
     { store, signals, log, nodeId: leases.nodeId, pollMs, timeoutMs: 4 * leaseOptions.timeoutMs },
     applyHere,
   );
-  const followers = new SessionFollowers({ store, reader, signals, pollMs: 2 * pollMs });
+  // Followers hear the other nodes' writes; this node's come to them with their events.
+  const followers = new SessionFollowers({ store, reader, signals: remote, pollMs: 2 * pollMs });
   const inboxWatches = new Map<SessionActor, () => void>();
   const actors = new ActorRegistry(
     async (id) => {
@@ -102,9 +123,16 @@ export function nodeActors(
     followers,
     inbox,
     signals,
+    published(sessionId, events) {
+      followers.offer(sessionId, events);
+      signals.signal(eventsTopic(sessionId));
+    },
     open: () => signals.open(),
     sweep(recover) {
-      sweeper = setInterval(() => void recover(), leaseOptions.timeoutMs).unref();
+      // A database out of reach fails a sweep, never the node; the next one tries again.
+      const run = () =>
+        void recover().catch((err: unknown) => log.warn({ err }, "recovery sweep failed"));
+      sweeper = setInterval(run, leaseOptions.timeoutMs).unref();
     },
     async stop(error) {
       clearInterval(sweeper);

@@ -153,6 +153,11 @@ export class ReplyLifecycle {
       await this.s.hub.commit({ extra });
       this.awaitOutcome(active, request, settled);
       await task;
+      // It had finished running and was parking when the interrupt came: it ends now.
+      if (this.active === active && active.task === undefined) {
+        const events = interruptUnfinished(active);
+        await this.writes.end(active, { finishedReason: "interrupted", events });
+      }
       return { settled };
     }
     const events = interruptUnfinished(active);
@@ -262,9 +267,11 @@ export class ReplyLifecycle {
       stopped: () => this.stopped,
       ask: (question, check, signal) => this.questions.ask(active, question, check, signal),
     });
-    active.task = (async () => {
+    // The reply runs until its end or park is stored: until then no other node may take the
+    // session, nor an input or a recovery end it a second time.
+    let task: Promise<void> | undefined = undefined;
+    task = (async () => {
       const outcome = await runActiveReply(this.s, active, hooks);
-      active.task = undefined;
       try {
         await this.writes.settle(active, outcome);
       } catch (err) {
@@ -276,8 +283,10 @@ export class ReplyLifecycle {
           this.s.fail(err instanceof Error ? err : new Error(String(err)));
         }
       } finally {
+        if (active.task === task) active.task = undefined;
         this.s.idle();
       }
     })();
+    active.task = task;
   }
 }

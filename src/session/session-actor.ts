@@ -2,12 +2,12 @@ import type { AgentDefinition } from "../agent/agent.js";
 import type { PermissionState } from "../agent/gate.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
-import type { StoreSignals } from "../store/signals.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { modeAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
 import { EventHub, type HubOptions } from "./event-hub.js";
+import type { StoredEvent } from "./stored-event.js";
 import type { Attached } from "./subscriber.js";
 import { confirmations, externalResults } from "./prepared-answers.js";
 import type { ReplyData, RequestData, SessionData } from "./records.js";
@@ -19,7 +19,6 @@ import type { RuleBook } from "./rule-book.js";
 import { SessionHead } from "./session-head.js";
 import type { Lease, SessionLeases } from "./session-leases.js";
 import { SessionPermissions } from "./session-permissions.js";
-import { eventsTopic } from "./signal-topics.js";
 
 export type { ReplySettled } from "./reply-outcomes.js";
 
@@ -45,8 +44,8 @@ export interface ActorDeps {
   idle?: (actor: SessionActor) => void;
   /** The session leases, when several nodes share the database. */
   leases?: SessionLeases;
-  /** Wake-ups of the other nodes, when several share the database. */
-  signals?: StoreSignals;
+  /** Told of the events stored, when several nodes share the database (see `NodeActors`). */
+  published?: (sessionId: string, events: readonly StoredEvent[]) => void;
 }
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
@@ -127,9 +126,9 @@ export class SessionActor implements LifecycleSession, HubOptions {
     if (this.lease) this.deps.leases?.fence(batch, this.lease);
   }
 
-  /** HubOptions: events were stored; the streams following the session on other nodes read them. */
-  committed(): void {
-    this.deps.signals?.signal(eventsTopic(this.head.id));
+  /** HubOptions: events were stored; the streams following the session get them. */
+  committed(events: readonly StoredEvent[]): void {
+    this.deps.published?.(this.head.id, events);
   }
 
   /** HubOptions: a write of the session failed; the actor stops (see `fail`). */

@@ -1,5 +1,4 @@
 import { isParkwayError, notFound } from "../common/errors.js";
-import type { StoreSignals } from "../store/signals.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { ActorRegistry } from "./actor-registry.js";
 import {
@@ -17,7 +16,7 @@ import {
 import { deleteRequests } from "./request-ids.js";
 import type { RuleBook } from "./rule-book.js";
 import type { TenantSessionCount } from "./tenant-session-count.js";
-import { eventsTopic } from "./signal-topics.js";
+import type { StoredEvent } from "./stored-event.js";
 
 /**
  * Puts the deletion of everything a session stored into `batch`: its events, history, rules,
@@ -80,7 +79,8 @@ export async function removeSession(
     actors: ActorRegistry;
     sessionCount: TenantSessionCount;
     rules: RuleBook;
-    signals?: StoreSignals | undefined;
+    /** Tells the streams following the session (several nodes). */
+    published?: ((sessionId: string, events: readonly StoredEvent[]) => void) | undefined;
   },
   tenant: string,
   sessionId: string,
@@ -95,6 +95,6 @@ export async function removeSession(
   await actor?.dispose(notFound("session", sessionId));
   actors.forget(sessionId, actor);
   await deleteSession(store, deps.sessionCount, tenant, sessionId, deps.rules);
-  deps.signals?.signal(eventsTopic(sessionId));
+  deps.published?.(sessionId, []);
   deps.rules.changed();
 }

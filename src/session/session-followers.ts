@@ -54,7 +54,11 @@ function storedPending(reply: ReplyData | undefined, lastSeq: number) {
  * is deleted, and with FAILED_PRECONDITION EVENTS_COMPACTED if it fell behind retention.
  */
 export class SessionFollowers {
-  private readonly streams = new Map<string, Set<Subscriber>>();
+  /** Each session's streams on this node, with what hands them events stored here. */
+  private readonly streams = new Map<
+    string,
+    Map<Subscriber, (events: readonly StoredEvent[]) => void>
+  >();
 
   constructor(private readonly deps: FollowerDeps) {
     deps.store.onFailure((failure) => this.closeAll(failure));
@@ -67,7 +71,15 @@ export class SessionFollowers {
 
   /** Ends every stream with `error` (the store failed, the server stops). */
   closeAll(error: Error): void {
-    for (const set of this.streams.values()) for (const sub of set) sub.close(error);
+    for (const set of this.streams.values()) for (const sub of set.keys()) sub.close(error);
+  }
+
+  /**
+   * Hands events this node stored to the session's streams here, which take them as they are
+   * when they follow on from what they have (and read the store otherwise); with none, they read.
+   */
+  offer(sessionId: string, events: readonly StoredEvent[]): void {
+    for (const take of this.streams.get(sessionId)?.values() ?? []) take(events);
   }
 
   /** Attaches a stream after `afterSeq` (see the class). */
@@ -127,10 +139,26 @@ export class SessionFollowers {
       return reading;
     };
     const wake = () => void catchUp();
+    const take = (events: readonly StoredEvent[]) => {
+      const fresh = events.filter((e) => e.seq > cursor);
+      if (reading || fresh.length === 0 || fresh[0]!.seq !== cursor + 1) {
+        if (events.length === 0 || fresh.length > 0) wake();
+        return;
+      }
+      for (const event of fresh) {
+        cursor = event.seq;
+        running = runsAfter(event, running);
+        if (!subscriber.push({ kind: "event", event })) return;
+      }
+    };
 
     let set = this.streams.get(sessionId);
-    if (!set) this.streams.set(sessionId, (set = new Set()));
-    set.add(subscriber);
+    if (!set)
+      this.streams.set(
+        sessionId,
+        (set = new Map<Subscriber, (events: readonly StoredEvent[]) => void>()),
+      );
+    set.set(subscriber, take);
     const unwatch = signals.watch(eventsTopic(sessionId), wake);
     const timer = setInterval(wake, pollMs).unref();
     let detached = false;

@@ -107,14 +107,21 @@ export class SessionLeases {
     batch.check(LeaseRecord, lease.sessionId, (r) => this.holds(r, lease), "the session's lease");
   }
 
-  /** Lets the lease go (its record is removed), unless it already went to another node. */
+  /**
+   * Lets the lease go (it expires at once, and keeps its token so that the next holder's is
+   * greater), unless it already went to another node.
+   */
   async release(lease: Lease): Promise<void> {
     if (this.held.get(lease.sessionId) === lease) this.held.delete(lease.sessionId);
     try {
       await this.store
         .batch()
         .check(LeaseRecord, lease.sessionId, (r) => this.holds(r, lease), "the session's lease")
-        .del(LeaseRecord, lease.sessionId)
+        .put(LeaseRecord, lease.sessionId, {
+          node: this.nodeId,
+          token: lease.token,
+          expiresAt: new Date(0).toISOString(),
+        })
         .write();
     } catch (err) {
       if (!(err instanceof ConflictError)) {

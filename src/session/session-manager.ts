@@ -35,7 +35,6 @@ import { TenantSessionCount } from "./tenant-session-count.js";
 export type { CreateSessionInput } from "./new-session.js";
 export type { SessionView } from "./session-list.js";
 export type { SessionLimits } from "./session-limits.js";
-export type { SessionInput } from "./session-input.js";
 
 /**
  * Owns the sessions of one server: creates, finds, lists and deletes them, and keeps one actor in
@@ -75,7 +74,7 @@ export class SessionManager {
       requestIds?: Partial<RequestIdLimits>;
       /** Session leases, for several nodes on one database (see `SessionLeases`). */
       leases?: LeaseOptions;
-      /** Wake-ups between those nodes (see `StoreSignals`); in this process only by default. */
+      /** Wake-ups between those nodes (see `StoreSignals`); none by default. */
       signals?: StoreSignals;
     } = {},
   ) {
@@ -104,7 +103,7 @@ export class SessionManager {
       expiry: this.expiry,
       failed: (actor) => this.actors.drop(actor),
       idle: (actor) => this.actors.release(actor),
-      ...(this.node.leases ? { leases: this.node.leases, signals: this.node.signals } : {}),
+      ...(this.node.leases ? { leases: this.node.leases, published: this.node.published } : {}),
       keepFinishedReplies: options.keepFinishedReplies,
     };
     this.applyLimits = {
@@ -133,7 +132,8 @@ export class SessionManager {
     if (recovered > 0)
       this.log.info({ recovered }, "ended replies that were running at the last stop");
     await this.expiry.start();
-    this.node.sweep(() => this.recover());
+    // With other nodes: their deadlines too (a node that parked a call may be gone when due).
+    this.node.sweep(() => this.recover().then(() => this.expiry.start()));
   }
 
   /**
@@ -235,9 +235,9 @@ export class SessionManager {
   async delete(tenant: string, sessionId: string): Promise<void> {
     this.assertAccepting();
     if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
-    const { store, actors, sessionCount, node } = this;
-    const deps = { store, actors, sessionCount, signals: node.signals, rules: this.rules(tenant) };
-    await removeSession(deps, tenant, sessionId);
+    const { store, actors, sessionCount } = this;
+    const deps = { store, actors, sessionCount, rules: this.rules(tenant) };
+    await removeSession({ ...deps, published: this.node.published }, tenant, sessionId);
   }
 
   /**

@@ -26,11 +26,19 @@ export async function storedOutcome(
   if (!record) return undefined;
   if (record.parked) return parkedOutcome(record.parked);
   if (record.messageIndex === undefined || record.replyId === undefined) return undefined;
-  const final = await store.get(MessageRecord, messageKey(sessionId, record.messageIndex));
-  if (final?.id === record.replyId) return { message: final, status: "idle", pending: [] };
+  const final = async () => {
+    const message = await store.get(MessageRecord, messageKey(sessionId, record.messageIndex!));
+    return message?.id === record.replyId ? message : undefined;
+  };
+  const ended = await final();
+  if (ended) return { message: ended, status: "idle", pending: [] };
   const reply = await store.get(ReplyRecord, sessionId);
-  if (reply?.replyId !== record.replyId) return undefined;
-  return (await store.get(SessionRecord, sessionId)) ? "running" : undefined;
+  if (reply?.replyId === record.replyId) {
+    return (await store.get(SessionRecord, sessionId)) ? "running" : undefined;
+  }
+  // The reply may have ended between the two reads.
+  const late = await final();
+  return late && { message: late, status: "idle", pending: [] };
 }
 
 /**

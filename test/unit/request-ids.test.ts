@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RequestRecord } from "../../src/session/records.js";
 import { checkRequestId, inputDigest } from "../../src/session/request-ids.js";
-import type { SessionInput } from "../../src/session/session-manager.js";
+import type { SessionInput } from "../../src/session/session-input.js";
 import { ParkwayError } from "../../src/common/errors.js";
 import { decodeRecord } from "../../src/store/index.js";
 

@@ -34,3 +34,18 @@ export class DatabaseOpenError extends ParkwayError {
     super("unavailable", `cannot open database ${location}: ${problem}`, {}, { cause });
   }
 }
+
+/**
+ * A read the database did not answer (out of reach, restarting): UNAVAILABLE, so clients retry.
+ * Errors of Parkway's own (a record that cannot be read, an aborted scan) pass as they are.
+ */
+export function readFailure(location: string, err: unknown): unknown {
+  if (err instanceof ParkwayError || (err as { name?: unknown }).name === "AbortError") return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new ParkwayError(
+    "unavailable",
+    `database ${location} could not be read (${message}); retry`,
+    { reason: "DATABASE_UNAVAILABLE" },
+    { cause: err },
+  );
+}

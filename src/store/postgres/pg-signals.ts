@@ -1,7 +1,7 @@
 import pg from "pg";
 import { newId } from "../../common/ids.js";
 import type { Logger } from "../../common/logger.js";
-import { LocalSignals, type StoreSignals } from "../signals.js";
+import { Listeners, type StoreSignals } from "../signals.js";
 
 /** The PostgreSQL channel of Parkway's signals. */
 const CHANNEL = "parkway_signals";
@@ -10,13 +10,13 @@ const RETRY_MS = [100, 500, 1000, 2000, 5000];
 
 /**
  * Signals between the nodes of one database, by LISTEN/NOTIFY on one connection of its own: a
- * signal wakes this process's listeners at once and is sent to the others as a notification
- * (`<origin> <topic>`; the signals of one turn of the event loop go out in one statement). When
- * the connection is lost it connects again (backing off) and then calls every listener, since
- * notifications sent meanwhile are lost.
+ * signal is sent to the other nodes as a notification (`<origin> <topic>`, its own ignored on
+ * return; the signals of one turn of the event loop go out in one statement). When the connection
+ * is lost it connects again (backing off) and then calls every listener, since notifications sent
+ * meanwhile are lost.
  */
 export class PgSignals implements StoreSignals {
-  private readonly local = new LocalSignals();
+  private readonly local = new Listeners();
   private readonly origin = newId("n");
   private client: pg.Client | undefined;
   private outgoing = new Set<string>();
@@ -37,22 +37,23 @@ export class PgSignals implements StoreSignals {
   }
 
   signal(topic: string): void {
-    this.local.signal(topic);
     if (this.closed) return;
     this.outgoing.add(topic);
     this.flushing ??= setImmediate(() => this.flush());
   }
 
   watch(topic: string, listener: () => void): () => void {
-    return this.local.watch(topic, listener);
+    return this.local.add(topic, listener);
   }
 
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
     if (this.flushing) clearImmediate(this.flushing);
-    await this.local.close();
-    await this.client?.end().catch(() => undefined);
+    this.local.clear();
+    // A connection whose peer vanished may never finish ending.
+    const ended = this.client?.end().catch(() => undefined);
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
     this.client = undefined;
   }
 
@@ -76,7 +77,7 @@ export class PgSignals implements StoreSignals {
     if (!payload) return;
     const space = payload.indexOf(" ");
     if (space < 0 || payload.slice(0, space) === this.origin) return;
-    this.local.signal(payload.slice(space + 1));
+    this.local.call(payload.slice(space + 1));
   }
 
   private flush(): void {
@@ -101,7 +102,7 @@ export class PgSignals implements StoreSignals {
     this.retry = setTimeout(() => {
       if (this.closed) return;
       this.connect()
-        .then(() => this.local.signalAll())
+        .then(() => this.local.callAll())
         .catch((err: unknown) => {
           this.log.warn({ err }, "could not listen for signals from the other nodes; retrying");
           this.reconnect();

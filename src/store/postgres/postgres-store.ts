@@ -1,12 +1,11 @@
-import { createHash } from "node:crypto";
 import pg from "pg";
 import { type BatchEncoding, buildBatch } from "../batch-builder.js";
 import { decodeRecord, type RecordType } from "../record.js";
 import { StorageFailure, StoreClosedError } from "../storage-failure.js";
 import type { RangeOptions, Store, StoreBatch } from "../store.js";
 import { redactDatabaseUrl } from "./database-url.js";
-import { DatabaseOpenError, SchemaTooNewError } from "./errors.js";
-import { DEFAULT_PAGE_ROWS, scanRows } from "./scan.js";
+import { DatabaseOpenError, readFailure, SchemaTooNewError } from "./errors.js";
+import { DEFAULT_PAGE_ROWS, digestRows, scanRows } from "./scan.js";
 import { migrateSchema, RECORDS } from "./schema.js";
 import {
   GroupWriter,
@@ -49,9 +48,8 @@ const GET_MANY = {
  *
  * Writes go through one connection, in the order they were issued: the writes issued while one
  * transaction runs are joined into the next, which commits them all or none, with
- * `synchronous_commit` on when any of them asked for `sync` (off otherwise: a crash of the
- * database, or of its machine, may lose the last ones, never half of one; a crash of Parkway loses
- * nothing committed). A write's checks read the records `FOR UPDATE`
+ * `synchronous_commit` on whatever they asked (a crash of the database loses nothing committed,
+ * so no seq a stream has seen is given again). A write's checks read the records `FOR UPDATE`
  * in its transaction (see `GroupWriter`); a write refused by a check is left out of the transaction
  * alone. The first failed transaction (the database unreachable, the connection lost, a disk full)
  * stops the store for writes: its outcome is unknown, and nothing may be written behind it. Reads
@@ -141,7 +139,9 @@ export class PostgresStore implements Store {
     this.writerClient?.release(this.failed !== undefined);
     this.writerClient = undefined;
     this.writer = undefined;
-    await pool.end().catch(() => undefined);
+    // A connection whose peer vanished may never finish ending.
+    const ended = pool.end().catch(() => undefined);
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
   }
 
   get failure(): StorageFailure | undefined {
@@ -228,10 +228,9 @@ export class PostgresStore implements Store {
   }
 
   async get<T>(type: RecordType<T>, key: string): Promise<T | undefined> {
-    const result = await this.reads.query<{ value: string }>({
-      ...GET,
-      values: [type.kind, keyBytes(key)],
-    });
+    const result = await this.reading(
+      this.reads.query<{ value: string }>({ ...GET, values: [type.kind, keyBytes(key)] }),
+    );
     const raw = result.rows[0]?.value;
     return raw === undefined ? undefined : decodeRecord(type, key, raw);
   }
@@ -239,10 +238,9 @@ export class PostgresStore implements Store {
   async getMany<T>(type: RecordType<T>, keys: readonly string[]): Promise<(T | undefined)[]> {
     if (keys.length === 0) return [];
     const bytes = keys.map(keyBytes);
-    const result = await this.reads.query<{ key: Buffer; value: string }>({
-      ...GET_MANY,
-      values: [type.kind, bytes],
-    });
+    const result = await this.reading(
+      this.reads.query<{ key: Buffer; value: string }>({ ...GET_MANY, values: [type.kind, bytes] }),
+    );
     const found = new Map(result.rows.map((row) => [row.key.toString("latin1"), row.value]));
     return keys.map((key, i) => {
       const raw = found.get(bytes[i]!.toString("latin1"));
@@ -252,38 +250,39 @@ export class PostgresStore implements Store {
 
   async *entries<T>(type: RecordType<T>, options: RangeOptions = {}): AsyncIterable<[string, T]> {
     const rows = scanRows(this.reads, type.kind, options, true, this.pageRows);
-    for await (const { key, value } of rows) yield [key, decodeRecord(type, key, value)];
+    for await (const { key, value } of this.readingAll(rows)) {
+      yield [key, decodeRecord(type, key, value)];
+    }
   }
 
   async *keys<T>(type: RecordType<T>, options: RangeOptions = {}): AsyncIterable<string> {
     const rows = scanRows(this.reads, type.kind, options, false, this.pageRows);
-    for await (const { key } of rows) yield key;
+    for await (const { key } of this.readingAll(rows)) yield key;
   }
 
   private get pageRows(): number {
     return Math.max(1, this.options.pageRows ?? DEFAULT_PAGE_ROWS);
   }
 
-  /** Every row, kind by kind in key order, read a page at a time. */
-  async digest(): Promise<string> {
-    const hash = createHash("sha256");
-    const pool = this.reads;
-    let after: [string, Buffer] | undefined;
-    for (;;) {
-      const page: pg.QueryResult<{ kind: string; key: Buffer; value: string }> = await pool.query(
-        `SELECT kind, key, value FROM ${RECORDS}
-         ${after ? "WHERE (kind, key) > ($2::text, $3::bytea)" : ""}
-         ORDER BY kind, key LIMIT $1`,
-        after ? [this.pageRows, ...after] : [this.pageRows],
-      );
-      for (const row of page.rows) {
-        hash.update(`!${row.kind}!`).update(row.key).update("\0").update(row.value).update("\0");
-      }
-      const last = page.rows[page.rows.length - 1];
-      if (!last || page.rows.length < this.pageRows) break;
-      after = [last.kind, last.key];
+  digest(): Promise<string> {
+    return this.reading(digestRows(this.reads, this.pageRows));
+  }
+
+  /** A read's failure as the caller should see it: the database out of reach is UNAVAILABLE. */
+  private async reading<R>(read: Promise<R>): Promise<R> {
+    try {
+      return await read;
+    } catch (err) {
+      throw readFailure(this.location, err);
     }
-    return hash.digest("hex");
+  }
+
+  private async *readingAll<R>(rows: AsyncIterable<R>): AsyncIterable<R> {
+    try {
+      yield* rows;
+    } catch (err) {
+      throw readFailure(this.location, err);
+    }
   }
 }
 

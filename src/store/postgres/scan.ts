@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Pool } from "pg";
 import type { RangeOptions } from "../store.js";
 import { RECORDS } from "./schema.js";
@@ -58,4 +59,25 @@ export async function* scanRows(
     if (page.rows.length < rows) return;
     cursor = page.rows[page.rows.length - 1]?.key;
   }
+}
+
+/** A SHA-256 digest of every row, kind by kind in key order, read a page at a time. */
+export async function digestRows(pool: Pool, pageRows: number): Promise<string> {
+  const hash = createHash("sha256");
+  let after: [string, Buffer] | undefined;
+  for (;;) {
+    const page = await pool.query<{ kind: string; key: Buffer; value: string }>(
+      `SELECT kind, key, value FROM ${RECORDS}
+       ${after ? "WHERE (kind, key) > ($2::text, $3::bytea)" : ""}
+       ORDER BY kind, key LIMIT $1`,
+      after ? [pageRows, ...after] : [pageRows],
+    );
+    for (const row of page.rows) {
+      hash.update(`!${row.kind}!`).update(row.key).update("\0").update(row.value).update("\0");
+    }
+    const last = page.rows[page.rows.length - 1];
+    if (!last || page.rows.length < pageRows) break;
+    after = [last.kind, last.key];
+  }
+  return hash.digest("hex");
 }

@@ -75,7 +75,7 @@ const at = (kind: string, key: string | Buffer) =>
 
 /**
  * Writes groups of queued writes on one connection, one group after another, each in one
- * transaction (committed with `synchronous_commit` on when any write of it asked for `sync`). A
+ * transaction, committed with `synchronous_commit` on (whether or not a write asked for `sync`). A
  * group without checks or guards is a single statement; one with them reads the checked records
  * `FOR UPDATE`, runs the guards, leaves out the writes that are refused (rejected with their
  * `ConflictError`, or what their check threw), and writes the others. Throws when the database
@@ -95,10 +95,11 @@ export class GroupWriter {
   }
 
   async write(group: QueuedWrite[]): Promise<QueuedWrite[]> {
-    const sync = group.some((w) => w.sync);
-    if (this.syncMode !== sync) {
-      await this.client.query(`SET synchronous_commit = ${sync ? "on" : "off"}`);
-      this.syncMode = sync;
+    // Every transaction is durable when it commits, asked for `sync` or not: the database is a
+    // process of its own, and one that crashes must not lose what streams have already shown.
+    if (this.syncMode !== true) {
+      await this.client.query("SET synchronous_commit = on");
+      this.syncMode = true;
     }
     const conditional = group.some((w) => w.checks.length > 0 || w.guards.length > 0);
     if (!conditional) {
