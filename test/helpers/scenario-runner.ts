@@ -69,7 +69,8 @@ export class ScenarioRunner {
       await this.open();
       for (const [index, step] of this.scenario.steps.entries()) {
         await this.moveTo(nodeFor(index));
-        await this.step(step, `${this.scenario.name}: step ${index + 1}`);
+        const where = this.h.clients.length > 1 ? ` (node ${this.node})` : "";
+        await this.step(step, `${this.scenario.name}: step ${index + 1}${where}`);
       }
       await this.checkWatched();
       await this.checkFinal();
@@ -194,8 +195,15 @@ export class ScenarioRunner {
     await watcher.reach(lastSeq);
     expect(watcher.problems, "the watcher's stream").toEqual([]);
     const seqs = watcher.events.map((e) => e.seq);
-    expect(seqs, "the watcher sees every seq once").toEqual(seqs.map((_, i) => i + 1));
-    expect(seqs.length, "the watcher sees every seq once").toBe(lastSeq);
+    const all = Array.from({ length: lastSeq }, (_, i) => i + 1);
+    expect(
+      {
+        missing: all.filter((seq) => !seqs.includes(seq)),
+        duplicated: seqs.filter((seq, i) => seqs.indexOf(seq) !== i),
+      },
+      "the watcher sees every seq once",
+    ).toEqual({ missing: [], duplicated: [] });
+    expect(seqs, "the watcher sees the seqs in order").toEqual(all);
     for (const [seq, id] of this.read) {
       expect(watcher.events[seq - 1]?.id, `the event at seq ${seq}`).toBe(id);
     }
