@@ -33,9 +33,11 @@ function scopeKey(key: RuleScopeKey): string {
 const recordKey = (tenant: string, scope: string, id: string) => `${tenant}/${scope}/${id}`;
 
 /**
- * The stored permission rules of one tenant, by scope, cached in memory after the first read.
- * Adding is de-duplicated per scope (same tool, content and behavior); writes go into the caller's
- * batch so a rule accepted with a confirmation commits atomically with it.
+ * The stored permission rules of one tenant, by scope, cached in memory after the first read unless
+ * `cached` is false (several nodes on one database: another node may add or remove a rule of any
+ * scope, so each use reads the store). Adding is de-duplicated per scope (same tool, content and
+ * behavior); writes go into the caller's batch so a rule accepted with a confirmation commits
+ * atomically with it.
  */
 export class RuleBook {
   private readonly cache = new Map<string, StoredRule[]>();
@@ -43,6 +45,7 @@ export class RuleBook {
   constructor(
     private readonly store: Store,
     private readonly tenant: string,
+    private readonly cached = true,
   ) {}
 
   private async load(key: RuleScopeKey): Promise<StoredRule[]> {
@@ -57,7 +60,7 @@ export class RuleBook {
       })) {
         rules.push(rule as StoredRule);
       }
-      this.cache.set(k, rules);
+      if (this.cached) this.cache.set(k, rules);
     }
     return rules;
   }

@@ -160,7 +160,7 @@ export class SessionManager {
   private actorDeps(tenant: string): ActorDeps {
     let deps = this.tenantDeps.get(tenant);
     if (!deps) {
-      deps = { ...this.deps, rules: new RuleBook(this.store, tenant) };
+      deps = { ...this.deps, rules: new RuleBook(this.store, tenant, !this.node.leases) };
       this.tenantDeps.set(tenant, deps);
     }
     return deps;
