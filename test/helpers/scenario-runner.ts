@@ -104,7 +104,10 @@ export class ScenarioRunner {
       await this.act(step);
       if (step.expect) {
         const events = await this.settle();
-        expect(shapeAgainst(events, step.expect, this.aliases), label).toEqual(step.expect);
+        const end = events.find((e) => e.event?.$case === "replyEnd")?.event;
+        const why =
+          end?.$case === "replyEnd" && end.value.error ? ` (${end.value.error.code})` : "";
+        expect(shapeAgainst(events, step.expect, this.aliases), label + why).toEqual(step.expect);
       }
       return;
     }

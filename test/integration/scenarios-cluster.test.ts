@@ -51,6 +51,13 @@ describe.concurrent("scenarios on three nodes", () => {
           nodeFor: (step) => step % NODES,
           watchOn: NODES - 1,
         }).run();
+      } catch (err) {
+        // The nodes' warnings and errors (a lease lost, a write refused) tell what happened where.
+        for (const [i, node] of h.nodes.entries()) {
+          const notable = node.server.output.filter((line) => /"level":(40|50|60)/.test(line));
+          if (notable.length > 0) console.error(`node-${i}:\n${notable.join("\n")}`);
+        }
+        throw err;
       } finally {
         await h.close();
       }
