@@ -17,6 +17,77 @@ export interface ProcessHarness {
   close(): Promise<void>;
 }
 
+/** One server process started with a config file, which restarts on the same address and data. */
+export interface NodeProcess {
+  readonly server: SpawnedServer;
+  readonly address: string;
+  /** Stops the server gracefully and starts it again. */
+  restart(): Promise<void>;
+  /** Kills the server's process group with SIGKILL (a crash) and starts it again. */
+  crash(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts `node bin/parkway.js serve --config CONFIG` on a free port with `dataDir`. */
+export async function startNodeProcess(config: string, dataDir: string): Promise<NodeProcess> {
+  const launch = (address?: string) =>
+    spawnServer({
+      dataDir,
+      direct: true,
+      args: ["--config", config, ...(address ? ["--listen", address] : [])],
+    });
+  let server = await launch();
+  const address = server.address;
+  const again = async (stop: () => Promise<unknown>) => {
+    await stop();
+    server = await launch(address);
+  };
+  return {
+    get server() {
+      return server;
+    },
+    address,
+    restart: () => again(() => server.stop()),
+    crash: () =>
+      again(async () => {
+        const exited = new Promise((resolve) => server.child.once("exit", resolve));
+        process.kill(-server.child.pid!, "SIGKILL");
+        await exited;
+      }),
+    async stop() {
+      await server.stop();
+    },
+  };
+}
+
+/**
+ * A temporary root with the agent's working directory (`work`, made first so that `agent` may name
+ * it), a scripted model, and a config file for one agent "test" on that model.
+ */
+export async function prepareAgent(
+  prefix: string,
+  agent: (workdir: string) => Record<string, unknown>,
+): Promise<{
+  root: string;
+  workdir: string;
+  model: ScriptedModelServer;
+  /** The config file, and what it holds. */
+  config: string;
+  settings: Record<string, unknown>;
+}> {
+  const root = await tempDir(prefix);
+  const workdir = path.join(root, "work");
+  await mkdir(workdir, { recursive: true });
+  const model = await startScriptedModel({ script: { turns: [] } });
+  const config = path.join(root, "parkway.json");
+  const settings = {
+    model: { url: model.url, name: "scripted", maxRetries: 2 },
+    agents: [{ id: "test", workingDirectories: [workdir], ...agent(workdir) }],
+  };
+  await writeFile(config, JSON.stringify(settings));
+  return { root, workdir, model, config, settings };
+}
+
 /**
  * Like `startHarness`, with Parkway started by its serve command in a process of its own, so that
  * a test can kill it: one agent "test" on the scripted model; `agent` is made from the working
@@ -25,46 +96,18 @@ export interface ProcessHarness {
 export async function startProcessHarness(
   agent: (workdir: string) => Record<string, unknown>,
 ): Promise<ProcessHarness> {
-  const root = await tempDir("parkway-proc-");
-  const workdir = path.join(root, "work");
-  await mkdir(workdir, { recursive: true });
-  const model = await startScriptedModel({ script: { turns: [] } });
-  const config = path.join(root, "parkway.json");
-  await writeFile(
-    config,
-    JSON.stringify({
-      model: { url: model.url, name: "scripted", maxRetries: 2 },
-      agents: [{ id: "test", workingDirectories: [workdir], ...agent(workdir) }],
-    }),
-  );
-  const dataDir = path.join(root, "data");
-  const launch = (address?: string) =>
-    spawnServer({
-      dataDir,
-      direct: true,
-      args: ["--config", config, ...(address ? ["--listen", address] : [])],
-    });
-  let server: SpawnedServer = await launch();
-  const client = createParkwayClient(server.address);
-  const again = async (stop: () => Promise<unknown>) => {
-    const address = server.address;
-    await stop();
-    server = await launch(address);
-  };
+  const { root, workdir, model, config } = await prepareAgent("parkway-proc-", agent);
+  const node = await startNodeProcess(config, path.join(root, "data"));
+  const client = createParkwayClient(node.address);
   return {
     model,
     client,
     workdir,
-    restart: () => again(() => server.stop()),
-    crash: () =>
-      again(async () => {
-        const exited = new Promise((resolve) => server.child.once("exit", resolve));
-        process.kill(-server.child.pid!, "SIGKILL");
-        await exited;
-      }),
+    restart: () => node.restart(),
+    crash: () => node.crash(),
     async close() {
       client.close();
-      await server.stop();
+      await node.stop();
       await model.close();
     },
   };
