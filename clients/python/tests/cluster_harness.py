@@ -236,21 +236,28 @@ class Watcher:
         except (asyncio.CancelledError, Exception):
             pass
 
-    def logged(self) -> list[events_pb2.ServerEvent]:
-        """The events received, without re-announcements (seq 0, replayed)."""
-        return [e for e in self.events if not (e.seq == 0 and e.replayed)]
-
     def problems(self, last_seq: int, seen: dict[int, str]) -> list[str]:
-        """What is wrong with the log received against seqs 1..`last_seq` and the event ids
-        `seen` at some seqs on other streams: a gap, a duplicate, an id that differs."""
+        """What is wrong with what it received (see :func:`log_problems`), and why it stopped."""
         out = [] if self.failure is None else [f"the watcher stopped: {self.failure}"]
-        seqs = [e.seq for e in self.logged()]
-        if seqs != list(range(1, last_seq + 1)):
-            out.append(f"seqs received {seqs}, expected 1..{last_seq}")
-            if self.last_error is not None:
-                out.append(f"the watcher's last error: {self.last_error}")
-        for event in self.logged():
-            want = seen.get(event.seq)
-            if want is not None and want != event.id:
-                out.append(f"seq {event.seq}: event id {event.id} here, {want} on the runner's")
+        out += log_problems(self.events, last_seq, seen)
+        if out and self.last_error is not None:
+            out.append(f"the watcher's last error: {self.last_error}")
         return out
+
+
+def log_problems(
+    events: list[events_pb2.ServerEvent], last_seq: int, seen: dict[int, str]
+) -> list[str]:
+    """What is wrong with `events` as a session's log from its start: their seqs, re-announcements
+    (seq 0, replayed) left out, are not exactly 1..`last_seq` (a gap or a duplicate), or an event's
+    id differs from the one `seen` (by seq) on other streams."""
+    logged = [e for e in events if not (e.seq == 0 and e.replayed)]
+    out = []
+    seqs = [e.seq for e in logged]
+    if seqs != list(range(1, last_seq + 1)):
+        out.append(f"seqs received {seqs}, expected 1..{last_seq}")
+    for event in logged:
+        want = seen.get(event.seq)
+        if want is not None and want != event.id:
+            out.append(f"seq {event.seq}: event id {event.id} here, {want} on the runner's")
+    return out

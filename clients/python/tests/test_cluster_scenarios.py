@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 import parkway
-from cluster_harness import Cluster, Watcher
+from cluster_harness import Cluster, Watcher, log_problems
+from parkway.v1 import events_pb2
 from parkway_harness import scenario_files
 from scenario_runner import SETTLE_TIMEOUT_S, Runner, prepare, scenario_agents
 
@@ -119,3 +120,16 @@ async def test_scenario_on_three_nodes(cluster: Cluster, file: str) -> None:
         await runner.check_watchers()
     finally:
         await runner.close()
+
+
+def test_log_check_finds_gaps_duplicates_and_other_ids() -> None:
+    def event(seq: int, id: str, replayed: bool = False) -> events_pb2.ServerEvent:
+        return events_pb2.ServerEvent(seq=seq, id=id, replayed=replayed)
+
+    whole = [event(1, "a"), event(2, "b", True), event(0, "r", True), event(3, "c")]
+    assert log_problems(whole, 3, {1: "a", 3: "c"}) == []
+    assert log_problems([event(1, "a"), event(3, "c")], 3, {}) != []  # a gap
+    assert log_problems([event(1, "a"), event(2, "b"), event(2, "b")], 2, {}) != []  # duplicate
+    assert log_problems([event(1, "a")], 2, {}) != []  # the end is missing
+    assert log_problems([event(1, "a"), event(0, "x")], 1, {}) != []  # seq 0, not a replay
+    assert log_problems([event(1, "a")], 1, {1: "z"}) != []  # another event at seq 1
