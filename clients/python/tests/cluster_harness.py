@@ -153,8 +153,8 @@ class Cluster:
 
 class Watcher:
     """Follows session `session_id` through `client` from seq 0 on raw Chat streams until
-    :meth:`stop`: after a broken stream (UNAVAILABLE: a node restarting or dying) it attaches again
-    with after_seq = the last seq received. Keeps every event as sent, re-announcements included."""
+    :meth:`stop`: after a broken stream (a node restarting or dying) it attaches again with
+    after_seq = the last seq received. Keeps every event as sent, re-announcements included."""
 
     def __init__(self, client: parkway.AsyncClient, session_id: str) -> None:
         self.client = client
@@ -176,7 +176,13 @@ class Watcher:
             try:
                 retry = await self._follow(call)
             except grpc.aio.AioRpcError as err:
-                retry = err.code() == grpc.StatusCode.UNAVAILABLE
+                # UNAVAILABLE: a node restarting or dying. grpcio's own INTERNAL "Internal error
+                # from Core": the attach was written to a channel whose transport broke under it,
+                # so nothing reached the server (the client's sessions re-attach after it too).
+                retry = err.code() == grpc.StatusCode.UNAVAILABLE or (
+                    err.code() == grpc.StatusCode.INTERNAL
+                    and err.details() == "Internal error from Core"
+                )
                 self.last_error = f"{err.code().name}: {err.details()}"
                 if not retry:
                     self.failure = self.last_error

@@ -25,7 +25,10 @@ import grpc
 import pytest
 
 from parkway_harness import ParkwayServer, Stack, find_repo_root
-from scenario_runner import scenario_agents
+
+# The scenario runner's asserts are the scenario tests' checks: show their values on failure.
+pytest.register_assert_rewrite("scenario_runner")
+from scenario_runner import scenario_agents  # noqa: E402
 
 #: Agents of the shared stack besides one per scenario (id = scenario file stem).
 #: "py-basic": default permission mode, every built-in tool, its own working directory.

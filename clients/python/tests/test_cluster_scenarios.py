@@ -13,6 +13,7 @@ scenario (one agent per scenario file, as the single-server `stack`).
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,13 +27,15 @@ from scenario_runner import SETTLE_TIMEOUT_S, Runner, prepare, scenario_agents
 
 #: The node whose watcher follows every session of a scenario.
 WATCH_NODE = 2
+#: The nodes' database.leaseTimeout (PARKWAY_TEST_LEASE_TIMEOUT to try another).
+LEASE_TIMEOUT = os.environ.get("PARKWAY_TEST_LEASE_TIMEOUT", "1s")
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     root = tmp_path_factory.mktemp("cluster")
     try:
-        nodes = Cluster(root, scenario_agents(root))
+        nodes = Cluster(root, scenario_agents(root), lease_timeout=LEASE_TIMEOUT)
     except RuntimeError as err:
         pytest.fail(str(err), pytrace=False)
     try:
