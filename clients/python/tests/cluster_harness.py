@@ -135,6 +135,15 @@ class Cluster:
         """SIGKILL to node `index`'s process group: it dies without running any shutdown code."""
         self.servers[index].stop(signal.SIGKILL)
 
+    def warnings(self) -> list[str]:
+        """Every line the nodes logged at warn level or above, prefixed with the node's index."""
+        return [
+            f"node-{i}: {line}"
+            for i, server in enumerate(self.servers)
+            for line in server.output().splitlines()
+            if line.startswith('{"level":40') or line.startswith('{"level":50')
+        ]
+
     def died(self) -> list[str]:
         """The output of every node that exited on its own."""
         return [s.output() for s in self.servers if s.died and s.process is not None]

@@ -167,7 +167,11 @@ async def test_parked_reply_answered_on_another_node_after_a_crash(
         await retry_leased(lambda: chat_b.confirm(call.id))
         after = [e async for e in chat_b.until_settled(TIMEOUT_S)]
         assert after[-1].kind == "reply_end", [e.kind for e in after]
-        assert after[-1].finished_reason == content_pb2.FINISHED_REASON_COMPLETED
+        assert after[-1].finished_reason == content_pb2.FINISHED_REASON_COMPLETED, (
+            after[-1].raw.reply_end,
+            [(e.seq, e.kind) for e in after],
+            nodes.warnings(),
+        )
         results = [e for e in after if e.kind == "tool_result_end"]
         assert [(e.tool_call_id, e.result_state) for e in results] == [(call.id, "SUCCESS")]
         work = nodes.root / "work"

@@ -121,6 +121,11 @@ async def test_scenario_on_three_nodes(cluster: Cluster, file: str) -> None:
     try:
         await asyncio.wait_for(runner.run(), 90)
         await runner.check_watchers()
+    except AssertionError as err:
+        # What the nodes logged (a lost lease, a failed write) says which node did what.
+        raise AssertionError(
+            "\n".join([str(err), "the nodes' warnings:", *cluster.warnings()])
+        ) from err
     finally:
         await runner.close()
 
