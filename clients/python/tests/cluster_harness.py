@@ -135,14 +135,20 @@ class Cluster:
         """SIGKILL to node `index`'s process group: it dies without running any shutdown code."""
         self.servers[index].stop(signal.SIGKILL)
 
-    def warnings(self) -> list[str]:
-        """Every line the nodes logged at warn level or above, prefixed with the node's index."""
-        return [
-            f"node-{i}: {line}"
-            for i, server in enumerate(self.servers)
-            for line in server.output().splitlines()
-            if line.startswith('{"level":40') or line.startswith('{"level":50')
-        ]
+    def mark(self) -> list[tuple[ChildProcess | None, int]]:
+        """Each node's process and how many lines it has logged so far (see :meth:`warnings`)."""
+        return [(server.process, len(server.output().splitlines())) for server in self.servers]
+
+    def warnings(self, since: list[tuple[ChildProcess | None, int]] | None = None) -> list[str]:
+        """The lines the nodes logged at warn level or above (after the mark `since`; all of a
+        node's lines when it restarted since), prefixed with the node's index."""
+        out = []
+        for i, server in enumerate(self.servers):
+            skip = since[i][1] if since and since[i][0] is server.process else 0
+            for line in server.output().splitlines()[skip:]:
+                if line.startswith('{"level":40') or line.startswith('{"level":50'):
+                    out.append(f"node-{i}: {line}")
+        return out
 
     def died(self) -> list[str]:
         """The output of every node that exited on its own."""

@@ -118,13 +118,14 @@ class ClusterRunner(Runner):
 async def test_scenario_on_three_nodes(cluster: Cluster, file: str) -> None:
     stem, scenario = prepare(file, cluster.root, cluster.model)
     runner = ClusterRunner(cluster, stem, scenario)
+    logged = cluster.mark()
     try:
         await asyncio.wait_for(runner.run(), 90)
         await runner.check_watchers()
     except AssertionError as err:
         # What the nodes logged (a lost lease, a failed write) says which node did what.
         raise AssertionError(
-            "\n".join([str(err), "the nodes' warnings:", *cluster.warnings()])
+            "\n".join([str(err), "the nodes' warnings:", *cluster.warnings(logged)])
         ) from err
     finally:
         await runner.close()
