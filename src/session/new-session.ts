@@ -1,3 +1,4 @@
+import type { CountGuard } from "./tenant-session-count.js";
 import { chmod, mkdir, rmdir } from "node:fs/promises";
 import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
@@ -158,11 +159,13 @@ export async function storeNewSession(
   agent: AgentDefinition,
   data: SessionData,
   tenantCount: number,
+  guard: CountGuard,
 ): Promise<void> {
   await makeSessionDirectories(agent, data);
   try {
-    await store
-      .batch()
+    const batch = store.batch();
+    guard(batch);
+    await batch
       .put(SessionRecord, data.id, data)
       .put(TenantSessionRecord, tenantSessionKey(data.tenant, data.id), { sessionId: data.id })
       .put(TenantCountRecord, data.tenant, { sessions: tenantCount })

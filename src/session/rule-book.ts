@@ -3,6 +3,8 @@ import type { Rule } from "../agent/types.js";
 import { notFound } from "../common/errors.js";
 import { newId } from "../common/ids.js";
 import { sameRule } from "../permissions/index.js";
+import type { StoreSignals } from "../store/signals.js";
+import { rulesTopic } from "./signal-topics.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { RuleRecord } from "./records.js";
 
@@ -32,23 +34,43 @@ function scopeKey(key: RuleScopeKey): string {
 
 const recordKey = (tenant: string, scope: string, id: string) => `${tenant}/${scope}/${id}`;
 
+/** How long several nodes keep a scope's rules without reading them again (a lost signal). */
+const SHARED_CACHE_MS = 2000;
+
 /**
  * The stored permission rules of one tenant, by scope, cached in memory after the first read.
  * Adding is de-duplicated per scope (same tool, content and behavior); writes go into the caller's
- * batch so a rule accepted with a confirmation commits atomically with it.
+ * batch so a rule accepted with a confirmation commits atomically with it. With several nodes on
+ * one database (`signals`), every change is signalled and each node forgets its cache on the
+ * signal, and reads a scope again after at most two seconds anyway: a rule revoked on one node
+ * stops deciding on the others.
  */
 export class RuleBook {
   private readonly cache = new Map<string, StoredRule[]>();
+  /** When each scope was read, with several nodes. */
+  private readonly readAt = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
     private readonly tenant: string,
-  ) {}
+    private readonly signals?: StoreSignals,
+  ) {
+    signals?.watch(rulesTopic(tenant), () => this.cache.clear());
+  }
+
+  /** Tells the other nodes that this tenant's rules changed (after the write). */
+  changed(): void {
+    this.signals?.signal(rulesTopic(this.tenant));
+  }
 
   private async load(key: RuleScopeKey): Promise<StoredRule[]> {
     const k = scopeKey(key);
     let rules = this.cache.get(k);
+    if (rules && this.signals && Date.now() - (this.readAt.get(k) ?? 0) > SHARED_CACHE_MS) {
+      rules = undefined;
+    }
     if (!rules) {
+      if (this.signals) this.readAt.set(k, Date.now());
       rules = [];
       const prefix = `${this.tenant}/${k}/`;
       for await (const [, rule] of this.store.entries(RuleRecord, {
@@ -122,6 +144,7 @@ export class RuleBook {
   /** Makes written rules visible in the cache. */
   committed(fresh: { rule: StoredRule; key: RuleScopeKey }[]): void {
     for (const { rule, key } of fresh) this.cache.get(scopeKey(key))?.push(rule);
+    if (fresh.length > 0) this.changed();
   }
 
   /** Adds rules in their own atomic write, with what `extra` puts for the new ones. */
@@ -158,6 +181,7 @@ export class RuleBook {
       const batch = this.store.batch().del(RuleRecord, key);
       extra?.(batch, rule as StoredRule);
       await batch.write({ sync: true });
+      this.changed();
       const scope = key.slice(prefix.length, key.length - id.length - 1);
       const cached = this.cache.get(scope);
       if (cached)

@@ -59,10 +59,11 @@ export async function deleteSession(
   sessionId: string,
   rules: RuleBook,
 ): Promise<void> {
-  const batch = store.batch();
-  await deleteSessionRecords(store, batch, tenant, sessionId, rules);
-  await count.update(tenant, async (n) => {
+  await count.update(tenant, async (n, guard) => {
+    const batch = store.batch();
+    await deleteSessionRecords(store, batch, tenant, sessionId, rules);
     const sessions = Math.max(0, n - 1);
+    guard(batch);
     await batch.put(TenantCountRecord, tenant, { sessions }).write({ sync: true });
     return { count: sessions, result: undefined };
   });
@@ -95,4 +96,5 @@ export async function removeSession(
   actors.forget(sessionId, actor);
   await deleteSession(store, deps.sessionCount, tenant, sessionId, deps.rules);
   deps.signals?.signal(eventsTopic(sessionId));
+  deps.rules.changed();
 }

@@ -81,7 +81,7 @@ export class SessionManager {
   ) {
     this.limits = options.limits ?? {};
     this.requestIds = { ...REQUEST_ID_DEFAULTS, ...options.requestIds };
-    this.sessionCount = new TenantSessionCount(store);
+    this.sessionCount = new TenantSessionCount(store, options.leases !== undefined);
     this.reader = new SessionReader(store, log);
     const applyHere: ApplyHere = (...args) => this.applyHere(...args);
     const cluster = options.leases && {
@@ -160,7 +160,7 @@ export class SessionManager {
   private actorDeps(tenant: string): ActorDeps {
     let deps = this.tenantDeps.get(tenant);
     if (!deps) {
-      deps = { ...this.deps, rules: new RuleBook(this.store, tenant) };
+      deps = { ...this.deps, rules: new RuleBook(this.store, tenant, this.node.signals) };
       this.tenantDeps.set(tenant, deps);
     }
     return deps;
@@ -188,12 +188,12 @@ export class SessionManager {
    * record is written; when they cannot be, nothing is written.
    */
   create(tenant: string, input: CreateSessionInput): Promise<SessionView> {
-    return this.sessionCount.update(tenant, async (count) => {
+    return this.sessionCount.update(tenant, async (count, guard) => {
       this.assertAccepting();
       checkSessionsPerTenant(this.limits, tenant, count);
       const known = [...this.agents.keys()];
       const data = newSession(tenant, this.agents.get(input.agentId), known, input);
-      await storeNewSession(this.store, this.agent(data.agentId), data, count + 1);
+      await storeNewSession(this.store, this.agent(data.agentId), data, count + 1, guard);
       return { count: count + 1, result: { ...data, pendingToolCalls: [] } };
     });
   }

@@ -6,3 +6,6 @@ export const inboxTopic = (sessionId: string): string => `inbox:${sessionId}`;
 
 /** The signal topic of the outcome of one forwarded input. */
 export const outcomeTopic = (entryKey: string): string => `outcome:${entryKey}`;
+
+/** The signal topic of a tenant's stored permission rules. */
+export const rulesTopic = (tenant: string): string => `rules:${tenant}`;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { StoredEvent } from "../../../src/session/stored-event.js";
+import { TenantCountRecord } from "../../../src/session/records.js";
 import { LeaseRecord } from "../../../src/session/session-leases.js";
 import { MemoryStore } from "../../../src/store/memory-store.js";
 import { LocalSignals, type StoreSignals } from "../../../src/store/signals.js";
@@ -143,5 +144,21 @@ describe("several nodes on one store", () => {
       expect.objectContaining({ type: "text", text: "Done." }),
     );
     expect(a.model.requests).toHaveLength(2);
+  });
+
+  it("keeps each tenant's rules and session count one across nodes", async () => {
+    const [a, b] = await twoNodes([]);
+    const rule = { toolName: "Bash", ruleContent: "ls", behavior: "allow" as const };
+    const { stored } = await a.manager.rules(TENANT).add([{ rule, key: { scope: "tenant" } }]);
+    expect((await b.manager.rules(TENANT).list({ scope: "tenant" })).map((r) => r.id)).toEqual([
+      stored[0]!.id,
+    ]);
+    // Revoked through B, the rule no longer decides on A.
+    await b.manager.rules(TENANT).remove(stored[0]!.id);
+    expect(await a.manager.rules(TENANT).list({ scope: "tenant" })).toEqual([]);
+
+    const ids = await Promise.all([a.session(), b.session(), a.session(), b.session()]);
+    await a.manager.delete(TENANT, ids[1]);
+    expect(await a.store.get(TenantCountRecord, TENANT)).toEqual({ sessions: 3 });
   });
 });
