@@ -24,14 +24,11 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from parkway_harness import (
-    ParkwayServer,
-    Stack,
-    find_repo_root,
-    instantiate,
-    scenario_dir,
-    scenario_files,
-)
+from parkway_harness import ParkwayServer, Stack, find_repo_root
+
+# The scenario runner's asserts are the scenario tests' checks: show their values on failure.
+pytest.register_assert_rewrite("scenario_runner")
+from scenario_runner import scenario_agents  # noqa: E402
 
 #: Agents of the shared stack besides one per scenario (id = scenario file stem).
 #: "py-basic": default permission mode, every built-in tool, its own working directory.
@@ -77,19 +74,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     <root>/<id>, in which each session gets its own <root>/<id>/<session id>). Tests reset the
     model's script before use, so they must not run concurrently."""
     root = tmp_path_factory.mktemp("stack")
-    agents = []
-    for file in scenario_files():
-        stem = file.removesuffix(".json")
-        workdir = root / stem
-        scenario = instantiate((scenario_dir() / file).read_text(encoding="utf-8"), workdir)
-        agents.append(
-            {
-                "id": stem,
-                "workingDirectories": [str(workdir)],
-                "shareWorkingDirectories": True,
-                **scenario.get("agent", {}),
-            }
-        )
+    agents = scenario_agents(root)
     for agent_id in EXTRA_AGENTS:
         agents.append({"id": agent_id, "workingDirectories": [str(root / agent_id)]})
     try:

@@ -59,9 +59,17 @@ def _log_field(line: str, field: str) -> str | None:
 
 class ChildProcess:
     """A child in its own process group whose combined stdout/stderr is drained into `lines`;
-    `ready_value` is the first value `parse` finds in a line."""
+    `ready_value` is the first value `parse` finds in a line. With `stdin_pipe` its stdin is a pipe
+    the child may watch (closing it tells the child to end), else /dev/null."""
 
-    def __init__(self, argv: Sequence[str], cwd: Path, parse: Callable[[str], str | None]) -> None:
+    def __init__(
+        self,
+        argv: Sequence[str],
+        cwd: Path,
+        parse: Callable[[str], str | None],
+        *,
+        stdin_pipe: bool = False,
+    ) -> None:
         self.argv = list(argv)
         self.lines: list[str] = []
         self.ready_value: str | None = None
@@ -71,7 +79,7 @@ class ChildProcess:
         self.proc = subprocess.Popen(
             self.argv,
             cwd=cwd,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -279,6 +287,10 @@ class Stack:
     @property
     def address(self) -> str:
         return self.server.address
+
+    def restart(self, *, crash: bool = False) -> None:
+        """Restarts the server on its address (SIGKILL first when `crash`)."""
+        self.server.restart(crash=crash, same_address=True)
 
     def close(self) -> None:
         try:
