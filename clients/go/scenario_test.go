@@ -124,6 +124,9 @@ type scenarioEnv struct {
 	model  *testserver.MockModel
 	server *testserver.Server
 	client *parkway.Client
+	// cluster, when set, spreads every scenario over several nodes on one database (see
+	// scenario_cluster_test.go); server is then nil and client is the first node's.
+	cluster *clusterEnv
 }
 
 // TestScenarios runs every scenario file against one real server and scripted model, one subtest
@@ -131,6 +134,24 @@ type scenarioEnv struct {
 // directory, configured from the file's "agent".
 func TestScenarios(t *testing.T) {
 	t.Parallel()
+	loaded, agents := loadScenarios(t)
+	model := testserver.StartMockModel(t)
+	server := testserver.StartServer(t, testserver.ServerOptions{ModelURL: model.URL, Agents: agents})
+	// The address function follows the server across restarts, which may move it to another port.
+	client, err := parkway.NewClient(server.Addr(),
+		parkway.WithTimeout(rpcTimeout),
+		parkway.WithAddressFunc(func(context.Context) (string, error) { return server.Addr(), nil }))
+	if err != nil {
+		t.Fatalf("NewClient: %v", err)
+	}
+	t.Cleanup(func() { _ = client.Close() })
+	playScenarios(t, &scenarioEnv{model: model, server: server, client: client}, loaded)
+}
+
+// loadScenarios reads every scenario file, each instantiated for a working directory of its own
+// under a fresh temporary directory, and returns them with the agents they need. A file that cannot
+// be read fails its own subtest only.
+func loadScenarios(t *testing.T) ([]loadedScenario, []map[string]any) {
 	var files []string
 	for _, dir := range scenarioDirs {
 		found, err := filepath.Glob(filepath.Join(dir, "*.json"))
@@ -174,19 +195,11 @@ func TestScenarios(t *testing.T) {
 		}
 		loaded = append(loaded, ls)
 	}
+	return loaded, agents
+}
 
-	model := testserver.StartMockModel(t)
-	server := testserver.StartServer(t, testserver.ServerOptions{ModelURL: model.URL, Agents: agents})
-	// The address function follows the server across restarts, which may move it to another port.
-	client, err := parkway.NewClient(server.Addr(),
-		parkway.WithTimeout(rpcTimeout),
-		parkway.WithAddressFunc(func(context.Context) (string, error) { return server.Addr(), nil }))
-	if err != nil {
-		t.Fatalf("NewClient: %v", err)
-	}
-	t.Cleanup(func() { _ = client.Close() })
-	env := &scenarioEnv{model: model, server: server, client: client}
-
+// playScenarios runs each scenario in env as a subtest, in order.
+func playScenarios(t *testing.T, env *scenarioEnv, loaded []loadedScenario) {
 	for _, ls := range loaded {
 		t.Run(ls.stem, func(t *testing.T) {
 			if ls.err != nil {
@@ -212,6 +225,8 @@ type scenarioRunner struct {
 	suggested map[string][]*pb.PermissionRule
 	// aliases binds the scenario's names for calls to the server's ids.
 	aliases *callAliases
+	// spread is a cluster run's state (see scenario_cluster_test.go); nil on one server.
+	spread *spreadState
 }
 
 func (r *scenarioRunner) run(ctx context.Context) {
@@ -229,6 +244,9 @@ func (r *scenarioRunner) run(ctx context.Context) {
 
 	for i, st := range sc.Steps {
 		label := fmt.Sprintf("%s: step %d", sc.Name, i+1)
+		if r.spread != nil {
+			r.moveStream(ctx, i)
+		}
 		if st.Error != nil {
 			r.expectRefusal(ctx, label, st)
 			continue
@@ -245,12 +263,16 @@ func (r *scenarioRunner) run(ctx context.Context) {
 		}
 	}
 	r.checkFinal(ctx)
+	if r.spread != nil {
+		r.checkWatchers(ctx)
+	}
 }
 
 // quiesce closes the stream and, when the scenario left its session busy (it failed half-way),
 // interrupts the reply so that it cannot take the next scenario's model turns.
 func (r *scenarioRunner) quiesce() {
 	_ = r.sess.Close()
+	r.stopWatchers()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.t.Context()), settleTimeout)
 	defer cancel()
 	for {
@@ -277,6 +299,10 @@ func (r *scenarioRunner) open(ctx context.Context) {
 		r.t.Fatalf("CreateSession(%s): %v", r.ls.stem, err)
 	}
 	r.sessionID = info.GetId()
+	if r.env.cluster != nil {
+		r.attachOnNode(ctx)
+		return
+	}
 	r.sess, err = r.env.client.Attach(ctx, r.sessionID)
 	if err != nil {
 		r.t.Fatalf("Attach(%s): %v", r.sessionID, err)
@@ -305,6 +331,8 @@ func (r *scenarioRunner) act(ctx context.Context, st step) error {
 		r.open(ctx)
 	case st.Reconnect:
 		return r.sess.Reconnect(ctx)
+	case (st.Restart || st.Crash) && r.env.cluster != nil:
+		return r.restartCluster(ctx, st.Crash)
 	case st.Restart:
 		// The session notices the shutdown (UNAVAILABLE) and attaches again after its last seq to
 		// wherever the server comes back.
@@ -487,6 +515,9 @@ func (r *scenarioRunner) settle(ctx context.Context, label string) []*parkway.Ev
 				strings.Join(shapeAgainst(events, nil, r.aliases), ", "))
 		}
 		events = append(events, ev)
+	}
+	if r.spread != nil {
+		events = r.consume(label, events)
 	}
 	return events
 }
