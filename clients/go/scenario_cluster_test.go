@@ -259,10 +259,11 @@ type sessionWatcher struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when run returns
 
-	mu      sync.Mutex
-	events  []*pb.ServerEvent // the logged events received, duplicates included
-	err     error             // why the watcher gave up, if it did
-	changed chan struct{}     // closed (and replaced) when events or err change
+	mu       sync.Mutex
+	attaches int               // attaches sent so far, to name each one's request
+	events   []*pb.ServerEvent // the logged events received, duplicates included
+	err      error             // why the watcher gave up, if it did
+	changed  chan struct{}     // closed (and replaced) when events or err change
 }
 
 // watch starts a watcher of session id on agent; it runs until stop or until ctx ends.
@@ -309,10 +310,12 @@ func (w *sessionWatcher) follow(ctx context.Context) error {
 	if n := len(w.events); n > 0 {
 		after = w.events[n-1].GetSeq()
 	}
+	w.attaches++
+	requestID := fmt.Sprintf("watch-%d", w.attaches)
 	w.mu.Unlock()
 	err = stream.Send(&pb.ClientEvent{
 		SessionId: w.id,
-		RequestId: fmt.Sprintf("watch-%s-%d", w.id, after),
+		RequestId: requestID,
 		Event:     &pb.ClientEvent_Attach{Attach: &pb.Attach{SessionId: w.id, AfterSeq: after}},
 	})
 	if err != nil && !errors.Is(err, io.EOF) {
