@@ -27,7 +27,7 @@ const (
 	// spreadOver is how many of the nodes a scenario's streams use: before step i the runner's
 	// stream moves to node i mod spreadOver, and the session's watcher attaches to node
 	// 1 mod spreadOver.
-	spreadOver = 1
+	spreadOver = clusterNodes
 	// watchRetryDelay is the pause before a watcher attaches again after its stream broke.
 	watchRetryDelay = 100 * time.Millisecond
 )
