@@ -28,8 +28,11 @@ const (
 	// stream moves to node i mod spreadOver, and the session's watcher attaches to node
 	// 1 mod spreadOver.
 	spreadOver = clusterNodes
-	// watchRetryDelay is the pause before a watcher attaches again after its stream broke.
-	watchRetryDelay = 100 * time.Millisecond
+	// clusterScenarioTimeout bounds one whole scenario of a cluster run: restarting three nodes and
+	// their MCP servers at once takes much longer than one server on a busy machine.
+	clusterScenarioTimeout = 3 * scenarioTimeout
+	// retryDelay is the pause before a stream attaches again to a node that refused it or broke.
+	retryDelay = 100 * time.Millisecond
 )
 
 // clusterEnv is the nodes of a cluster run and a client for each.
@@ -101,17 +104,28 @@ func (r *scenarioRunner) attachOnNode(ctx context.Context) {
 	r.attachTo(ctx, r.spread.node, 0)
 }
 
-// attachTo attaches the runner's stream to node after seq after.
+// attachTo attaches the runner's stream to node after seq after. UNAVAILABLE is tried again, as a
+// client does: just after a restart the client's connection to the node may still be waiting to
+// dial again.
 func (r *scenarioRunner) attachTo(ctx context.Context, node int, after uint64) {
-	var err error
-	// The stream waits as long as its scenario may take for the nodes to come back after a restart:
-	// three nodes and their MCP servers starting at once on a busy machine take a while.
-	r.sess, err = r.env.cluster.clients[node].Attach(ctx, r.sessionID, parkway.WithAfterSeq(after),
-		parkway.WithReconnectWindow(scenarioTimeout))
-	if err != nil {
-		r.t.Fatalf("Attach(%s) on node-%d after seq %d: %v", r.sessionID, node, after, err)
+	for {
+		var err error
+		// The stream waits as long as its scenario may take for the nodes to come back after a
+		// restart.
+		r.sess, err = r.env.cluster.clients[node].Attach(ctx, r.sessionID, parkway.WithAfterSeq(after),
+			parkway.WithReconnectWindow(clusterScenarioTimeout))
+		if err == nil {
+			r.spread.node = node
+			return
+		}
+		if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
+			r.t.Fatalf("Attach(%s) on node-%d after seq %d: %v", r.sessionID, node, after, err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(retryDelay):
+		}
 	}
-	r.spread.node = node
 }
 
 // moveStream moves the runner's stream to node step mod spreadOver before the step: it closes the
@@ -291,7 +305,7 @@ func (w *sessionWatcher) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(watchRetryDelay):
+		case <-time.After(retryDelay):
 		}
 	}
 }

@@ -65,7 +65,11 @@ func playScenarios(t *testing.T, env *scenarioEnv, loaded []loadedScenario) {
 			if ls.err != nil {
 				t.Fatalf("loading the scenario: %v", ls.err)
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), scenarioTimeout)
+			timeout := scenarioTimeout
+			if env.cluster != nil {
+				timeout = clusterScenarioTimeout
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), timeout)
 			defer cancel()
 			r := &scenarioRunner{t: t, env: env, ls: ls, suggested: map[string][]*pb.PermissionRule{},
 				aliases: newCallAliases()}
@@ -118,7 +122,8 @@ func (r *scenarioRunner) run(ctx context.Context) {
 			events := r.settle(ctx, label)
 			r.remember(events)
 			if got := shapeAgainst(events, st.Expect, r.aliases); !slices.Equal(got, st.Expect) {
-				t.Fatalf("%s: events\n got: %s\nwant: %s", label, strings.Join(got, ", "), strings.Join(st.Expect, ", "))
+				t.Fatalf("%s: events\n got: %s\nwant: %s%s", label, strings.Join(got, ", "), strings.Join(st.Expect, ", "),
+					replyEndNote(events))
 			}
 		}
 	}
@@ -444,6 +449,17 @@ func (r *scenarioRunner) checkFinal(ctx context.Context) {
 			t.Errorf("final: the session sees %d rules, want %d", got, *final.Rules)
 		}
 	}
+}
+
+// replyEndNote says why the last reply among events ended, when it ended with an error (a reply the
+// server cut short, a model that failed), for a failure message; "" otherwise.
+func replyEndNote(events []*parkway.Event) string {
+	for _, ev := range slices.Backward(events) {
+		if end := ev.GetReplyEnd(); end != nil && end.GetError() != nil {
+			return fmt.Sprintf("\n(reply_end %s: %s: %s)", end.GetFinishedReason(), end.GetError().GetCode(), end.GetError().GetMessage())
+		}
+	}
+	return ""
 }
 
 // describeEvent is "tool_result_end call_1 DENIED" for an event, trimmed to detail words (kind,
