@@ -109,14 +109,20 @@ func (r *scenarioRunner) attachOnNode(ctx context.Context) {
 // dial again.
 func (r *scenarioRunner) attachTo(ctx context.Context, node int, after uint64) {
 	for {
-		var err error
+		// Each attempt's handshake gets as long as a step's events, so that a node that never
+		// answers the attach is named as such.
+		attempt, cancel := context.WithTimeout(ctx, settleTimeout)
 		// The stream waits as long as its scenario may take for the nodes to come back after a
 		// restart.
-		r.sess, err = r.env.cluster.clients[node].Attach(ctx, r.sessionID, parkway.WithAfterSeq(after),
+		sess, err := r.env.cluster.clients[node].Attach(attempt, r.sessionID, parkway.WithAfterSeq(after),
 			parkway.WithReconnectWindow(clusterScenarioTimeout))
+		cancel()
 		if err == nil {
-			r.spread.node = node
+			r.sess, r.spread.node = sess, node
 			return
+		}
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			r.t.Fatalf("Attach(%s) on node-%d after seq %d: no answer within %s", r.sessionID, node, after, settleTimeout)
 		}
 		if status.Code(err) != codes.Unavailable || ctx.Err() != nil {
 			r.t.Fatalf("Attach(%s) on node-%d after seq %d: %v", r.sessionID, node, after, err)
