@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +22,6 @@ import (
 	"github.com/parkway-dev/parkway/clients/go/internal/testserver"
 )
 
-// scenarioDirs hold the scenario files: first those shared by the TypeScript, Python and Go runners
-// (see test/scenarios/README.md for the format), then Go-only ones that exercise the runner's
-// reconnect and restart steps further.
-var scenarioDirs = []string{"../../test/scenarios", "testdata/scenarios"}
-
 const (
 	// scenarioTimeout bounds one whole scenario.
 	scenarioTimeout = 90 * time.Second
@@ -35,95 +29,14 @@ const (
 	settleTimeout = 20 * time.Second
 )
 
-// scenario is one file of test/scenarios.
-type scenario struct {
-	Name   string                     `json:"name"`
-	Agent  map[string]json.RawMessage `json:"agent"`
-	Files  map[string]string          `json:"files"`
-	Script json.RawMessage            `json:"script"`
-	Steps  []step                     `json:"steps"`
-	Final  *struct {
-		Status   string            `json:"status"`
-		ModelSaw []string          `json:"model_saw"`
-		Files    map[string]string `json:"files"`
-		Rules    *int              `json:"rules"`
-	} `json:"final"`
-}
-
-// step is one action and what must follow it.
-type step struct {
-	Send    *string `json:"send"`
-	Confirm []struct {
-		Call      string          `json:"call"`
-		Confirmed bool            `json:"confirmed"`
-		Rules     json.RawMessage `json:"rules"` // "suggested" or [{tool_name, rule_content?, scope?}]
-		Reason    string          `json:"reason"`
-		Input     json.RawMessage `json:"input"`
-	} `json:"confirm"`
-	Results []struct {
-		Call     string          `json:"call"`
-		Output   string          `json:"output"`
-		State    string          `json:"state"`
-		Metadata json.RawMessage `json:"metadata"`
-		Answers  []struct {
-			Question string   `json:"question"`
-			Selected []string `json:"selected"`
-			Other    *string  `json:"other"`
-		} `json:"answers"`
-	} `json:"results"`
-	Interrupt  bool     `json:"interrupt"`
-	Wait       bool     `json:"wait"`
-	NewSession bool     `json:"new_session"`
-	Reconnect  bool     `json:"reconnect"`
-	Restart    bool     `json:"restart"`
-	Crash      bool     `json:"crash"`
-	Expect     []string `json:"expect"`
-	Error      *struct {
-		Code    string `json:"code"`
-		Field   string `json:"field"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// loadedScenario is a scenario file instantiated for its working directory.
-type loadedScenario struct {
-	stem    string
-	workdir string
-	sc      *scenario
-	err     error // the file could not be read or parsed
-}
-
-// instantiate parses a scenario with $WORKDIR replaced by workdir and $REPO by the repository's
-// root (JSON-escaped).
-func instantiate(text, workdir string) (*scenario, error) {
-	repo, err := filepath.Abs("../..")
-	if err != nil {
-		return nil, err
-	}
-	for token, value := range map[string]string{"$WORKDIR": workdir, "$REPO": repo} {
-		var escaped bytes.Buffer
-		enc := json.NewEncoder(&escaped)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(value); err != nil {
-			return nil, err
-		}
-		quoted := strings.TrimSpace(escaped.String())
-		text = strings.ReplaceAll(text, token, quoted[1:len(quoted)-1])
-	}
-	var sc scenario
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sc); err != nil {
-		return nil, err
-	}
-	return &sc, nil
-}
-
 // scenarioEnv is the server, scripted model and client that every scenario shares.
 type scenarioEnv struct {
 	model  *testserver.MockModel
 	server *testserver.Server
 	client *parkway.Client
+	// cluster, when set, spreads every scenario over several nodes on one database (see
+	// scenario_cluster_test.go); server is then nil and client is the first node's.
+	cluster *clusterEnv
 }
 
 // TestScenarios runs every scenario file against one real server and scripted model, one subtest
@@ -131,50 +44,7 @@ type scenarioEnv struct {
 // directory, configured from the file's "agent".
 func TestScenarios(t *testing.T) {
 	t.Parallel()
-	var files []string
-	for _, dir := range scenarioDirs {
-		found, err := filepath.Glob(filepath.Join(dir, "*.json"))
-		if err != nil || len(found) == 0 {
-			t.Fatalf("no scenario files in %s (%v)", dir, err)
-		}
-		sort.Strings(found)
-		files = append(files, found...)
-	}
-	work := t.TempDir()
-	var loaded []loadedScenario
-	var agents []map[string]any
-	seen := map[string]string{}
-	for _, file := range files {
-		stem := strings.TrimSuffix(filepath.Base(file), ".json")
-		if other, dup := seen[stem]; dup {
-			t.Fatalf("%s and %s would both be agent %q", other, file, stem)
-		}
-		seen[stem] = file
-		ls := loadedScenario{stem: stem, workdir: filepath.Join(work, stem)}
-		text, err := os.ReadFile(file)
-		if err == nil {
-			ls.sc, err = instantiate(string(text), ls.workdir)
-		}
-		if err == nil {
-			err = os.MkdirAll(ls.workdir, 0o755)
-		}
-		if err != nil {
-			ls.err = err
-		} else {
-			// Sessions share the agent's directory, where the scenario's files are.
-			agent := map[string]any{
-				"id":                      stem,
-				"workingDirectories":      []string{ls.workdir},
-				"shareWorkingDirectories": true,
-			}
-			for key, value := range ls.sc.Agent {
-				agent[key] = value
-			}
-			agents = append(agents, agent)
-		}
-		loaded = append(loaded, ls)
-	}
-
+	loaded, agents := loadScenarios(t)
 	model := testserver.StartMockModel(t)
 	server := testserver.StartServer(t, testserver.ServerOptions{ModelURL: model.URL, Agents: agents})
 	// The address function follows the server across restarts, which may move it to another port.
@@ -185,14 +55,21 @@ func TestScenarios(t *testing.T) {
 		t.Fatalf("NewClient: %v", err)
 	}
 	t.Cleanup(func() { _ = client.Close() })
-	env := &scenarioEnv{model: model, server: server, client: client}
+	playScenarios(t, &scenarioEnv{model: model, server: server, client: client}, loaded)
+}
 
+// playScenarios runs each scenario in env as a subtest, in order.
+func playScenarios(t *testing.T, env *scenarioEnv, loaded []loadedScenario) {
 	for _, ls := range loaded {
 		t.Run(ls.stem, func(t *testing.T) {
 			if ls.err != nil {
 				t.Fatalf("loading the scenario: %v", ls.err)
 			}
-			ctx, cancel := context.WithTimeout(t.Context(), scenarioTimeout)
+			timeout := scenarioTimeout
+			if env.cluster != nil {
+				timeout = clusterScenarioTimeout
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), timeout)
 			defer cancel()
 			r := &scenarioRunner{t: t, env: env, ls: ls, suggested: map[string][]*pb.PermissionRule{},
 				aliases: newCallAliases()}
@@ -212,6 +89,8 @@ type scenarioRunner struct {
 	suggested map[string][]*pb.PermissionRule
 	// aliases binds the scenario's names for calls to the server's ids.
 	aliases *callAliases
+	// spread is a cluster run's state (see scenario_cluster_test.go); nil on one server.
+	spread *spreadState
 }
 
 func (r *scenarioRunner) run(ctx context.Context) {
@@ -229,6 +108,9 @@ func (r *scenarioRunner) run(ctx context.Context) {
 
 	for i, st := range sc.Steps {
 		label := fmt.Sprintf("%s: step %d", sc.Name, i+1)
+		if r.spread != nil {
+			r.moveStream(ctx, i)
+		}
 		if st.Error != nil {
 			r.expectRefusal(ctx, label, st)
 			continue
@@ -240,17 +122,22 @@ func (r *scenarioRunner) run(ctx context.Context) {
 			events := r.settle(ctx, label)
 			r.remember(events)
 			if got := shapeAgainst(events, st.Expect, r.aliases); !slices.Equal(got, st.Expect) {
-				t.Fatalf("%s: events\n got: %s\nwant: %s", label, strings.Join(got, ", "), strings.Join(st.Expect, ", "))
+				t.Fatalf("%s: events\n got: %s\nwant: %s%s", label, strings.Join(got, ", "), strings.Join(st.Expect, ", "),
+					replyEndNote(events))
 			}
 		}
 	}
 	r.checkFinal(ctx)
+	if r.spread != nil {
+		r.checkWatchers(ctx)
+	}
 }
 
 // quiesce closes the stream and, when the scenario left its session busy (it failed half-way),
 // interrupts the reply so that it cannot take the next scenario's model turns.
 func (r *scenarioRunner) quiesce() {
 	_ = r.sess.Close()
+	r.stopWatchers()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.t.Context()), settleTimeout)
 	defer cancel()
 	for {
@@ -277,6 +164,10 @@ func (r *scenarioRunner) open(ctx context.Context) {
 		r.t.Fatalf("CreateSession(%s): %v", r.ls.stem, err)
 	}
 	r.sessionID = info.GetId()
+	if r.env.cluster != nil {
+		r.attachOnNode(ctx)
+		return
+	}
 	r.sess, err = r.env.client.Attach(ctx, r.sessionID)
 	if err != nil {
 		r.t.Fatalf("Attach(%s): %v", r.sessionID, err)
@@ -305,6 +196,8 @@ func (r *scenarioRunner) act(ctx context.Context, st step) error {
 		r.open(ctx)
 	case st.Reconnect:
 		return r.sess.Reconnect(ctx)
+	case (st.Restart || st.Crash) && r.env.cluster != nil:
+		return r.restartCluster(ctx, st.Crash)
 	case st.Restart:
 		// The session notices the shutdown (UNAVAILABLE) and attaches again after its last seq to
 		// wherever the server comes back.
@@ -488,6 +381,9 @@ func (r *scenarioRunner) settle(ctx context.Context, label string) []*parkway.Ev
 		}
 		events = append(events, ev)
 	}
+	if r.spread != nil {
+		events = r.consume(label, events)
+	}
 	return events
 }
 
@@ -553,6 +449,17 @@ func (r *scenarioRunner) checkFinal(ctx context.Context) {
 			t.Errorf("final: the session sees %d rules, want %d", got, *final.Rules)
 		}
 	}
+}
+
+// replyEndNote says why the last reply among events ended, when it ended with an error (a reply the
+// server cut short, a model that failed), for a failure message; "" otherwise.
+func replyEndNote(events []*parkway.Event) string {
+	for _, ev := range slices.Backward(events) {
+		if end := ev.GetReplyEnd(); end != nil && end.GetError() != nil {
+			return fmt.Sprintf("\n(reply_end %s: %s: %s)", end.GetFinishedReason(), end.GetError().GetCode(), end.GetError().GetMessage())
+		}
+	}
+	return ""
 }
 
 // describeEvent is "tool_result_end call_1 DENIED" for an event, trimmed to detail words (kind,

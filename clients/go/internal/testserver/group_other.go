@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// terminateSignal is os.Kill: other systems cannot ask a process to shut down gracefully.
+var terminateSignal = os.Kill
+
 // newProcessGroup leaves cmd as is: without Unix process groups only the direct child is stopped.
 func newProcessGroup(cmd *exec.Cmd) {}
 

@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// terminateSignal asks a process to shut down gracefully.
+var terminateSignal os.Signal = syscall.SIGTERM
+
 // newProcessGroup makes cmd the leader of a new process group, so that stopping it also stops the
 // processes it starts (npm starts node, which may start more).
 func newProcessGroup(cmd *exec.Cmd) {

@@ -71,14 +71,14 @@ func (p *process) kill() {
 }
 
 // childEnv is the test's environment without the PARKWAY_* variables that would override the
-// configuration the tests write (model URL, listen address, data directory, config file, TLS).
+// configuration the tests write (model URL, listen address, data directory, database, config file, TLS).
 func childEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
 		case "PARKWAY_CONFIG", "PARKWAY_LISTEN", "PARKWAY_DATA", "PARKWAY_MODEL_URL", "PARKWAY_MODEL", "PARKWAY_MODEL_API_KEY",
-			"PARKWAY_TLS_CERT", "PARKWAY_TLS_KEY", "PARKWAY_TLS_CLIENT_CA":
+			"PARKWAY_TLS_CERT", "PARKWAY_TLS_KEY", "PARKWAY_TLS_CLIENT_CA", "PARKWAY_DATABASE_URL", "PARKWAY_NODE_ID":
 			continue
 		}
 		env = append(env, kv)
