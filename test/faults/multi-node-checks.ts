@@ -30,6 +30,8 @@ export interface FinalCheck {
   effects: string;
   runs: string;
   lives: readonly NodeLife[];
+  /** When PostgreSQL was crashed (ms since the epoch). */
+  postgresCrashes: readonly number[];
   violations: string[];
 }
 
@@ -48,6 +50,18 @@ async function anyNode<T>(check: FinalCheck, f: (c: ParkwayClient) => Promise<T>
       await sleep(250);
     }
   }
+}
+
+/**
+ * When the event with this id was made (an id starts with its time: 9 base36 characters of
+ * milliseconds), relative to the first PostgreSQL crash after it.
+ */
+function crashAfter(eventId: string, crashes: readonly number[]): string {
+  const made = Number.parseInt(eventId.slice(eventId.indexOf("_") + 1).slice(0, 9), 36);
+  const crash = crashes.find((c) => c >= made);
+  return crash === undefined
+    ? " (no PostgreSQL crash after it)"
+    : ` (made ${crash - made} ms before a PostgreSQL crash)`;
 }
 
 const codeOf = (err: unknown) => (err instanceof ParkwayClientError ? err.codeName : String(err));
@@ -83,8 +97,11 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
     const replaced: string[] = [];
     for (const e of events) {
       const seen = s.seen.get(e.seq);
-      if (seen !== undefined && seen !== e.id)
-        replaced.push(`${e.seq}: saw ${seen}, stored ${e.id}`);
+      if (seen !== undefined && seen !== e.id) {
+        replaced.push(
+          `${e.seq}: saw ${seen}${crashAfter(seen, check.postgresCrashes)}, stored ${e.id}`,
+        );
+      }
       if (e.event?.$case === "requireUserConfirm") {
         for (const call of e.event.value.toolCalls) {
           asked.set(call.id, (asked.get(call.id) ?? 0) + 1);

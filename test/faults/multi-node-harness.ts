@@ -77,6 +77,7 @@ export async function runMultiNodeFaults(
   const watchers = new StreamWatchers({ violation, counts: report });
   const sessions: DrivenSession[] = [];
   const completed = new Set<string>();
+  const postgresCrashes: number[] = [];
   const started = Date.now();
   let stopping = false;
   const ops = () => report.parks + report.answers;
@@ -196,6 +197,7 @@ export async function runMultiNodeFaults(
 
   async function crasher(): Promise<void> {
     while (await opsPass(options.opsPerPostgresRestart)) {
+      postgresCrashes.push(Date.now());
       await postgres.kill();
       report.postgresRestarts++;
       await sleep(pick(options.postgresDownMs));
@@ -218,6 +220,7 @@ export async function runMultiNodeFaults(
       effects: path.join(workdir, "effects.txt"),
       runs: path.join(workdir, "runs.txt"),
       lives: cluster.lives,
+      postgresCrashes,
       violations: report.violations,
     });
     Object.assign(report, counts);
