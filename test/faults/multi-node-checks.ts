@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ParkwayClient, ParkwayClientError } from "../../src/client/index.js";
-import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { confirmInput } from "../helpers/confirm-input.js";
 import { checkEffects, readEventLog, transient } from "./fault-checks.js";
+import type { WitnessedCall } from "./model-witness.js";
 import type { NodeLife } from "./node-cluster.js";
 import { checkOverlaps, type OverlapCounts } from "./reply-overlaps.js";
 import type { WatchedSession } from "./stream-watchers.js";
@@ -30,6 +30,8 @@ export interface FinalCheck {
   effects: string;
   runs: string;
   lives: readonly NodeLife[];
+  /** The model calls, as the model saw them. */
+  modelCalls: readonly WitnessedCall[];
   /** When PostgreSQL was crashed (ms since the epoch). */
   postgresCrashes: readonly number[];
   violations: string[];
@@ -77,7 +79,6 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
   const { violations } = check;
   const effects = await checkEffects(check.effects, check.completed, violations);
   const effectLines = new Set((await readFile(check.effects, "utf8").catch(() => "")).split("\n"));
-  const all: ServerEvent[] = [];
   for (const s of check.sessions) {
     const name = `session s${s.index} (${s.id})`;
     const state = await anyNode(check, (c) => c.getSession(s.id));
@@ -92,7 +93,6 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
       if (pending.has(c.callId)) violations.push(`${name}: answered ${c.callId} is parked again`);
     }
     const events = await anyNode(check, (c) => readEventLog(c, s.id, state.lastSeq, violations));
-    all.push(...events);
     const asked = new Map<string, number>();
     const replaced: string[] = [];
     for (const e of events) {
@@ -139,5 +139,5 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
     }
   }
   const runs = await readFile(check.runs, "utf8").catch(() => "");
-  return { effects, ...checkOverlaps(all, runs, check.lives, violations) };
+  return { effects, ...checkOverlaps(check.modelCalls, runs, check.lives, violations) };
 }

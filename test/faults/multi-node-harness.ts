@@ -7,6 +7,7 @@ import { confirmInput } from "../helpers/confirm-input.js";
 import type { TestPostgres } from "../helpers/postgres.js";
 import { tempDir } from "../helpers/spawn-server.js";
 import { type DrivenSession, finalCheck } from "./multi-node-checks.js";
+import { startModelWitness } from "./model-witness.js";
 import { NodeCluster } from "./node-cluster.js";
 import { modelNameOf, RUN_COMMAND } from "./reply-overlaps.js";
 import { StreamWatchers } from "./stream-watchers.js";
@@ -50,6 +51,7 @@ export async function runMultiNodeFaults(
       ],
     },
   });
+  const witness = await startModelWitness(model.url);
   const url = await postgres.createDatabase();
   const report = emptyReport();
 
@@ -60,7 +62,7 @@ export async function runMultiNodeFaults(
     root,
     options.nodes,
     (node, life) => ({
-      model: { url: model.url, name: modelNameOf(life), maxRetries: 0 },
+      model: { url: witness.url, name: modelNameOf(life), maxRetries: 0 },
       database: { url, leaseTimeout: "1s", nodeId: `node-${node}` },
       agents: [
         {
@@ -221,6 +223,7 @@ export async function runMultiNodeFaults(
       runs: path.join(workdir, "runs.txt"),
       lives: cluster.lives,
       postgresCrashes,
+      modelCalls: witness.calls,
       violations: report.violations,
     });
     Object.assign(report, counts);
@@ -228,6 +231,7 @@ export async function runMultiNodeFaults(
     stopping = true;
     await watchers.closeAll();
     await cluster.stop();
+    await witness.close();
     await model.close();
   }
   report.lives = cluster.lives.length;

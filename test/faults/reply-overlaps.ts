@@ -1,14 +1,16 @@
-import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import type { WitnessedCall } from "./model-witness.js";
 import type { NodeLife } from "./node-cluster.js";
 import { tagOf } from "./storage-fault-ledger.js";
 
 /**
  * The evidence of which node ran what of a reply, and when: a node's work on a reply is its model
- * calls (MODEL_CALL_START to MODEL_CALL_END in the event log, the node named by the model name its
- * life was configured with) and its tool runs (the Bash command appends a start and an end line
- * with its node's life, its message's tag and the time to a file of the shared working directory).
- * Two nodes ran a reply at once when the work of one life on the reply began before the work of
- * another life on it had ended, by the one clock of the machine they all run on.
+ * calls (as the model saw them: `ModelWitness`, the node named by the model name its life was
+ * configured with) and its tool runs (the Bash command appends a start and an end line with its
+ * node's life, its message's tag and the time to a file of the shared working directory). Neither
+ * depends on what the node could store: the event log holds only the writes of the lease's holder,
+ * so it could never show a second node at work. A reply is named by its message's tag (each message
+ * starts one reply). Two nodes ran a reply at once when the work of one life on it began before
+ * the work of another life on it had ended, by the one clock of the machine they all run on.
  */
 
 /** One piece of work of a node life on a reply, in milliseconds since the epoch. */
@@ -24,7 +26,7 @@ interface Work {
 export interface OverlapCounts {
   /** Tool runs found in the runs file. */
   toolRuns: number;
-  /** Model calls found in the event logs. */
+  /** Model calls the model saw for a message of the harness. */
   modelCalls: number;
   /** Replies worked on by more than one node life (parked on one, answered on another). */
   handedOver: number;
@@ -41,38 +43,23 @@ export const RUN_COMMAND =
   'echo "{{last_user}}" >> effects.txt; echo "end $PARKWAY_FAULTS_LIFE {{last_user}} $(date +%s%N)" >> runs.txt';
 
 /**
- * Checks that no two node lives worked on one reply at once; `events` are the event logs of every
- * session, `runs` the runs file's text.
+ * Checks that no two node lives worked on one reply at once, from the model's `calls` and the runs
+ * file's text.
  */
 export function checkOverlaps(
-  events: readonly ServerEvent[],
+  calls: readonly WitnessedCall[],
   runs: string,
   lives: readonly NodeLife[],
   violations: string[],
 ): OverlapCounts {
   const counts: OverlapCounts = { toolRuns: 0, modelCalls: 0, handedOver: 0, orphanRuns: 0 };
   const work: Work[] = [];
-  const replyOfTag = new Map<string, string>();
-  const calls = new Map<string, Work>();
-  const ms = (e: ServerEvent) => e.createdAt?.getTime() ?? 0;
-  for (const e of events) {
-    const body = e.event;
-    if (body?.$case === "modelCallStart") {
-      const life = body.value.modelName.replace(/^scripted\//, "");
-      const call: Work = { life, reply: e.replyId, what: "model call", from: ms(e), to: ms(e) };
-      calls.set(e.replyId, call);
-      work.push(call);
-      counts.modelCalls++;
-    } else if (body?.$case === "modelCallEnd") {
-      const call = calls.get(e.replyId);
-      if (call) call.to = ms(e);
-      calls.delete(e.replyId);
-    } else if (body?.$case === "requireUserConfirm") {
-      for (const c of body.value.toolCalls) {
-        const tag = tagOf(c.input);
-        if (tag) replyOfTag.set(tag, e.replyId);
-      }
-    }
+  for (const call of calls) {
+    const reply = tagOf(call.lastUser);
+    if (!reply) continue;
+    const life = call.model.replace(/^scripted\//, "");
+    work.push({ life, reply, what: "model call", from: call.from, to: call.to });
+    counts.modelCalls++;
   }
 
   const death = new Map(lives.map((l) => [l.name, l]));
@@ -91,7 +78,7 @@ export function checkOverlaps(
     if (edge === "start") {
       const run: Work = {
         life,
-        reply: replyOfTag.get(tag) ?? tag,
+        reply: tag,
         what: "tool run",
         from: at,
         to: at,
