@@ -1,5 +1,7 @@
 import type { Config } from "../config/schema.js";
 import { createLevelStore } from "../store/level-store.js";
+import type { Logger } from "../common/logger.js";
+import type { StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
 
 /**
@@ -17,4 +19,18 @@ export async function createStore(config: Config): Promise<Store> {
     // A node frozen inside a write must not hold its rows' locks past its leases.
     idleInTransactionTimeoutMs: config.database.leaseTimeout,
   });
+}
+
+/**
+ * With several nodes on one database (`database.url`), the wake-ups between them: PostgreSQL's
+ * LISTEN/NOTIFY on a connection of their own.
+ */
+export async function createSignals(
+  config: Config,
+  log: Logger,
+): Promise<StoreSignals | undefined> {
+  const url = config.database.url;
+  if (url === undefined) return undefined;
+  const { PgSignals } = await import("../store/postgres/pg-signals.js");
+  return new PgSignals(url, log);
 }

@@ -22,7 +22,7 @@ import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
 import { createAuthenticator } from "../server/auth.js";
 import { AgentMcp } from "./agent-mcp.js";
-import { createStore } from "./create-store.js";
+import { createSignals, createStore } from "./create-store.js";
 import { AgentConfigError, buildAgents } from "./build-agents.js";
 
 /** What an embedding application may add to the configuration. */
@@ -139,7 +139,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     await demo?.close();
     throw err;
   }
+  const signals = await createSignals(config, log);
   const manager = new SessionManager(store, agents, log, {
+    ...(signals ? { signals } : {}),
     ...(config.retention.keepFinishedReplies === undefined
       ? {}
       : { keepFinishedReplies: config.retention.keepFinishedReplies }),

@@ -3,7 +3,6 @@ import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
 import type { SessionManager, SessionView } from "../session/session-manager.js";
 import type { StreamItem } from "../session/stored-event.js";
-import type { Subscriber } from "../session/subscriber.js";
 import { type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
 import { PermissionMode } from "../generated/parkway/v1/permission.js";
 import type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
@@ -68,11 +67,6 @@ function endsReply(item: StreamItem): boolean {
     item.kind === "event" &&
     (item.event.body.type === "reply_end" || item.event.body.type === "reply_parked")
   );
-}
-
-/** Sends the outcome of an input to the stream that sent it. */
-function pushAck(subscriber: Subscriber, requestId: string, error?: unknown): void {
-  subscriber.push({ kind: "ack", ack: { requestId, ...(error === undefined ? {} : { error }) } });
 }
 
 function parseExternalTools(
@@ -153,7 +147,7 @@ export function createAgentService(
         hello.event.value.afterSeq,
         ctx.signal,
       );
-      const { actor, subscriber } = attached;
+      const { subscriber } = attached;
       // Past its backlog the stream ends now, not when its client reads again.
       subscriber.whenFailed((err) => ctx.fail(err));
 
@@ -162,7 +156,7 @@ export function createAgentService(
       // After the client half-closes, the stream ends (OK) once the session runs no reply.
       let halfClosed = false;
       const endIfQuiet = () => {
-        if (actor.snapshot.status !== "running") subscriber.close();
+        if (!attached.running) subscriber.close();
       };
       const pump = (async () => {
         for (;;) {
@@ -186,10 +180,10 @@ export function createAgentService(
               principal: ctx.principal.name,
               requestId: msg.requestId,
             });
-            pushAck(subscriber, msg.requestId);
+            attached.ack(msg.requestId);
           } catch (err) {
             if (!isParkwayError(err)) ctx.log.error({ err }, "input failed");
-            pushAck(subscriber, msg.requestId, err);
+            attached.ack(msg.requestId, err);
           }
         }
       })();
@@ -210,7 +204,6 @@ export function createAgentService(
         }
       } finally {
         attached.detach();
-        manager.release(actor);
       }
     },
 

@@ -1,6 +1,15 @@
 import { invalidArgument, ParkwayError } from "../common/errors.js";
 import { limitReached } from "../common/limits.js";
-import type { SessionActor } from "./session-actor.js";
+
+/** What an attach is checked against: the session as stored or in memory. */
+export interface AttachTarget {
+  id: string;
+  /** The first seq still stored (retention compacts older events). */
+  firstAvailableSeq: number;
+  lastSeq: number;
+  /** Streams attached to the session (on this node). */
+  attached: number;
+}
 
 /**
  * Refuses an attach after `afterSeq` that the session cannot serve: events that retention
@@ -8,12 +17,12 @@ import type { SessionActor } from "./session-actor.js";
  * the session's last (INVALID_ARGUMENT), or one stream more than `maxStreams`.
  */
 export function checkAttach(
-  actor: SessionActor,
+  target: AttachTarget,
   afterSeq: number,
   maxStreams: number | undefined,
 ): void {
-  const sessionId = actor.id;
-  const first = actor.firstAvailableSeq;
+  const sessionId = target.id;
+  const first = target.firstAvailableSeq;
   if (afterSeq + 1 < first) {
     throw new ParkwayError(
       "failed_precondition",
@@ -31,7 +40,7 @@ export function checkAttach(
       },
     );
   }
-  const lastSeq = actor.snapshot.lastSeq;
+  const lastSeq = target.lastSeq;
   if (afterSeq > lastSeq) {
     throw invalidArgument([
       {
@@ -40,7 +49,7 @@ export function checkAttach(
       },
     ]);
   }
-  if (maxStreams !== undefined && actor.events.attached >= maxStreams) {
+  if (maxStreams !== undefined && target.attached >= maxStreams) {
     throw limitReached(
       "streamsPerSession",
       maxStreams,

@@ -30,6 +30,8 @@ export interface HubOptions {
   onFailure?: (error: Error) => void;
   /** Makes each write apply only while the session is this node's (its lease); else it fails. */
   fence?: (batch: StoreBatch) => void;
+  /** Told after each write that stored events. */
+  committed?: () => void;
 }
 
 interface Waiter {
@@ -47,11 +49,12 @@ interface Waiter {
  * rejects, the attached streams end with UNAVAILABLE, and `onFailure` is told; the hub writes
  * nothing more.
  *
- * The hub is told what to write: the events emitted, the records given with them (`emitWith`,
- * `commit`, `stage`), synced or not, and the session's record (`head`). It calls nothing back.
+ * It is told what to write: the events emitted, the records given with them (`emitWith`, `commit`,
+ * `stage`), synced or not, and the session's record (`head`); it tells only `HubOptions`.
  */
 export class EventHub {
-  private readonly log: EventLog;
+  /** The session's events, stored and pending (reads go there). */
+  readonly log: EventLog;
   private readonly subscribers = new Set<Subscriber>();
   private draining: Promise<void> | undefined;
   /** A write scheduled for after the current turn of the event loop. */
@@ -188,6 +191,7 @@ export class EventHub {
         return;
       }
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
+      if (events.length > 0) this.options.committed?.();
       this.inFlight = [];
       for (const event of events) {
         for (const sub of this.subscribers) sub.push({ kind: "event", event });
@@ -281,16 +285,6 @@ export class EventHub {
     } finally {
       this.subscribers.delete(subscriber);
     }
-  }
-
-  /** The keys of the stored chunks of events within (afterSeq, uptoSeq] (see `EventLog`). */
-  chunkKeys(afterSeq: number, uptoSeq: number): Promise<string[]> {
-    return this.log.chunkKeys(afterSeq, uptoSeq);
-  }
-
-  /** Reads stored events of this session (see `EventLog.read`). */
-  read(afterSeq: number, uptoSeq: number): AsyncGenerator<StoredEvent> {
-    return this.log.read(afterSeq, uptoSeq);
   }
 
   /** Ends every attached stream with `error`. */

@@ -57,7 +57,7 @@ export function expiryEnding(
  */
 export async function recoveryEnding(hub: EventHub, active: ActiveReply): Promise<Ending> {
   const later: EventBody[] = [];
-  for await (const event of hub.read(active.data.snapshotSeq, hub.lastSeq)) {
+  for await (const event of hub.log.read(active.data.snapshotSeq, hub.lastSeq)) {
     if (event.replyId === active.data.replyId) later.push(event.body);
   }
   active.data.message = foldEvents(active.data.message, later);

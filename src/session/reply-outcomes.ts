@@ -18,6 +18,15 @@ export interface ReplySettled {
   pending: ToolCallBlock[];
 }
 
+/** The first outcome of an input after which the reply parked, as its request record keeps it. */
+export function parkedOutcome(parked: NonNullable<RequestData["parked"]>): ReplySettled {
+  return {
+    message: parked.notice,
+    status: parked.status,
+    pending: parked.notice.content.filter((b) => b.type === "tool_call"),
+  };
+}
+
 /** An applied input's request id whose first outcome is the reply's next settlement. */
 export interface AwaitingRequest {
   requestId: string;
@@ -122,18 +131,13 @@ export class ReplyOutcomes {
     record: RequestData,
     activeReplyId: string | undefined,
   ): Promise<ReplySettled | undefined> {
-    const fromParked = (parked: NonNullable<RequestData["parked"]>): ReplySettled => ({
-      message: parked.notice,
-      status: parked.status,
-      pending: parked.notice.content.filter((b) => b.type === "tool_call"),
-    });
-    if (record.parked) return fromParked(record.parked);
+    if (record.parked) return parkedOutcome(record.parked);
     const inMemory = this.pending.get(requestId);
     if (inMemory) return inMemory;
     const sessionId = this.head.id;
     // The settlement may have been stored since the record was read.
     const now = (await this.store.get(RequestRecord, requestKey(sessionId, requestId))) ?? record;
-    if (now.parked) return fromParked(now.parked);
+    if (now.parked) return parkedOutcome(now.parked);
     if (now.messageIndex === undefined || now.replyId === undefined) return undefined;
     const final = await this.store.get(MessageRecord, messageKey(sessionId, now.messageIndex));
     if (final?.id === now.replyId) return { message: final, status: "idle", pending: [] };

@@ -125,7 +125,9 @@ export class ReplyWrites {
     let settled: ReplySettled;
     if (outcome.kind === "finished") {
       const keep = this.s.keepFinishedReplies;
-      const compact = await compaction(head.data, keep, hub.lastSeq, (a, b) => hub.chunkKeys(a, b));
+      const compact = await compaction(head.data, keep, hub.lastSeq, (a, b) =>
+        hub.log.chunkKeys(a, b),
+      );
       const index = head.data.messageCount;
       this.current = undefined;
       head.update({ messageCount: index + 1, ...compact?.data });

@@ -2,6 +2,7 @@ import type { AgentDefinition } from "../agent/agent.js";
 import type { PermissionState } from "../agent/gate.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
+import type { StoreSignals } from "../store/signals.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { modeAudit } from "./audit-entries.js";
@@ -14,11 +15,11 @@ import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
 import { type LifecycleSession, ReplyLifecycle } from "./reply-lifecycle.js";
 import { ReplyOutcomes, type ReplySettled } from "./reply-outcomes.js";
 import type { RequestTicket } from "./request-ids.js";
-import { firstAvailableSeq } from "./retention.js";
 import type { RuleBook } from "./rule-book.js";
 import { SessionHead } from "./session-head.js";
 import type { Lease, SessionLeases } from "./session-leases.js";
 import { SessionPermissions } from "./session-permissions.js";
+import { eventsTopic } from "./signal-topics.js";
 
 export type { ReplySettled } from "./reply-outcomes.js";
 
@@ -31,7 +32,7 @@ export interface ActorDeps {
   /** Told about every parked call's deadline. */
   expiry?: { note(at: string): void };
   /** Keep the events of this many finished replies per session; undefined keeps all. */
-  keepFinishedReplies?: number;
+  keepFinishedReplies?: number | undefined;
   /**
    * Told when a write of the actor failed: its memory may be ahead of the store, so it must not be
    * used again (the next use loads the session from the store).
@@ -44,6 +45,8 @@ export interface ActorDeps {
   idle?: (actor: SessionActor) => void;
   /** The session leases, when several nodes share the database. */
   leases?: SessionLeases;
+  /** Wake-ups of the other nodes, when several share the database. */
+  signals?: StoreSignals;
 }
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
@@ -124,6 +127,11 @@ export class SessionActor implements LifecycleSession, HubOptions {
     if (this.lease) this.deps.leases?.fence(batch, this.lease);
   }
 
+  /** HubOptions: events were stored; the streams following the session on other nodes read them. */
+  committed(): void {
+    this.deps.signals?.signal(eventsTopic(this.head.id));
+  }
+
   /** HubOptions: a write of the session failed; the actor stops (see `fail`). */
   onFailure(error: Error): void {
     this.fail(error);
@@ -173,11 +181,6 @@ export class SessionActor implements LifecycleSession, HubOptions {
   /** True when nothing needs this actor in memory: no reply running and no stream attached. */
   get evictable(): boolean {
     return this.events.attached === 0 && !this.reply.running;
-  }
-
-  /** The first seq that can still be replayed. */
-  get firstAvailableSeq(): number {
-    return firstAvailableSeq(this.head.data);
   }
 
   /** The number the next request id of this session is recorded under. */

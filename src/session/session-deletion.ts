@@ -1,4 +1,7 @@
+import { isParkwayError, notFound } from "../common/errors.js";
+import type { StoreSignals } from "../store/signals.js";
 import type { Store, StoreBatch } from "../store/store.js";
+import type { ActorRegistry } from "./actor-registry.js";
 import {
   TenantCountRecord,
   DamagedSessionRecord,
@@ -14,6 +17,7 @@ import {
 import { deleteRequests } from "./request-ids.js";
 import type { RuleBook } from "./rule-book.js";
 import type { TenantSessionCount } from "./tenant-session-count.js";
+import { eventsTopic } from "./signal-topics.js";
 
 /**
  * Puts the deletion of everything a session stored into `batch`: its events, history, rules,
@@ -62,4 +66,33 @@ export async function deleteSession(
     await batch.put(TenantCountRecord, tenant, { sessions }).write({ sync: true });
     return { count: sessions, result: undefined };
   });
+}
+
+/**
+ * Deletes a session with its history, events and reply: a running reply is interrupted and the
+ * streams attached to the actor end with NOT_FOUND (those following it from other nodes read that
+ * it is gone once signalled). A session that lost data can still be deleted.
+ */
+export async function removeSession(
+  deps: {
+    store: Store;
+    actors: ActorRegistry;
+    sessionCount: TenantSessionCount;
+    rules: RuleBook;
+    signals?: StoreSignals | undefined;
+  },
+  tenant: string,
+  sessionId: string,
+): Promise<void> {
+  const { store, actors } = deps;
+  const actor = await actors.acquire(sessionId, tenant).catch(async (err: unknown) => {
+    if (!isParkwayError(err, "data_loss")) throw err;
+    const data = await store.get(SessionRecord, sessionId).catch(() => undefined);
+    if (data && data.tenant !== tenant) throw notFound("session", sessionId);
+    return undefined;
+  });
+  await actor?.dispose(notFound("session", sessionId));
+  actors.forget(sessionId, actor);
+  await deleteSession(store, deps.sessionCount, tenant, sessionId, deps.rules);
+  deps.signals?.signal(eventsTopic(sessionId));
 }

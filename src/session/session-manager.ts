@@ -1,10 +1,10 @@
 import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
-import { invalidArgument, isParkwayError, notFound, shuttingDown } from "../common/errors.js";
+import { invalidArgument, notFound, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
 import { type StorageFailure } from "../store/storage-failure.js";
+import type { StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
-import { SessionRecord } from "./records.js";
 import type { SessionInput } from "./session-input.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
 import { type CreateSessionInput, newSession, storeNewSession } from "./new-session.js";
@@ -12,9 +12,11 @@ import { pendingCalls } from "./pending-calls.js";
 import { checkRequestId, REQUEST_ID_DEFAULTS, type RequestIdLimits } from "./request-ids.js";
 import { RuleBook } from "./rule-book.js";
 import type { ActorRegistry } from "./actor-registry.js";
-import { type Applied, applyInput } from "./apply-input.js";
-import { checkAttach } from "./attach-checks.js";
-import { deleteSession } from "./session-deletion.js";
+import { type Applied, type ApplyLimits, applyInput } from "./apply-input.js";
+import { hubStream } from "./hub-stream.js";
+import type { ApplyHere } from "./inbox.js";
+import type { SessionStream } from "./session-stream.js";
+import { removeSession } from "./session-deletion.js";
 import { loadActor } from "./load-actor.js";
 import { type NodeActors, nodeActors } from "./node-actors.js";
 import { SessionReader } from "./session-reader.js";
@@ -33,13 +35,12 @@ import { TenantSessionCount } from "./tenant-session-count.js";
 export type { CreateSessionInput } from "./new-session.js";
 export type { SessionView } from "./session-list.js";
 export type { SessionLimits } from "./session-limits.js";
-
 export type { SessionInput } from "./session-input.js";
 
 /**
  * Owns the sessions of one server: creates, finds, lists and deletes them, and keeps one actor in
- * memory per session that is in use (a running reply or an attached stream); other sessions live
- * only in the store.
+ * memory per session in use (a running reply, an attached stream; see `nodeActors` for several
+ * nodes); other sessions live only in the store.
  *
  * When the store fails (see `Store`), every input, create, delete and attach is refused with the
  * failure (UNAVAILABLE), deadlines stop firing, running replies are aborted, attached streams end
@@ -59,6 +60,7 @@ export class SessionManager {
   private readonly limits: SessionLimits;
   private readonly sessionCount: TenantSessionCount;
   private readonly requestIds: RequestIdLimits;
+  private readonly applyLimits: ApplyLimits;
   /** Set by `stop`: from then on inputs, creations and deletions answer UNAVAILABLE. */
   private stopping = false;
 
@@ -73,13 +75,22 @@ export class SessionManager {
       requestIds?: Partial<RequestIdLimits>;
       /** Session leases, for several nodes on one database (see `SessionLeases`). */
       leases?: LeaseOptions;
+      /** Wake-ups between those nodes (see `StoreSignals`); in this process only by default. */
+      signals?: StoreSignals;
     } = {},
   ) {
     this.limits = options.limits ?? {};
     this.requestIds = { ...REQUEST_ID_DEFAULTS, ...options.requestIds };
     this.sessionCount = new TenantSessionCount(store);
     this.reader = new SessionReader(store, log);
-    this.node = nodeActors(store, log, options.leases, (id) =>
+    const applyHere: ApplyHere = (...args) => this.applyHere(...args);
+    const cluster = options.leases && {
+      ...options.leases,
+      signals: options.signals,
+      reader: this.reader,
+      applyHere,
+    };
+    this.node = nodeActors(store, log, cluster, (id) =>
       loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant)),
     );
     this.actors = this.node.actors;
@@ -93,10 +104,15 @@ export class SessionManager {
       expiry: this.expiry,
       failed: (actor) => this.actors.drop(actor),
       idle: (actor) => this.actors.release(actor),
-      ...(this.node.leases ? { leases: this.node.leases } : {}),
-      ...(options.keepFinishedReplies === undefined
-        ? {}
-        : { keepFinishedReplies: options.keepFinishedReplies }),
+      ...(this.node.leases ? { leases: this.node.leases, signals: this.node.signals } : {}),
+      keepFinishedReplies: options.keepFinishedReplies,
+    };
+    this.applyLimits = {
+      store,
+      requestIds: this.requestIds,
+      runningReplies: this.limits.runningReplies,
+      running: () => this.actors.running(),
+      assertAccepting: () => this.assertAccepting(),
     };
     store.onFailure((failure) => this.storageFailed(failure));
   }
@@ -107,17 +123,12 @@ export class SessionManager {
     for (const actor of this.actors.all()) actor.fail(failure);
   }
 
-  /** Refuses a change once the store has failed: it could not be stored. */
-  private refuseIfFailed(): void {
-    const failure = this.store.failure;
-    if (failure) throw failure;
-  }
-
   /**
    * Recovers the replies a stop cut short, then starts firing deadlines (including those that
    * passed while the server was down).
    */
   async start(): Promise<void> {
+    await this.node.open();
     const recovered = await this.recover();
     if (recovered > 0)
       this.log.info({ recovered }, "ended replies that were running at the last stop");
@@ -136,12 +147,13 @@ export class SessionManager {
     this.stopping = true;
     await this.expiry.stop();
     await this.actors.stopAll(graceMs);
-    this.node.stop();
+    await this.node.stop(shuttingDown());
   }
 
   /** Refuses a change once the store has failed, or once the server is shutting down. */
   private assertAccepting(): void {
-    this.refuseIfFailed();
+    // Once the store has failed, a change could not be stored.
+    if (this.store.failure) throw this.store.failure;
     if (this.stopping) throw shuttingDown();
   }
 
@@ -186,12 +198,6 @@ export class SessionManager {
     });
   }
 
-  /** The session's actor with one use held (see `ActorRegistry.acquire`). */
-  private acquire(sessionId: string, tenant?: string): Promise<SessionActor> {
-    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
-    return this.actors.acquire(sessionId, tenant);
-  }
-
   /**
    * Runs `fn` with the session's actor and lets the actor leave memory afterwards, however `fn`
    * ends, unless a stream, a running reply or another use still needs it. Every use of an actor
@@ -211,11 +217,6 @@ export class SessionManager {
     return this.actors.size;
   }
 
-  /** Lets an actor leave memory once its stream ended, if nothing else needs it. */
-  release(actor: SessionActor): void {
-    this.actors.release(actor);
-  }
-
   async get(tenant: string, sessionId: string): Promise<SessionView> {
     if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
     const actor = this.actors.cached(sessionId);
@@ -230,38 +231,31 @@ export class SessionManager {
     return listSessions(this.store, tenant, filter, (id) => this.get(tenant, id));
   }
 
-  /** Deletes a session with its history, events and reply; interrupts a running reply. */
+  /** Deletes a session with its history, events and reply (see `removeSession`). */
   async delete(tenant: string, sessionId: string): Promise<void> {
     this.assertAccepting();
-    // A session that lost data can still be deleted.
-    const actor = await this.acquire(sessionId, tenant).catch(async (err: unknown) => {
-      if (!isParkwayError(err, "data_loss")) throw err;
-      const data = await this.store.get(SessionRecord, sessionId).catch(() => undefined);
-      if (data && data.tenant !== tenant) throw notFound("session", sessionId);
-      return undefined;
-    });
-    await actor?.dispose(notFound("session", sessionId));
-    this.actors.forget(sessionId, actor);
-    await deleteSession(this.store, this.sessionCount, tenant, sessionId, this.rules(tenant));
+    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
+    const { store, actors, sessionCount, node } = this;
+    const deps = { store, actors, sessionCount, signals: node.signals, rules: this.rules(tenant) };
+    await removeSession(deps, tenant, sessionId);
   }
 
-  /** Attaches a stream to a session (see `SessionActor.attach`). */
+  /**
+   * Attaches a stream to a session: to its actor's hub (see `SessionActor.attach`), or with
+   * several nodes, following it through the store (see `SessionFollowers`).
+   */
   async attach(
     tenant: string,
     sessionId: string,
     afterSeq: number,
     signal: AbortSignal,
-  ): Promise<ReturnType<SessionActor["attach"]> & { actor: SessionActor }> {
-    this.refuseIfFailed();
-    const actor = await this.acquire(sessionId, tenant);
-    try {
-      // Attached, the stream holds the actor until it ends (then `release`); refused, the actor
-      // may leave memory at once.
-      checkAttach(actor, afterSeq, this.limits.streamsPerSession);
-      return { actor, ...actor.attach(afterSeq, signal, this.limits.streamBacklogEvents) };
-    } finally {
-      this.actors.giveBack(actor);
-    }
+  ): Promise<SessionStream> {
+    if (this.store.failure) throw this.store.failure;
+    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
+    const followers = this.node.followers;
+    if (followers) return followers.follow(tenant, sessionId, afterSeq, signal, this.limits);
+    const actor = await this.actors.acquire(sessionId, tenant);
+    return hubStream(this.actors, actor, afterSeq, signal, this.limits);
   }
 
   /**
@@ -281,15 +275,21 @@ export class SessionManager {
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
     const principal = options.principal ?? "anonymous";
-    const limits = {
-      store: this.store,
-      requestIds: this.requestIds,
-      runningReplies: this.limits.runningReplies,
-      running: () => this.actors.running(),
-      assertAccepting: () => this.assertAccepting(),
-    };
+    const inbox = this.node.inbox;
+    if (inbox) return inbox.apply(tenant, sessionId, input, principal, requestId);
+    return this.applyHere(tenant, sessionId, input, principal, requestId);
+  }
+
+  /** Applies one input to the session's actor on this node. */
+  private applyHere(
+    tenant: string | undefined,
+    sessionId: string,
+    input: SessionInput,
+    principal: string,
+    requestId: string | undefined,
+  ): Promise<Applied> {
     return this.withActor(sessionId, tenant, (actor) =>
-      applyInput(limits, actor, input, principal, requestId),
+      applyInput(this.applyLimits, actor, input, principal, requestId),
     );
   }
 

@@ -185,6 +185,40 @@ describe("several nodes on one PostgreSQL", () => {
     );
   });
 
+  it("any node serves any client: a stream on C follows a reply running on A, and B interrupts it", async () => {
+    const {
+      workdir,
+      nodes: [a, b, c],
+    } = await startNodes(3, [RUN, DONE]);
+    const session = await a!.client.createSession({ agentId: "test" });
+    const watcher = await c!.client.attach(session.id, { afterSeq: 0 });
+    const chat = await a!.client.attach(session.id);
+    await chat.send({ $case: "userMessage", value: { text: "run", content: [] } });
+    for (let i = 0; i < 200 && !existsSync(path.join(workdir, "ran.txt")); i++) await sleep(50);
+    expect(existsSync(path.join(workdir, "ran.txt"))).toBe(true);
+
+    // Node B does not run the reply: its stream forwards the interrupt to node A.
+    const other = await b!.client.attach(session.id);
+    await other.interrupt();
+    const seen: ServerEvent[] = [];
+    for (;;) {
+      const e = await watcher.next(AbortSignal.timeout(20_000));
+      if (!e) break;
+      seen.push(e);
+      if (e.event?.$case === "replyEnd") break;
+    }
+    other.close();
+    chat.close();
+    watcher.close();
+
+    expect(seen.map((e) => e.seq)).toEqual(seen.map((_, i) => i + 1));
+    const end = seen.at(-1);
+    expect(end?.event?.$case === "replyEnd" && end.event.value.finishedReason).toBe(2);
+    const [callId] = startedCalls(seen);
+    expect(toolResult(seen, callId!).state).toBe(ToolResultState.TOOL_RESULT_STATE_INTERRUPTED);
+    expect((await c!.client.getSession(session.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
+  });
+
   it("a node that lost its lease while paused cannot write: its reply was ended by another node", async () => {
     const short = {
       match: { lastUser: "short" },

@@ -72,6 +72,6 @@ describe("answers to a parked reply in the session core", () => {
     expect(core.store.failure).toBeUndefined(); // a conflict is not a storage failure
     stream.abort();
     await attached.items.return(undefined);
-    core.manager.release(attached.actor);
+    attached.detach();
   });
 });

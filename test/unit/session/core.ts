@@ -7,7 +7,9 @@ import { parseConfig } from "../../../src/config/index.js";
 import type { Model, ModelRequest, ModelStreamEvent } from "../../../src/model/model.js";
 import { buildAgents } from "../../../src/runtime/build-agents.js";
 import { SessionManager } from "../../../src/session/session-manager.js";
+import type { LeaseOptions } from "../../../src/session/session-leases.js";
 import { MemoryStore } from "../../../src/store/memory-store.js";
+import type { StoreSignals } from "../../../src/store/signals.js";
 import { askUserTool } from "../../../src/tools/ask-user.js";
 import { builtinTools } from "../../../src/tools/builtin.js";
 
@@ -72,18 +74,35 @@ export interface Core {
 
 export const TENANT = "t";
 
-/** Starts the core on `store` (a fresh one by default) with a fake model playing `turns`. */
-export async function startCore(turns: Turn[], store = new MemoryStore()): Promise<Core> {
+/** What else a core may be started with: another node's lease options, signals and model. */
+export interface CoreOptions {
+  leases?: LeaseOptions;
+  signals?: StoreSignals;
+  model?: FakeModel;
+}
+
+/**
+ * Starts the core on `store` (a fresh one by default) with a fake model playing `turns`; with
+ * `leases`, as one of several nodes on that store.
+ */
+export async function startCore(
+  turns: Turn[],
+  store = new MemoryStore(),
+  options: CoreOptions = {},
+): Promise<Core> {
   const workdir = await mkdtemp(path.join(tmpdir(), "parkway-core-"));
   const config = parseConfig({ agents: [{ id: "a", workingDirectories: [workdir] }] });
-  const model = new FakeModel(turns);
+  const model = options.model ?? new FakeModel(turns);
   const agents = await buildAgents({
     config,
     defaultModel: () => Promise.resolve(model),
     builtinTools: [...builtinTools(), askUserTool],
   });
   await store.open();
-  const manager = new SessionManager(store, agents, silentLogger);
+  const manager = new SessionManager(store, agents, silentLogger, {
+    ...(options.leases ? { leases: options.leases } : {}),
+    ...(options.signals ? { signals: options.signals } : {}),
+  });
   await manager.start();
   return {
     manager,
@@ -114,7 +133,6 @@ export async function startCore(turns: Turn[], store = new MemoryStore()): Promi
         controller.abort();
         await attached.items.return(undefined);
         attached.detach();
-        manager.release(attached.actor);
       }
     },
   };

@@ -65,6 +65,6 @@ describe("a failed write in the session core", () => {
     }
     stream.abort();
     await attached.items.return(undefined);
-    core.manager.release(attached.actor);
+    attached.detach();
   });
 });
