@@ -1,6 +1,7 @@
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type ParkwayClient, ParkwayClientError } from "../../src/client/index.js";
+import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
 import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { confirmInput } from "../helpers/confirm-input.js";
@@ -135,20 +136,29 @@ export async function runMultiNodeFaults(
       return true;
     }
     const parked = s.parked;
-    const res = await call((c) =>
-      c.reply({
+    let sent = 0;
+    const res = await call((c) => {
+      sent++;
+      return c.reply({
         sessionId: s.id,
         requestId: `c-${s.index}-${s.n}`,
         input: confirmInput(parked.callId),
-      }),
-    );
+      });
+    });
     if (!res) return false;
     report.answers++;
     s.confirmed.push(parked);
     const reason = res.message?.finishedReason;
     if (reason === FinishedReason.FINISHED_REASON_COMPLETED) completed.add(tag);
     else if (reason === FinishedReason.FINISHED_REASON_INTERRUPTED) report.interruptedAnswers++;
-    else violation(`${name}: the answer of ${tag} acknowledged as ${reason}`);
+    else {
+      // The response names neither the final message nor a park: not the input's first outcome.
+      const what = res.message ? `finished_reason ${reason}` : "no message";
+      const status = SessionStatus[res.status];
+      violation(
+        `${name}: the answer of ${tag} (sent ${sent} times) acknowledged with ${what}, status ${status}, ${res.pendingToolCalls.length} calls pending`,
+      );
+    }
     s.parked = undefined;
     s.n++;
     return true;
