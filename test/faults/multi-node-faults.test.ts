@@ -21,7 +21,7 @@ it(`keeps every promise through ${kills} node SIGKILLs and ${postgresRestarts} P
     kills,
     postgresRestarts,
     minOps,
-    sessions: 6,
+    sessions: 12,
     opsPerKill: [20, 70],
     opsPerPostgresRestart: [150, 300],
     postgresDownMs: [0, 1500],

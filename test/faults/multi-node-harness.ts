@@ -145,7 +145,11 @@ export async function runMultiNodeFaults(
         input: confirmInput(parked.callId),
       });
     });
-    if (!res) return false;
+    if (!res) {
+      // Given up once stopping: whether the answer applied is unknown, so it is not checked.
+      s.parked = undefined;
+      return false;
+    }
     report.answers++;
     s.confirmed.push(parked);
     const reason = res.message?.finishedReason;
@@ -217,14 +221,21 @@ export async function runMultiNodeFaults(
     }
   }
 
+  /** Progress lines with PARKWAY_FAULTS_DEBUG=1. */
+  const dbg = (...a: unknown[]) =>
+    process.env.PARKWAY_FAULTS_DEBUG === "1" &&
+    console.log(new Date().toISOString(), ops(), "ops", report.kills, "kills", ...a);
+  const progress = setInterval(() => dbg("running"), 10_000);
   try {
     await cluster.start();
     const drivers = Array.from({ length: options.sessions }, (_, i) => drive(i));
     await Promise.all([killer(), crasher()]);
     stopping = true;
+    dbg("stopping");
     await Promise.all(drivers);
     await watchers.closeAll();
     await cluster.settled();
+    dbg("checking");
     const counts = await finalCheck({
       anyClient: () => cluster.anyClient(),
       sessions,
@@ -237,7 +248,9 @@ export async function runMultiNodeFaults(
       violations: report.violations,
     });
     Object.assign(report, counts);
+    dbg("checked");
   } finally {
+    clearInterval(progress);
     stopping = true;
     await watchers.closeAll();
     await cluster.stop();

@@ -110,7 +110,7 @@ const SUSPECT = ["INTERNAL", "UNKNOWN", "ABORTED"];
  * `f` on a random node, sent again (the same call: the same request id) to a random node while it
  * fails with a transient error; an INTERNAL, UNKNOWN or ABORTED answer is a broken promise (a node
  * whose database went away stops or refuses with UNAVAILABLE) and is retried too. Once stopping,
- * it gives up after 60 s and resolves with undefined. Other errors are thrown.
+ * it gives up after 15 s and resolves with undefined. Other errors are thrown.
  */
 export async function callAnyNode<T>(
   cluster: NodeCluster,
@@ -130,7 +130,7 @@ export async function callAnyNode<T>(
       report.retried[kind] = (report.retried[kind] ?? 0) + 1;
       if (SUSPECT.includes(code))
         violation(`a call failed with ${code}: ${(err as Error).message}`);
-      if (stopping()) giveUpAt = Math.min(giveUpAt, Date.now() + 60_000);
+      if (stopping()) giveUpAt = Math.min(giveUpAt, Date.now() + 15_000);
       if (Date.now() > giveUpAt) return undefined;
       await sleep(20 + Math.random() * 100);
     }

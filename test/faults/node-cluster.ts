@@ -180,6 +180,7 @@ export class NodeCluster {
       );
     }
     if (this.servers[node] === server) this.servers[node] = undefined;
-    if (!this.stopping) void this.launch(node);
+    // A start that fails for good (the test's files removed under it) leaves the node down.
+    if (!this.stopping) this.launch(node).catch(() => undefined);
   }
 }
