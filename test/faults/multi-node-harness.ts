@@ -81,6 +81,8 @@ export async function runMultiNodeFaults(
   const sessions: DrivenSession[] = [];
   const completed = new Set<string>();
   const postgresCrashes: number[] = [];
+  /** The loops that keep a Chat stream attached to each session. */
+  const watching: Promise<void>[] = [];
   const started = Date.now();
   let stopping = false;
   const ops = () => report.parks + report.answers;
@@ -97,6 +99,8 @@ export async function runMultiNodeFaults(
   async function watch(s: DrivenSession): Promise<void> {
     while (!stopping) {
       const refused = await watchers.watch(cluster.anyClient(), s);
+      // Attached after the streams were closed for the stop: `closeAll` is called again after.
+      if (stopping) break;
       if (refused !== undefined && !isRetried(refused)) {
         const code = kindOf(refused);
         report.attachRefused[code] = (report.attachRefused[code] ?? 0) + 1;
@@ -182,17 +186,20 @@ export async function runMultiNodeFaults(
       confirmed: [],
     };
     sessions.push(s);
-    const watching = watch(s);
+    watching.push(watch(s));
     while (!stopping) {
       try {
         if (!(await step(s))) break;
       } catch (err) {
         const code = err instanceof ParkwayClientError ? err.codeName : "";
         violation(`session s${index}: unexpected error ${code} ${String(err)}`);
-        break;
+        // Goes on from what the session stored, so that one broken promise does not stop the run.
+        const state = await call((c) => c.getSession(s.id)).catch(() => undefined);
+        const pending = state?.pendingToolCalls[0];
+        s.parked = pending ? { callId: pending.id, tag: `go s${index}-${s.n}` } : undefined;
+        if (!pending) s.n++;
       }
     }
-    await watching;
   }
 
   /** Waits for a random number of operations in `range`; false once the run is done. */
@@ -233,6 +240,8 @@ export async function runMultiNodeFaults(
     stopping = true;
     dbg("stopping");
     await Promise.all(drivers);
+    await watchers.closeAll();
+    await Promise.all(watching);
     await watchers.closeAll();
     await cluster.settled();
     dbg("checking");
