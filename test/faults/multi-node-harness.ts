@@ -105,6 +105,10 @@ export async function runMultiNodeFaults(
         const code = kindOf(refused);
         report.attachRefused[code] = (report.attachRefused[code] ?? 0) + 1;
         report.attachMessages[code] ??= (refused as Error).message;
+        // A session reported damaged is a broken promise of durability.
+        if (code === "DATA_LOSS") violation(`attach refused: ${(refused as Error).message}`);
+        // A session reported damaged is a broken promise of durability.
+        if (code === "DATA_LOSS") violation(`attach refused: ${(refused as Error).message}`);
       }
       await watchers.ended(s);
       await sleep(50 + Math.random() * 150);
@@ -273,8 +277,10 @@ export async function runMultiNodeFaults(
   report.nodeErrors = cluster.counts.errors;
   for (const code of Object.keys(report.exits)) {
     // A node stops on its own only when its store failed (fail-stop), with 75.
-    if (code !== "75")
-      violation(`a node exited with ${code}: ${report.exitLogs[code]?.join(" | ")}`);
+    if (code !== "75") {
+      const last = report.exitLogs[code]?.slice(-3).map((l) => l.slice(0, 200));
+      violation(`a node exited with ${code}: ${last?.join(" | ")}`);
+    }
   }
   report.durationMs = Date.now() - started;
   return report;

@@ -170,7 +170,7 @@ export class NodeCluster {
     life.exit = signal ?? String(code);
     if (signal !== "SIGKILL" && !this.stopping) {
       this.counts.exits[life.exit] = (this.counts.exits[life.exit] ?? 0) + 1;
-      this.counts.exitLogs[life.exit] ??= server.output.slice(-12).map((l) => l.slice(0, 400));
+      this.counts.exitLogs[life.exit] ??= server.output.slice(-6).map((l) => l.slice(0, 300));
     }
     this.readLog(life, server.output);
     const keep = process.env.PARKWAY_FAULTS_LOGS;
