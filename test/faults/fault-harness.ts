@@ -1,17 +1,14 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
-import {
-  createParkwayClient,
-  type ParkwayClient,
-  ParkwayClientError,
-} from "../../src/client/index.js";
+import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
 import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { REPO_ROOT, tempDir } from "../helpers/spawn-server.js";
+import { checkEffects, readEventLog, transient } from "./fault-checks.js";
 
 /** How hard to push. */
 export interface FaultOptions {
@@ -66,10 +63,6 @@ async function launch(config: string, dataDir: string): Promise<Server> {
   });
   return { child, address };
 }
-
-const transient = (err: unknown) =>
-  !(err instanceof ParkwayClientError) ||
-  ["UNAVAILABLE", "CANCELLED", "UNKNOWN", "INTERNAL", "DEADLINE_EXCEEDED"].includes(err.codeName);
 
 /**
  * Drives parks and answers through the real client against the real server as a child process,
@@ -260,31 +253,10 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
   await Promise.all([killer(), ...Array.from({ length: options.sessions }, (_, i) => drive(i))]);
 
   // Invariants over what was stored.
-  const lines = (await readFile(effects, "utf8").catch(() => "")).split("\n").filter(Boolean);
-  report.effects = lines.length;
-  const counts = new Map<string, number>();
-  for (const line of lines) counts.set(line, (counts.get(line) ?? 0) + 1);
-  for (const [line, count] of counts) {
-    if (count > 1) report.violations.push(`tool ran ${count} times for ${line}`);
-  }
-  for (const tagged of completed) {
-    if (counts.get(tagged) !== 1) report.violations.push(`completed ${tagged} has no side effect`);
-  }
+  report.effects = await checkEffects(effects, completed, report.violations);
   const sessions = await client.listSessions({ pageSize: 1000 });
   for (const s of sessions.sessions) {
-    const chat = await client.attach(s.id);
-    let expected = 1;
-    while (expected <= s.lastSeq) {
-      const event = await chat.next(AbortSignal.timeout(10_000));
-      if (!event) break;
-      if (event.seq === 0) continue;
-      if (event.seq !== expected) {
-        report.violations.push(`session ${s.id}: seq ${event.seq} where ${expected} was due`);
-        break;
-      }
-      expected++;
-    }
-    chat.close();
+    await readEventLog(client, s.id, s.lastSeq, report.violations);
   }
   client.close();
   server.child.kill("SIGTERM");

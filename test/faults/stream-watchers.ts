@@ -1,33 +1,66 @@
 import type { ParkwayClient, ParkwaySession } from "../../src/client/index.js";
-import type { Ledger, TrackedSession } from "./storage-fault-ledger.js";
+
+/** What a watcher needs of a session: where its stream is, and what it saw. */
+export interface WatchedSession {
+  /** The harness's number for it, in messages. */
+  readonly index: number;
+  readonly id: string;
+  /** The last seq its Chat stream saw. */
+  watchedSeq: number;
+  /** The events its Chat stream saw (since the last check): seq → event id. */
+  seen: Map<number, string>;
+  /** Not found after a restart (a violation): no longer watched. */
+  lost?: boolean;
+}
+
+/** Where a watcher reports: the broken promises, and how many events it received. */
+export interface WatchLedger {
+  violation(text: string): void;
+  readonly counts: { streamed: number };
+}
 
 /**
  * One Chat stream per session, attached through the real client as a reconnecting client does:
- * from the last seq it saw. Each event seen is noted (seq → event id) for the check after the next
- * restart, which compares them with what was stored: a client must never have seen an event that
- * the restart lost or replaced. Seqs must arrive one after another.
+ * from the last seq it saw. Each event seen is noted (seq → event id) for a check against what was
+ * stored: a client must never have seen an event that a restart lost or replaced. Seqs must arrive
+ * one after another. A stream that broke (its server went away) may be attached again, to the same
+ * server or another one.
  */
 export class StreamWatchers {
   private readonly streams = new Map<
-    TrackedSession,
+    WatchedSession,
     { chat: ParkwaySession; read: Promise<void> }
   >();
 
-  constructor(private readonly ledger: Ledger) {}
+  constructor(private readonly ledger: WatchLedger) {}
 
-  /** Attaches to a session after the last seq its stream saw (once per server life). */
-  async watch(client: ParkwayClient, s: TrackedSession): Promise<void> {
-    if (s.lost || this.streams.has(s)) return;
+  /**
+   * Attaches to a session after the last seq its stream saw, unless a stream is attached. Resolves
+   * with the error when the attach failed (the server failed meanwhile: the caller attaches again
+   * later).
+   */
+  async watch(client: ParkwayClient, s: WatchedSession): Promise<unknown> {
+    if (s.lost || this.streams.has(s)) return undefined;
     let chat: ParkwaySession;
     try {
       chat = await client.attach(s.id, { afterSeq: s.watchedSeq, reconnectForMs: 0 });
-    } catch {
-      return; // the server failed meanwhile; the next life attaches again
+    } catch (err) {
+      return err;
     }
-    this.streams.set(s, { chat, read: this.read(s, chat) });
+    const entry = { chat, read: this.read(s, chat) };
+    this.streams.set(s, entry);
+    void entry.read.then(() => {
+      if (this.streams.get(s) === entry) this.streams.delete(s);
+    });
+    return undefined;
   }
 
-  private async read(s: TrackedSession, chat: ParkwaySession): Promise<void> {
+  /** Resolves when the session's stream ended (at once when none is attached). */
+  async ended(s: WatchedSession): Promise<void> {
+    await this.streams.get(s)?.read;
+  }
+
+  private async read(s: WatchedSession, chat: ParkwaySession): Promise<void> {
     try {
       for (;;) {
         const event = await chat.next();

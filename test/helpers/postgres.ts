@@ -29,6 +29,14 @@ export interface TestPostgres {
     values?: unknown[],
     database?: string,
   ): Promise<R[]>;
+  /**
+   * Crashes the server: an immediate stop (SIGQUIT to the postmaster, as `pg_ctl stop -m immediate`
+   * sends), which ends every connection at once and leaves recovery from the WAL to the next start.
+   * Resolves once it exited; `restart` starts it again.
+   */
+  kill(): Promise<void>;
+  /** Starts a killed server again on the same port and data directory (it replays its WAL). */
+  restart(): Promise<void>;
   /** Stops the server (fast shutdown: SIGINT) and removes its directory. Idempotent. */
   stop(): Promise<void>;
 }
@@ -128,7 +136,8 @@ export async function startPostgres(): Promise<TestPostgres> {
       return undefined;
     });
   }
-  const { child, port } = server!;
+  let { child } = server!;
+  const { port } = server!;
   const url = (database: string, options: { password?: string } = {}) =>
     `postgres://postgres${options.password ? `:${encodeURIComponent(options.password)}` : ""}@127.0.0.1:${port}/${database}`;
   let databases = 0;
@@ -154,6 +163,16 @@ export async function startPostgres(): Promise<TestPostgres> {
     async createDatabase(name = `db_${++databases}`) {
       await query(`CREATE DATABASE "${name}"`);
       return url(name);
+    },
+    async kill() {
+      await stopServer(child, dataDir, "SIGQUIT");
+    },
+    async restart() {
+      if (stopped) throw new Error("the cluster was stopped");
+      if (child.exitCode === null && child.signalCode === null) {
+        throw new Error("postgres is still running: kill it first");
+      }
+      child = (await launch(bin, root, dataDir, port)).child;
     },
     stop() {
       stopped ??= (async () => {
@@ -220,9 +239,14 @@ async function launch(
 
 /**
  * Fast shutdown: SIGINT to the postmaster (named by postmaster.pid; `runuser` does not pass SIGINT
- * on), which ends its sessions and its children; SIGKILL to the whole group after 20 s.
+ * on), which ends its sessions and its children; SIGKILL to the whole group after 20 s. SIGQUIT
+ * instead is an immediate shutdown: no checkpoint, the next start recovers.
  */
-async function stopServer(child: ChildProcess, dataDir: string): Promise<void> {
+async function stopServer(
+  child: ChildProcess,
+  dataDir: string,
+  how: "SIGINT" | "SIGQUIT" = "SIGINT",
+): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   let postmaster = NaN;
@@ -238,8 +262,8 @@ async function stopServer(child: ChildProcess, dataDir: string): Promise<void> {
       // already gone
     }
   };
-  if (Number.isInteger(postmaster) && postmaster > 0) signal(postmaster, "SIGINT");
-  else if (child.pid) signal(-child.pid, "SIGINT");
+  if (Number.isInteger(postmaster) && postmaster > 0) signal(postmaster, how);
+  else if (child.pid) signal(-child.pid, how);
   const timer = setTimeout(() => child.pid && signal(-child.pid, "SIGKILL"), 20_000);
   await exited;
   clearTimeout(timer);
