@@ -36,13 +36,15 @@ export class SessionReader {
         throw notFound("session", sessionId);
       }
       // Each record is read on its own: a write of another node (several nodes on one database)
-      // may land between the reads. A problem seen while the session changed is read again.
+      // may land between the reads. A problem seen while the session changed is read again (a
+      // busy session may change several times over).
       for (let attempt = 1; ; attempt++) {
         reply = await this.store.get(ReplyRecord, sessionId);
         problem = await sessionProblem(this.store, data, reply);
-        if (problem === undefined || attempt === 3) break;
+        if (problem === undefined || attempt === 10) break;
         const now: SessionData | undefined = await this.store.get(SessionRecord, sessionId);
-        if (!now || now.lastSeq === data.lastSeq) break;
+        // Changed (an answer changes its status without moving its last seq): read again.
+        if (!now || JSON.stringify(now) === JSON.stringify(data)) break;
         data = now;
       }
     } catch (err) {
