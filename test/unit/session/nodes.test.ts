@@ -30,6 +30,17 @@ async function twoNodes(turns: Turn[], lostSignals = false): Promise<[Core, Core
   return [a, b];
 }
 
+/** Two nodes, and a reply parked through the first on one Bash call. */
+async function parkedThroughA() {
+  const [a, b] = await twoNodes([respond("", [touch]), respond("Done.")]);
+  const id = await a.session();
+  const started = await a.manager.apply(TENANT, id, { kind: "user_message", text: "go" });
+  const parked = await a.events(id, parkedOn);
+  const ask = parked.find((e) => e.body.type === "require_user_confirm")!;
+  const callId = ask.body.type === "require_user_confirm" ? ask.body.toolCalls[0]!.id : "";
+  return { a, b, id, started, parked, callId };
+}
+
 const seqs = (events: StoredEvent[]) => events.map((e) => e.seq);
 const types = (events: StoredEvent[]) => events.map((e) => e.body.type);
 
@@ -95,12 +106,7 @@ describe("several nodes on one store", () => {
   });
 
   it("resumes a reply parked through one node on another, once per request id", async () => {
-    const [a, b] = await twoNodes([respond("", [touch]), respond("Done.")]);
-    const id = await a.session();
-    const started = await a.manager.apply(TENANT, id, { kind: "user_message", text: "go" });
-    const parked = await a.events(id, parkedOn);
-    const ask = parked.find((e) => e.body.type === "require_user_confirm")!;
-    const callId = ask.body.type === "require_user_confirm" ? ask.body.toolCalls[0]!.id : "";
+    const { a, b, id, started, parked, callId } = await parkedThroughA();
     expect(a.manager.liveActors).toBe(0); // parked: no node holds the session
     // Released: expired at once, its token kept for the next holder's to be greater.
     expect(Date.parse((await a.store.get(LeaseRecord, id))!.expiresAt)).toBeLessThan(Date.now());
@@ -123,12 +129,7 @@ describe("several nodes on one store", () => {
   });
 
   it("applies a forwarded input itself once the lease of the node that died expired", async () => {
-    const [a, b] = await twoNodes([respond("", [touch]), respond("Done.")]);
-    const id = await a.session();
-    const started = await a.manager.apply(TENANT, id, { kind: "user_message", text: "go" });
-    const parked = await a.events(id, parkedOn);
-    const ask = parked.find((e) => e.body.type === "require_user_confirm")!;
-    const callId = ask.body.type === "require_user_confirm" ? ask.body.toolCalls[0]!.id : "";
+    const { a, b, id, started, callId } = await parkedThroughA();
     // A node that took the session, then died: its lease runs out in a moment.
     const expiresAt = new Date(Date.now() + 300).toISOString();
     await a.store.batch().put(LeaseRecord, id, { node: "gone", token: 7, expiresAt }).write();
