@@ -25,10 +25,13 @@ step lint bash -c 'npx eslint . && npx prettier --check . && node scripts/check-
 step buf-lint npx buf lint
 step proto-breaking bash scripts/proto-breaking.sh
 step gen-check bash scripts/gen-check.sh
-step test-ts tests npx vitest run --exclude 'test/faults/**' --exclude 'test/fuzz/**'
-# The fault harness kills and restarts servers and the fuzz test sends 10,000 inputs: they run
-# alone, one after the other, so their timing is their own.
-step test-faults tests npx vitest run --no-file-parallelism test/faults test/fuzz
+step test-ts tests npx vitest run --exclude 'test/faults/**' --exclude 'test/fuzz/**' \
+  --exclude test/integration/scenarios-cluster.test.ts
+# The fault harnesses kill and restart servers, the fuzz test sends 10,000 inputs, and the
+# scenarios on three nodes run three servers and a database: they run alone, one after the
+# other, so their timing is their own.
+step test-faults tests npx vitest run --no-file-parallelism test/faults test/fuzz \
+  test/integration/scenarios-cluster.test.ts
 step test-go tests bash scripts/test-go.sh
 step test-py tests bash scripts/test-py.sh
 step leftovers bash scripts/check-leftovers.sh "${run_id}"

@@ -29,6 +29,8 @@ const EXPECTED = [
   "pg.park",
   "pg.resume",
   "pg.stream.1",
+  "pg.cross_node",
+  "pg.stream.3nodes",
 ];
 
 // Runs `npm run bench:smoke` (every benchmark at tiny sizes) so the benchmarks cannot rot. Checks

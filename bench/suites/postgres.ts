@@ -17,6 +17,7 @@ import { measureParks, PARK_STAGES } from "../lib/park.js";
 import { SyncedInserts } from "../lib/pg-baselines.js";
 import { type BenchPostgres, startBenchPostgres } from "../lib/postgres-cluster.js";
 import { parkSession, resumeOne } from "../lib/resume.js";
+import { nodeRows } from "./postgres-nodes.js";
 import { latency, type Row, row, single } from "../lib/rows.js";
 import { ensureBuilt, type Stack, startStack } from "../lib/stack.js";
 import { median, summarize } from "../lib/stats.js";
@@ -196,8 +197,8 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
       baseline: single(`the same on LevelDB, same run, median of ${reps}`, median(onLevel.rates)),
       note:
         `Runs: PostgreSQL ${rates(onPg)}/s; LevelDB ${rates(onLevel)}/s; 1 session × ${replies} replies × ${config.streamDeltas} deltas, ` +
-        `the two servers alternating (compiled, one node). The events of a streaming reply are written unsynced ` +
-        `(synchronous_commit off on PostgreSQL). CPU cores used by the server during the runs: ${cores(onPg)} on PostgreSQL ` +
+        `the two servers alternating (compiled, one node). The events of a streaming reply are written unsynced on LevelDB; ` +
+        `on PostgreSQL every transaction commits with synchronous_commit on. CPU cores used by the server during the runs: ${cores(onPg)} on PostgreSQL ` +
         `(the database's own processes not counted), ${cores(onLevel)} on LevelDB.`,
     }),
   ];
@@ -208,7 +209,7 @@ export async function postgresRows(config: BenchConfig): Promise<Row[]> {
   const pg = await startBenchPostgres();
   try {
     const park = await parkRow(config, pg);
-    return [park, ...(await compareRows(config, pg))];
+    return [park, ...(await compareRows(config, pg)), ...(await nodeRows(config, pg))];
   } finally {
     await pg.stop();
   }

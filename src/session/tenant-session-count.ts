@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { ConflictError } from "../store/storage-failure.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { TenantCountRecord } from "./records.js";
@@ -40,7 +41,9 @@ export class TenantSessionCount {
           this.counts.set(tenant, count);
           return result;
         } catch (err) {
-          if (!(err instanceof ConflictError) || !this.shared || attempt >= 5) throw err;
+          if (!(err instanceof ConflictError) || !this.shared || attempt >= 20) throw err;
+          // Another node changed the count meanwhile: read it again, after a moment.
+          await sleep(Math.random() * 5 * attempt);
         }
       }
     };

@@ -32,8 +32,10 @@ async function pool<T>(
 ): Promise<void> {
   let next = 0;
   await Promise.all(
-    Array.from({ length: width }, async () => {
-      const client = createParkwayClient(address);
+    Array.from({ length: width }, async (_, worker) => {
+      // A connection per worker (grpc-js shares one among clients with equal options): streams
+      // cancelled faster than HTTP/2's reset rate limit on one connection get it closed.
+      const client = createParkwayClient(address, { keepalive: { timeMs: 60_000 + worker } });
       try {
         while (next < items.length) await fn(client, items[next++]!);
       } finally {
