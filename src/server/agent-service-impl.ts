@@ -35,6 +35,7 @@ function sessionToPb(view: SessionView): Session {
     createdAt: new Date(view.createdAt),
     updatedAt: new Date(view.updatedAt),
     metadata: view.metadata,
+    usage: view.usage,
   };
 }
 
