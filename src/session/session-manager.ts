@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
 import { invalidArgument, notFound, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
+import type { Telemetry } from "../common/telemetry.js";
 import { type StorageFailure } from "../store/storage-failure.js";
 import type { StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
@@ -71,6 +72,8 @@ export class SessionManager {
       leases?: LeaseOptions;
       /** Wake-ups between those nodes (see `StoreSignals`); none by default. */
       signals?: StoreSignals;
+      /** Where replies report their metrics and spans; none by default. */
+      telemetry?: Telemetry;
     } = {},
   ) {
     this.limits = options.limits ?? {};
@@ -100,6 +103,7 @@ export class SessionManager {
       idle: (actor) => this.actors.release(actor),
       ...(this.node.leases ? { leases: this.node.leases, published: this.node.published } : {}),
       keepFinishedReplies: options.keepFinishedReplies,
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     };
     this.applyLimits = {
       store,
