@@ -44,6 +44,12 @@ export interface ClientOptions {
    * timeout (`DEFAULT_CLIENT_KEEPALIVE`); set values to change them, or false to send none.
    */
   keepalive?: KeepaliveOptions | false;
+  /**
+   * Extra metadata for each call, read when the call starts: for example the current W3C
+   * `traceparent`, so that the server's spans (and the reply the call starts or resumes) join the
+   * caller's trace.
+   */
+  metadata?: () => Record<string, string>;
 }
 
 /** Per-call options. */
@@ -87,6 +93,7 @@ export class ParkwayClient {
   /** Call metadata with the bearer token, if any. */
   metadata(): Metadata {
     const md = new Metadata();
+    for (const [key, value] of Object.entries(this.options.metadata?.() ?? {})) md.set(key, value);
     if (this.options.token) md.set("authorization", `Bearer ${this.options.token}`);
     return md;
   }

@@ -40,6 +40,11 @@ export interface ScriptedModelServer {
    * most `keepRequests` of them.
    */
   readonly requests: readonly ChatRequest[];
+  /**
+   * The W3C `traceparent` header of each of `requests` ("" when it had none), in the same order:
+   * what a traced caller carried onward.
+   */
+  readonly traceparents: readonly string[];
   /** The index of each turn answered normally, in order (failed attempts are not counted). */
   readonly played: readonly number[];
   /** Requests being answered right now; a disconnected client is no longer counted. */
@@ -83,6 +88,7 @@ export async function startScriptedModel(
   const { host, port } = parseListen(options.listen ?? "127.0.0.1:0");
   let script = await resolveScript(options.script);
   const requests: ChatRequest[] = [];
+  const traceparents: string[] = [];
   const keepRequests = options.keepRequests ?? DEFAULT_KEEP_REQUESTS;
   const played: number[] = [];
   const playedSet = new Set<number>();
@@ -103,7 +109,12 @@ export async function startScriptedModel(
     }
     const request = parsed.data;
     requests.push(request);
-    if (requests.length > keepRequests) requests.splice(0, requests.length - keepRequests);
+    const traceparent = req.headers.traceparent;
+    traceparents.push(typeof traceparent === "string" ? traceparent : "");
+    if (requests.length > keepRequests) {
+      requests.splice(0, requests.length - keepRequests);
+      traceparents.splice(0, traceparents.length - keepRequests);
+    }
     const stream = request.stream === true;
     const index = selectTurn(script, playedSet, request);
     const turn = index === undefined ? undefined : script.turns[index];
@@ -200,6 +211,7 @@ export async function startScriptedModel(
   function reset(next?: Script): void {
     if (next !== undefined) script = next;
     requests.length = 0;
+    traceparents.length = 0;
     played.length = 0;
     playedSet.clear();
     failures.clear();
@@ -229,6 +241,7 @@ export async function startScriptedModel(
   return {
     url: `http://${urlHost}:${address.port}/v1`,
     requests,
+    traceparents,
     played,
     get inFlight() {
       return inFlight;
