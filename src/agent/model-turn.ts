@@ -40,6 +40,8 @@ export async function runModelTurn(args: {
    * the stream is left, and `reply.over` tells the caller (MODEL_CALL_END reports ERROR).
    */
   reply: ReplyBudget;
+  /** The trace context the model request carries, read once MODEL_CALL_START is emitted. */
+  traceparent?: () => string | undefined;
 }): Promise<TurnOutcome> {
   const { model, message, emit, signal, maxBlockBytes, reply } = args;
   let text: TextBlock | undefined;
@@ -64,11 +66,13 @@ export async function runModelTurn(args: {
   };
 
   emit({ type: "model_call_start", modelName: model.name });
+  const traceparent = args.traceparent?.();
   try {
     for await (const event of model.stream({
       messages: args.messages,
       tools: args.tools,
       signal,
+      ...(traceparent ? { traceparent } : {}),
     })) {
       switch (event.type) {
         case "thinking_delta": {

@@ -40,6 +40,11 @@ export interface ReplyEnv {
    */
   decided?: (call: ToolCallBlock, decision: DecisionInfo) => void;
   /**
+   * The W3C `traceparent` the model call about to start carries onward (read right after its
+   * MODEL_CALL_START is emitted); absent or undefined when the reply is not traced.
+   */
+  modelTrace?: () => string | undefined;
+  /**
    * Parks the running reply on `question`, an AskUser a running tool asks (already in the message
    * and announced by REQUIRE_EXTERNAL_EXECUTION), and resolves with its result once an answer is
    * stored (the session puts the result into the message); resolves undefined when `signal` aborts

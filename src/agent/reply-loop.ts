@@ -125,6 +125,7 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
       emit: env.emit,
       maxBlockBytes: agent.maxBlockBytes ?? DEFAULT_MAX_BLOCK_BYTES,
       reply,
+      ...(env.modelTrace ? { traceparent: env.modelTrace } : {}),
     });
     message.usage = addUsage(message.usage, turn.usage);
     if (turn.kind === "error") return finish(env, "error", turn.error);

@@ -12,6 +12,9 @@ options:
   --data DIR            LevelDB data directory (PARKWAY_DATA; default ./data)
   --database-url URL    PostgreSQL database instead of LevelDB, postgres://user:password@host/db
                         (PARKWAY_DATABASE_URL)
+  --metrics-listen HOST:PORT
+                        serve Prometheus metrics at http://HOST:PORT/metrics (PARKWAY_METRICS_LISTEN;
+                        default off); traces go where the standard OTEL_* variables say
   --model-url URL       OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (PARKWAY_MODEL_URL)
   --model NAME          model name sent to the endpoint (PARKWAY_MODEL)
   --tls-cert FILE       server certificate, PEM (PARKWAY_TLS_CERT; needs --tls-key)

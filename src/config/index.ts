@@ -12,3 +12,4 @@ export { bashEnvironment } from "./bash-env.js";
 export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";
 export { readTlsFiles, type TlsMaterial } from "./read-tls-files.js";
 export { clientToken } from "./client-env.js";
+export { tracingFromEnv } from "./tracing-env.js";

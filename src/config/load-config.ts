@@ -13,6 +13,7 @@ export interface ConfigFlags {
   listen?: string;
   data?: string;
   databaseUrl?: string;
+  metricsListen?: string;
   modelUrl?: string;
   model?: string;
   tlsCert?: string;
@@ -27,6 +28,7 @@ const ENV_KEYS = {
   PARKWAY_DATABASE_URL: ["database", "url"],
   PARKWAY_NODE_ID: ["database", "nodeId"],
   PARKWAY_LOG_LEVEL: ["logLevel"],
+  PARKWAY_METRICS_LISTEN: ["metrics", "listen"],
   PARKWAY_SHUTDOWN_GRACE: ["shutdownGrace"],
   PARKWAY_MODEL_URL: ["model", "url"],
   PARKWAY_MODEL: ["model", "name"],
@@ -128,6 +130,7 @@ const FLAG_KEYS: readonly [Exclude<keyof ConfigFlags, "config">, string, readonl
   ["listen", "listen", ["listen"]],
   ["data", "data", ["data"]],
   ["databaseUrl", "database-url", ["database", "url"]],
+  ["metricsListen", "metrics-listen", ["metrics", "listen"]],
   ["modelUrl", "model-url", ["model", "url"]],
   ["model", "model", ["model", "name"]],
   ["tlsCert", "tls-cert", ["tls", "cert"]],

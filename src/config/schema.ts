@@ -294,6 +294,17 @@ export const configSchema = z.strictObject({
   tls: tlsConfigSchema.optional(),
   /** Listen beyond loopback without tenants (anyone who can connect acts for "default"). */
   allowRemote: z.boolean().default(false),
+  /**
+   * Prometheus metrics: `GET /metrics` on `listen` (`HOST:PORT`; unset = off), bound to loopback
+   * unless tenants are configured or `allowRemote` is set, like the gRPC port. With `tenantLabel`,
+   * replies and tokens are counted per tenant (one series per tenant: mind the cardinality).
+   */
+  metrics: z
+    .strictObject({
+      listen: listenAddress.optional(),
+      tenantLabel: z.boolean().default(false),
+    })
+    .default({ tenantLabel: false }),
   /** The agents; none configured = one agent "assistant" with every built-in tool. */
   agents: z
     .array(agentConfigSchema)

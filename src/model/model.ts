@@ -42,6 +42,11 @@ export interface ModelRequest {
   tools: ModelToolSpec[];
   /** Aborting stops the call; the stream then throws the signal's reason. */
   signal: AbortSignal;
+  /**
+   * The W3C trace context of the model call's span, when the reply is traced: an HTTP model sends
+   * it as the `traceparent` header, so the provider's spans join the reply's trace.
+   */
+  traceparent?: string;
 }
 
 /**

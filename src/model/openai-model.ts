@@ -153,7 +153,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
             stream_options: { include_usage: true },
             ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
           },
-          { signal: watch.signal },
+          {
+            signal: watch.signal,
+            ...(request.traceparent ? { headers: { traceparent: request.traceparent } } : {}),
+          },
         );
         touch();
         for await (const chunk of stream) {

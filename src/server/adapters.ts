@@ -8,6 +8,7 @@ import {
 } from "@grpc/grpc-js";
 import { isParkwayError, ParkwayError } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
+import type { TraceSpan, Tracing } from "../common/telemetry.js";
 import type { Authenticate } from "./auth.js";
 import { type CallContext, type Principal, ServerShutdownError } from "./call-context.js";
 import { isUnexpected, toStatusObject } from "./errors.js";
@@ -40,6 +41,39 @@ export interface AdapterEnv {
    * Checked before the handler runs.
    */
   readonly admit: () => void;
+  /** Server spans of the calls (RPC semantic conventions), children of the caller's `traceparent`. */
+  readonly tracing?: Tracing;
+  /** The full name of the service the methods belong to, e.g. "parkway.v1.AgentService". */
+  readonly service?: string;
+}
+
+/** The caller's W3C `traceparent` (gRPC metadata key "traceparent"), if it sent one. */
+function callerTrace(metadata: Metadata): string | undefined {
+  const value = metadata.get("traceparent")[0];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** The call's server span, when tracing is on. */
+function serverSpan(env: AdapterEnv, method: string, metadata: Metadata, peer: string) {
+  if (!env.tracing?.enabled) return undefined;
+  const service = env.service ?? "parkway.v1";
+  return env.tracing.start(`${service}/${method}`, {
+    parent: callerTrace(metadata),
+    kind: "server",
+    attributes: {
+      "rpc.system": "grpc",
+      "rpc.service": service,
+      "rpc.method": method,
+      "network.peer.address": peer.replace(/:\d+$/, ""),
+    },
+  });
+}
+
+/** Ends a server span with the call's gRPC status code (0 = OK). */
+function endSpan(span: TraceSpan | undefined, code: number): void {
+  if (!span) return;
+  span.setAttributes({ "rpc.grpc.status_code": code });
+  span.end(code === 0 ? {} : { error: String(Status[code] ?? code) });
 }
 
 const callsOf = new WeakMap<AdapterEnv, Set<AbortController>>();
@@ -70,6 +104,8 @@ class Context implements CallContext {
   readonly failure = new CallFailure();
   readonly signal: AbortSignal;
   private logger: Logger | undefined;
+  /** The call's server span, when tracing is on. */
+  readonly span: TraceSpan | undefined;
 
   constructor(
     private readonly env: AdapterEnv,
@@ -81,6 +117,11 @@ class Context implements CallContext {
     readonly principal: Principal,
   ) {
     this.signal = controller.signal;
+    this.span = serverSpan(env, method, metadata, peer);
+  }
+
+  get traceparent(): string | undefined {
+    return this.span?.traceparent;
   }
 
   /** Made on first use: most calls never log, and an idle stream should not hold a logger. */
@@ -155,14 +196,17 @@ export function adaptUnary<Req, Res>(
       try {
         const response = await handler(call.request, ctx);
         callback(null, response);
+        endSpan(ctx.span, 0);
       } catch (err) {
         report(ctx, err);
         // An UNAVAILABLE of the handler's own (a storage failure) says more than the shutdown.
         const shutdown =
           ctx.signal.reason instanceof ServerShutdownError && !isParkwayError(err, "unavailable");
-        callback(
-          toStatusObject(shutdown ? new ParkwayError("unavailable", "server shutting down") : err),
+        const status = toStatusObject(
+          shutdown ? new ParkwayError("unavailable", "server shutting down") : err,
         );
+        callback(status);
+        endSpan(ctx.span, status.code);
       } finally {
         ctx.dispose();
       }
@@ -193,6 +237,7 @@ export function adaptBidi<Req, Res>(
       return;
     }
     const failure = ctx.failure;
+    let code: number = Status.OK;
     const work = (async () => {
       const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
       try {
@@ -209,17 +254,22 @@ export function adaptBidi<Req, Res>(
         if (!ctx.signal.aborted) call.end();
       } catch (err) {
         if (ctx.signal.aborted) {
+          code = Status.CANCELLED;
           if (ctx.signal.reason instanceof ServerShutdownError) {
-            call.emit("error", { code: Status.UNAVAILABLE, details: "server shutting down" });
+            code = Status.UNAVAILABLE;
+            call.emit("error", { code, details: "server shutting down" });
           }
           // A client cancel needs no status: the call is already gone.
         } else {
           report(ctx, err);
-          call.emit("error", toStatusObject(err));
+          const status = toStatusObject(err);
+          code = status.code;
+          call.emit("error", status);
         }
       } finally {
         await responses.return?.().catch(() => undefined);
         ctx.dispose();
+        endSpan(ctx.span, code);
       }
     })();
     track(env, work);

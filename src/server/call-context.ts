@@ -14,6 +14,11 @@ export interface CallContext {
   /** Who is calling: the tenant the call acts for, and the name of its token. */
   readonly principal: Principal;
   /**
+   * The W3C `traceparent` of the call's server span (a child of the caller's), when tracing is on:
+   * what the work the call starts (a reply) is traced under.
+   */
+  readonly traceparent: string | undefined;
+  /**
    * Streaming calls: ends the call with `error` as its status as soon as possible, also while a
    * write waits for a client that stopped reading (the status then follows the messages already
    * written); the handler's generator is returned, so its `finally` blocks run. A unary handler

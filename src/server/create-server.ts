@@ -9,6 +9,7 @@ import { HealthImplementation } from "grpc-health-check";
 import type { TlsMaterial } from "../config/read-tls-files.js";
 import { ParkwayError, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
+import type { Tracing } from "../common/telemetry.js";
 import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
 import { AuditServiceService } from "../generated/parkway/v1/audit.js";
 import { PermissionServiceService } from "../generated/parkway/v1/permission.js";
@@ -48,6 +49,8 @@ export interface ServerDeps {
    * than `timeoutMs`, ending its streams; false sends no pings. Default: 30 s and 20 s.
    */
   keepalive?: ServerKeepalive | false;
+  /** Server spans of every call (see `AdapterEnv.tracing`); default none. */
+  tracing?: Tracing;
 }
 
 /** The server's keepalive pings. */
@@ -127,6 +130,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     shutdown: shutdownController.signal,
     inFlight: new Set(),
     authenticate: deps.authenticate ?? createAuthenticator([]),
+    ...(deps.tracing ? { tracing: deps.tracing } : {}),
     admit() {
       if (phase === "starting") throw new ParkwayError("unavailable", "server starting");
       if (phase === "draining") throw shuttingDown();
@@ -147,30 +151,35 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   });
 
   const agent = deps.agentService ?? unimplementedAgentService();
+  const agentEnv: AdapterEnv = { ...env, service: "parkway.v1.AgentService" };
   const agentImpl: UntypedServiceImplementation = {
-    chat: adaptBidi("Chat", agent.chat, env),
-    reply: adaptUnary("Reply", agent.reply, env),
-    createSession: adaptUnary("CreateSession", agent.createSession, env),
-    getSession: adaptUnary("GetSession", agent.getSession, env),
-    listSessions: adaptUnary("ListSessions", agent.listSessions, env),
-    deleteSession: adaptUnary("DeleteSession", agent.deleteSession, env),
-    listAgents: adaptUnary("ListAgents", agent.listAgents, env),
+    chat: adaptBidi("Chat", agent.chat, agentEnv),
+    reply: adaptUnary("Reply", agent.reply, agentEnv),
+    createSession: adaptUnary("CreateSession", agent.createSession, agentEnv),
+    getSession: adaptUnary("GetSession", agent.getSession, agentEnv),
+    listSessions: adaptUnary("ListSessions", agent.listSessions, agentEnv),
+    deleteSession: adaptUnary("DeleteSession", agent.deleteSession, agentEnv),
+    listAgents: adaptUnary("ListAgents", agent.listAgents, agentEnv),
   };
   server.addService(AgentServiceService, agentImpl);
 
   const perms = deps.permissionService ?? unimplementedPermissionService();
+  const permEnv: AdapterEnv = { ...env, service: "parkway.v1.PermissionService" };
   const permImpl: UntypedServiceImplementation = {
-    listRules: adaptUnary("ListRules", perms.listRules, env),
-    addRules: adaptUnary("AddRules", perms.addRules, env),
-    removeRule: adaptUnary("RemoveRule", perms.removeRule, env),
-    setMode: adaptUnary("SetMode", perms.setMode, env),
-    explain: adaptUnary("Explain", perms.explain, env),
+    listRules: adaptUnary("ListRules", perms.listRules, permEnv),
+    addRules: adaptUnary("AddRules", perms.addRules, permEnv),
+    removeRule: adaptUnary("RemoveRule", perms.removeRule, permEnv),
+    setMode: adaptUnary("SetMode", perms.setMode, permEnv),
+    explain: adaptUnary("Explain", perms.explain, permEnv),
   };
   server.addService(PermissionServiceService, permImpl);
 
   const audit = deps.auditService ?? unimplementedAuditService();
   server.addService(AuditServiceService, {
-    listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, env),
+    listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, {
+      ...env,
+      service: "parkway.v1.AuditService",
+    }),
   });
 
   const health = new HealthImplementation(

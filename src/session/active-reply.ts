@@ -12,6 +12,7 @@ import {
   type SessionStatus,
 } from "./records.js";
 import type { AwaitingRequest } from "./reply-outcomes.js";
+import type { ReplyTelemetry } from "./reply-telemetry.js";
 
 /** A reply being run or parked, with what only lives in memory. */
 export interface ActiveReply {
@@ -24,6 +25,8 @@ export interface ActiveReply {
   task?: Promise<void>;
   /** Request ids applied since the reply last settled: a park records its notice as theirs. */
   awaiting?: AwaitingRequest[];
+  /** Its metrics and spans, when telemetry is on. */
+  observer?: ReplyTelemetry;
 }
 
 /** A reply read from the store or just started, not running yet. */

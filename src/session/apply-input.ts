@@ -28,7 +28,8 @@ export interface ApplyLimits {
 /**
  * Applies one input to `actor`, after every input before it: once per request id (a retry of the
  * same input is a `duplicate` with its first outcome; a different input under a used id is
- * refused), within the running-replies limit (an interrupt is always taken).
+ * refused), within the running-replies limit (an interrupt is always taken). `trace` is the
+ * `traceparent` of the call that brought it: a reply it starts or resumes is traced under it.
  */
 export function applyInput(
   limits: ApplyLimits,
@@ -36,6 +37,7 @@ export function applyInput(
   input: SessionInput,
   principal: string,
   requestId: string | undefined,
+  trace?: string,
 ): Promise<Applied> {
   return actor.serial(async (): Promise<Applied> => {
     limits.assertAccepting();
@@ -63,13 +65,13 @@ export function applyInput(
     }
     switch (input.kind) {
       case "user_message":
-        return actor.startReply(input.text, ticket);
+        return actor.startReply(input.text, ticket, trace);
       case "user_interrupt":
         return actor.interrupt(input.replyId, principal, ticket);
       case "confirm":
-        return actor.confirm(input.replyId, input.answers, principal, ticket);
+        return actor.confirm(input.replyId, input.answers, principal, ticket, trace);
       case "external_results":
-        return actor.externalResults(input.replyId, input.answers, principal, ticket);
+        return actor.externalResults(input.replyId, input.answers, principal, ticket, trace);
     }
   });
 }

@@ -32,6 +32,8 @@ export interface HubOptions {
   fence?: (batch: StoreBatch) => void;
   /** Told after each write that stored events, with them. */
   committed?: (events: readonly StoredEvent[]) => void;
+  /** Told of every event as it is logged (before it is written), for metrics and traces. */
+  observe?: (body: EventBody) => void;
 }
 
 interface Waiter {
@@ -97,6 +99,7 @@ export class EventHub {
   emit(replyId: string, body: EventBody): void {
     if (this.failed) return;
     this.log.append(replyId, body);
+    this.options.observe?.(body);
     if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
     this.kickSoon();
   }
@@ -113,6 +116,7 @@ export class EventHub {
     if (this.failed) return Promise.reject(this.failed);
     for (const body of bodies) {
       this.log.append(replyId, body);
+      this.options.observe?.(body);
       if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
     }
     return this.commit(options);

@@ -31,6 +31,8 @@ export const InboxRecord = defineRecord({
     }),
     /** The node that forwarded it. */
     node: z.string(),
+    /** The W3C `traceparent` of the call that brought it, when traced. */
+    trace: z.string().optional(),
   }),
 });
 
@@ -57,6 +59,7 @@ export type ApplyHere = (
   input: SessionInput,
   principal: string,
   requestId: string | undefined,
+  trace?: string,
 ) => Promise<Applied>;
 
 export interface InboxOptions {
@@ -106,13 +109,14 @@ export class Inbox {
     input: SessionInput,
     principal: string,
     requestId: string | undefined,
+    trace?: string,
   ): Promise<Applied> {
     try {
-      return await this.here(tenant, sessionId, input, principal, requestId);
+      return await this.here(tenant, sessionId, input, principal, requestId, trace);
     } catch (err) {
       if (!isLeased(err)) throw err;
     }
-    return this.forward(tenant, sessionId, input, principal, requestId ?? newId("fwd"));
+    return this.forward(tenant, sessionId, input, principal, requestId ?? newId("fwd"), trace);
   }
 
   /** Applies the session's waiting entries here, one drain at a time (see the class). */
@@ -156,6 +160,7 @@ export class Inbox {
           input,
           entry.principal,
           entry.requestId,
+          entry.trace,
         );
         outcome = {
           ...(applied.replyId ? { replyId: applied.replyId } : {}),
@@ -186,6 +191,7 @@ export class Inbox {
     input: SessionInput,
     principal: string,
     requestId: string,
+    trace: string | undefined,
   ): Promise<Applied> {
     const { store, signals, pollMs, timeoutMs, nodeId } = this.options;
     const session = await store.get(SessionRecord, sessionId);
@@ -202,6 +208,7 @@ export class Inbox {
           requestId,
           input: input,
           node: nodeId,
+          ...(trace ? { trace } : {}),
         })
         .write();
       signals.signal(inboxTopic(sessionId));

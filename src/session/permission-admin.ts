@@ -3,7 +3,7 @@ import { parseToolInput } from "../agent/tool-input.js";
 import type { DecisionInfo, Rule } from "../agent/types.js";
 import { invalidArgument } from "../common/errors.js";
 import type { RuleScope } from "../permissions/index.js";
-import { ruleAudit } from "./audit-entries.js";
+import { modeAudit, ruleAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
 import type { RuleScopeKey, StoredRule } from "./rule-book.js";
 import type { SessionManager } from "./session-manager.js";
@@ -118,10 +118,20 @@ export class PermissionAdmin {
     );
   }
 
-  /** Sets a session's mode, recording who did. */
+  /**
+   * Sets a session's mode (undefined follows the agent's), recording who did; it takes effect at
+   * the session's next decision.
+   */
   async setMode(sessionId: string, mode: PermissionState["mode"] | undefined, principal: string) {
     return this.sessions.withActor(sessionId, this.tenant, (actor) =>
-      actor.serial(() => actor.setMode(mode, principal)),
+      actor.serial(async () => {
+        actor.head.setMode(mode);
+        await actor.events.commit({
+          sync: true,
+          extra: (b) => writeAudit(b, this.tenant, [modeAudit(sessionId, mode, principal)]),
+        });
+        return actor.head.data.mode ?? actor.agent.permissionMode;
+      }),
     );
   }
 

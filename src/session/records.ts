@@ -73,6 +73,10 @@ export const ReplyRecord = defineRecord({
     startedAt: z.string(),
     /** The seq of the last event reflected in `message`; later events replay onto it. */
     snapshotSeq: z.number().int().nonnegative().default(0),
+    /** The W3C `traceparent` of the reply's span, when traced: its later runs are its children. */
+    trace: z.string().optional(),
+    /** When each call awaiting an answer started waiting (call id → ISO time). */
+    waitingSince: z.record(z.string(), z.string()).optional(),
   }),
 });
 export type ReplyData = z.infer<typeof ReplyRecord.schema>;
@@ -118,6 +122,13 @@ export const RunningRecord = defineRecord({
   kind: "running",
   version: 1,
   schema: z.object({ replyId: z.string(), since: z.string() }),
+});
+
+/** A parked reply: key = session id. Counted by agent for the parked-replies gauge. */
+export const ParkedRecord = defineRecord({
+  kind: "parked",
+  version: 1,
+  schema: z.object({ agentId: z.string(), replyId: z.string() }),
 });
 
 /**

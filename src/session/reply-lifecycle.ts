@@ -56,17 +56,14 @@ export class ReplyLifecycle {
   private get active(): ActiveReply | undefined {
     return this.writes.current;
   }
-
   /** True while a reply is running (not parked). */
   get running(): boolean {
     return this.active?.task !== undefined;
   }
-
   /** The running or parked reply's id. */
   get replyId(): string | undefined {
     return this.active?.data.replyId;
   }
-
   /** Calls awaiting an answer (asking or submitted) of the parked reply. */
   get pendingCalls(): ToolCallBlock[] {
     return waitingCalls(this.active);
@@ -82,6 +79,11 @@ export class ReplyLifecycle {
     if (!active.task) return { replyId: active.data.replyId, calls: waitingCalls(active) };
     const asked = this.questions.waiting(active);
     return asked.length > 0 ? { replyId: active.data.replyId, calls: asked } : undefined;
+  }
+
+  /** Every event of the session's reply, for its metrics and spans. */
+  observe(body: EventBody): void {
+    this.active?.observer?.event(body);
   }
 
   /** Restores the reply read from the store. */
@@ -100,6 +102,7 @@ export class ReplyLifecycle {
   async start(
     text: string,
     ticket: RequestTicket | undefined,
+    caller?: string,
   ): Promise<{ replyId: string; settled: Promise<ReplySettled> }> {
     const { head, hub, outcomes } = this.s;
     assertIdle(head.id, this.active, this.disposed);
@@ -113,6 +116,7 @@ export class ReplyLifecycle {
     head.setStatus("running", replyId);
     const active = activeReply(data);
     this.writes.current = active;
+    this.writes.observer(active)?.running(data, caller); // its span's ids are stored with it
     const settled = outcomes.whenSettled(replyId);
     const request = outcomes.note(ticket, replyId, index + 1);
     // The event and the state it starts are written in one batch.
@@ -169,12 +173,14 @@ export class ReplyLifecycle {
   /**
    * Commits an answer `prepare` makes for the parked reply (refused whole), then resumes it; or,
    * while the running reply's tools asked questions, the answers to those, handed to the tools.
+   * `caller` is the `traceparent` of the call that brought the answer.
    */
   async answer(
     replyId: string,
     what: string,
     prepare: PrepareAnswer,
     ticket: RequestTicket | undefined,
+    caller?: string,
   ): Promise<{ settled: Promise<ReplySettled> }> {
     const { head, outcomes } = this.s;
     const asked = this.active?.task !== undefined && this.questions.asking;
@@ -191,10 +197,10 @@ export class ReplyLifecycle {
       request?.write(b);
     };
     if (toTools) await toTools(extra);
-    else await this.writes.commitAnswer(active, prepared.message, prepared.events, extra);
+    else await this.writes.commitAnswer(active, prepared.message, prepared.events, extra, caller);
     prepared.committed?.();
     this.awaitOutcome(active, request, settled);
-    if (!toTools) this.resume(active);
+    if (!toTools) this.resume(active, caller);
     return { settled };
   }
 
@@ -255,9 +261,10 @@ export class ReplyLifecycle {
     this.s.outcomes.awaitFirst(request, settled);
   }
 
-  private resume(active: ActiveReply): void {
+  private resume(active: ActiveReply, caller?: string): void {
     active.controller = new AbortController();
     active.tools = new AbortController();
+    this.writes.observer(active)?.running(active.data, caller);
     this.run(active);
   }
 

@@ -70,6 +70,7 @@ export async function runActiveReply(
       permissions: () => s.permissions.current(),
       decided: hooks.decided,
       ask: hooks.ask,
+      modelTrace: () => active.observer?.modelTraceparent,
     });
     active.data.iteration = progress.iteration;
     if (outcome.kind === "finished" && outcome.error?.code.startsWith("model_")) {
@@ -127,6 +128,7 @@ export function runHooks(
       }
     },
     decided: (call, decision) => {
+      active.observer?.decided(call, decision);
       const audit = decisionAudit(head.id, replyId, call, decision);
       hub.stage((b) => writeAudit(b, head.tenant, [audit]));
     },

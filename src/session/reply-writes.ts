@@ -1,12 +1,15 @@
+import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import type { ReplyOutcome } from "../agent/reply-loop.js";
 import type { Msg, ToolCallBlock } from "../agent/types.js";
+import type { Telemetry } from "../common/telemetry.js";
 import type { StoreBatch } from "../store/store.js";
 import { type ActiveReply, checkpoint, parkedStatus, waitingCalls } from "./active-reply.js";
 import type { EventHub } from "./event-hub.js";
-import { ReplyRecord, RunningRecord } from "./records.js";
+import { ParkedRecord, ReplyRecord, RunningRecord } from "./records.js";
 import { endRecords, type Ending, parkedRequests } from "./reply-endings.js";
 import type { ReplyOutcomes, ReplySettled } from "./reply-outcomes.js";
+import { ReplyTelemetry } from "./reply-telemetry.js";
 import { compaction } from "./retention.js";
 import type { SessionHead } from "./session-head.js";
 import { waitingNotice } from "./waiting-notice.js";
@@ -20,6 +23,9 @@ export interface WritingSession {
   keepFinishedReplies?: number;
   /** Told about every parked call's deadline once the park is stored. */
   expiry?: { note(at: string): void };
+  /** What replies report about themselves. */
+  telemetry: Telemetry;
+  agent: AgentDefinition;
 }
 
 /**
@@ -35,6 +41,20 @@ export class ReplyWrites {
   private checkpointStaged = false;
 
   constructor(private readonly s: WritingSession) {}
+
+  /** The metrics and spans of `active`, made on first use; undefined when telemetry is off. */
+  observer(active: ActiveReply): ReplyTelemetry | undefined {
+    const { telemetry, head, agent } = this.s;
+    if (active.observer || (!telemetry.metrics.enabled && !telemetry.tracing.enabled)) {
+      return active.observer;
+    }
+    active.observer = new ReplyTelemetry(telemetry, {
+      sessionId: head.id,
+      agent: agent.id,
+      tenant: head.tenant,
+    });
+    return active.observer;
+  }
 
   /** Puts a checkpoint of `active` into the next write (once, however often it is asked). */
   stageCheckpoint(active: ActiveReply): void {
@@ -56,9 +76,17 @@ export class ReplyWrites {
     message: Msg,
     events: EventBody[],
     extra: (b: StoreBatch) => void,
+    caller?: string,
   ): Promise<void> {
     const replyId = active.data.replyId;
+    const waited = waitingCalls(active);
+    const since = active.data.waitingSince ?? {};
     active.data = { ...active.data, message, state: "running" };
+    const still = new Set(waitingCalls(active).map((c) => c.id));
+    const answered = waited.filter((c) => !still.has(c.id));
+    active.data.waitingSince = Object.fromEntries(
+      Object.entries(since).filter(([id]) => still.has(id)),
+    );
     this.s.head.setStatus("running", replyId);
     this.stageCheckpoint(active);
     await this.s.hub.emitWith(replyId, events, {
@@ -70,10 +98,11 @@ export class ReplyWrites {
           RunningRecord,
           this.s.head.id,
           { replyId, since: new Date().toISOString() },
-        );
+        ).del(ParkedRecord, this.s.head.id);
         extra(b);
       },
     });
+    this.observer(active)?.answered(active.data, answered, since, caller);
   }
 
   /**
@@ -122,8 +151,10 @@ export class ReplyWrites {
     const message = active.data.message;
     const awaiting = active.awaiting;
     active.awaiting = undefined;
+    const observer = this.observer(active);
     let settled: ReplySettled;
     if (outcome.kind === "finished") {
+      const wasParked = active.data.state === "parked";
       const keep = this.s.keepFinishedReplies;
       const compact = await compaction(head.data, keep, hub.lastSeq, (a, b) =>
         hub.log.chunkKeys(a, b),
@@ -142,12 +173,17 @@ export class ReplyWrites {
       await hub.emitWith(replyId, [...before, end], {
         extra: (b) => {
           records(b);
+          if (wasParked) b.del(ParkedRecord, head.id);
           extra?.(b);
         },
       });
+      observer?.ended(outcome.finishedReason, outcome.error);
     } else {
       const pending = waitingCalls(active);
       active.data.state = "parked";
+      const now = new Date().toISOString();
+      const since = (active.data.waitingSince ??= {});
+      for (const call of pending) since[call.id] ??= now;
       head.setStatus(parkedStatus(pending), replyId);
       const notice = waitingNotice(message, pending);
       const status = head.data.status;
@@ -158,7 +194,11 @@ export class ReplyWrites {
       }
       // Written (synced, with the checkpoint) before the caller hears that the reply is parked.
       this.stageCheckpoint(active);
-      await hub.emitWith(replyId, [{ type: "reply_parked", message: notice }], {});
+      const agentId = this.s.agent.id;
+      await hub.emitWith(replyId, [{ type: "reply_parked", message: notice }], {
+        extra: (b) => b.put(ParkedRecord, head.id, { agentId, replyId }),
+      });
+      observer?.parked();
       for (const call of pending) if (call.expiresAt) this.s.expiry?.note(call.expiresAt);
     }
     this.s.outcomes.settled(replyId, settled, awaiting);

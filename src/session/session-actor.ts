@@ -1,11 +1,11 @@
 import type { AgentDefinition } from "../agent/agent.js";
 import type { PermissionState } from "../agent/gate.js";
+import type { EventBody } from "../agent/events.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
+import { noTelemetry, type Telemetry } from "../common/telemetry.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
-import { modeAudit } from "./audit-entries.js";
-import { writeAudit } from "./audit-records.js";
 import { EventHub, type HubOptions } from "./event-hub.js";
 import type { StoredEvent } from "./stored-event.js";
 import type { Attached } from "./subscriber.js";
@@ -46,6 +46,8 @@ export interface ActorDeps {
   leases?: SessionLeases;
   /** Told of the events stored, when several nodes share the database (see `NodeActors`). */
   published?: (sessionId: string, events: readonly StoredEvent[]) => void;
+  /** Where replies report their metrics and spans; default none. */
+  telemetry?: Telemetry;
 }
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
@@ -74,6 +76,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
   private readonly reply: ReplyLifecycle;
   /** The session's lease on this node, when several nodes share the database. */
   lease: Lease | undefined;
+  readonly telemetry: Telemetry;
   private chain: Promise<unknown> = Promise.resolve();
   /** Why the actor stopped, once a write failed. */
   private stopped: Error | undefined;
@@ -91,6 +94,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
         ? agent.tools
         : new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
     this.head = new SessionHead(data);
+    this.telemetry = deps.telemetry ?? noTelemetry;
     this.events = new EventHub(deps.store, data.id, data.lastSeq, deps.logger, this);
     this.outcomes = new ReplyOutcomes(deps.store, this.head);
     this.permissions = new SessionPermissions(this.head, agent, deps.rules, deps.homeDir);
@@ -119,6 +123,11 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   get expiry(): ActorDeps["expiry"] {
     return this.deps.expiry;
+  }
+
+  /** HubOptions: every event goes to the reply's metrics and spans. */
+  observe(body: EventBody): void {
+    this.reply.observe(body);
   }
 
   /** HubOptions: every write checks the session's lease, when it has one. */
@@ -213,13 +222,13 @@ export class SessionActor implements LifecycleSession, HubOptions {
     return this.events.attach(afterSeq, signal, () => this.reply.parked(), maxQueued);
   }
 
-  // ---- inputs (see ReplyLifecycle) ----
-
+  // Inputs (see ReplyLifecycle); `caller` is the traceparent of the call that brought one.
   startReply(
     text: string,
     requestId?: Request,
+    caller?: string,
   ): Promise<{ replyId: string; settled: Promise<ReplySettled> }> {
-    return this.reply.start(text, requestId);
+    return this.reply.start(text, requestId, caller);
   }
 
   interrupt(
@@ -236,9 +245,10 @@ export class SessionActor implements LifecycleSession, HubOptions {
     answers: ConfirmAnswer[],
     principal: string,
     requestId?: Request,
+    caller?: string,
   ): Promise<{ settled: Promise<ReplySettled> }> {
     const prepare = confirmations(this, answers, principal);
-    return this.reply.answer(replyId, "confirmations", prepare, requestId);
+    return this.reply.answer(replyId, "confirmations", prepare, requestId, caller);
   }
 
   /** Applies external results to the parked reply (refusing bad ones whole), then resumes it. */
@@ -247,9 +257,10 @@ export class SessionActor implements LifecycleSession, HubOptions {
     answers: ExternalAnswer[],
     principal: string,
     requestId?: Request,
+    caller?: string,
   ): Promise<{ settled: Promise<ReplySettled> }> {
     const prepare = externalResults(this, answers, principal);
-    return this.reply.answer(replyId, "external results", prepare, requestId);
+    return this.reply.answer(replyId, "external results", prepare, requestId, caller);
   }
 
   expire(now: Date): Promise<void> {
@@ -260,24 +271,10 @@ export class SessionActor implements LifecycleSession, HubOptions {
     return this.reply.recover();
   }
 
-  // ---- permissions ----
-
   /** The permission state a decision in this session sees now. */
   permissionState(): Promise<PermissionState> {
     return this.permissions.state();
   }
-
-  /** Sets the session's mode (undefined follows the agent's); takes effect at the next decision. */
-  async setMode(mode: SessionData["mode"], principal: string): Promise<PermissionState["mode"]> {
-    this.head.setMode(mode);
-    await this.events.commit({
-      sync: true,
-      extra: (b) => writeAudit(b, this.tenant, [modeAudit(this.id, mode, principal)]),
-    });
-    return this.head.data.mode ?? this.agent.permissionMode;
-  }
-
-  // ---- stopping ----
 
   /**
    * Interrupts a running reply for a shutdown (see `ReplyLifecycle.stop`), and resolves once its

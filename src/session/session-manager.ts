@@ -269,15 +269,16 @@ export class SessionManager {
     tenant: string,
     sessionId: string,
     input: SessionInput,
-    options: { principal?: string; requestId?: string } = {},
+    options: { principal?: string; requestId?: string; trace?: string | undefined } = {},
   ): Promise<Applied> {
     this.assertAccepting();
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
     const principal = options.principal ?? "anonymous";
+    const { trace } = options;
     const inbox = this.node.inbox;
-    if (inbox) return inbox.apply(tenant, sessionId, input, principal, requestId);
-    return this.applyHere(tenant, sessionId, input, principal, requestId);
+    if (inbox) return inbox.apply(tenant, sessionId, input, principal, requestId, trace);
+    return this.applyHere(tenant, sessionId, input, principal, requestId, trace);
   }
 
   /** Applies one input to the session's actor on this node. */
@@ -287,9 +288,10 @@ export class SessionManager {
     input: SessionInput,
     principal: string,
     requestId: string | undefined,
+    trace?: string,
   ): Promise<Applied> {
     return this.withActor(sessionId, tenant, (actor) =>
-      applyInput(this.applyLimits, actor, input, principal, requestId),
+      applyInput(this.applyLimits, actor, input, principal, requestId, trace),
     );
   }
 
