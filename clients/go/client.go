@@ -252,7 +252,8 @@ func (c *Client) CreateSession(ctx context.Context, agentID string, opts ...Sess
 	return res.GetSession(), nil
 }
 
-// GetSession returns a session's status, pending tool calls and last seq.
+// GetSession returns a session's status, pending tool calls, last seq and token usage (GetUsage,
+// summed over its replies).
 func (c *Client) GetSession(ctx context.Context, sessionID string) (*pb.Session, error) {
 	ctx, cancel := c.unaryContext(ctx)
 	defer cancel()

@@ -14,7 +14,13 @@ import type {
  */
 export type EventBody =
   | { type: "reply_start"; name: string; role: "assistant" }
-  | { type: "reply_end"; finishedReason: FinishedReason; error?: Failure }
+  | {
+      type: "reply_end";
+      finishedReason: FinishedReason;
+      error?: Failure;
+      /** The reply's usage over all its model calls; absent in events logged before it was kept. */
+      usage?: Usage;
+    }
   | { type: "model_call_start"; modelName: string }
   | { type: "model_call_end"; usage: Usage; finishedReason: FinishedReason }
   | { type: "text_block_start"; blockId: string }

@@ -9,13 +9,8 @@ import {
   InterruptReason,
   interruptedText,
 } from "./tool-runner.js";
-import {
-  type Failure,
-  type FinishedReason,
-  type Msg,
-  type ToolCallBlock,
-  type Usage,
-} from "./types.js";
+import { type Failure, type FinishedReason, type Msg, type ToolCallBlock } from "./types.js";
+import { addUsage } from "./usage.js";
 import { toolSpecs } from "./tool-specs.js";
 import { newId } from "../common/ids.js";
 
@@ -32,15 +27,6 @@ function unfinished(message: Msg): ToolCallBlock[] {
   return message.content.filter(
     (b): b is ToolCallBlock => b.type === "tool_call" && b.state !== "finished",
   );
-}
-
-function addUsage(total: Usage | undefined, more: Usage): Usage {
-  return {
-    inputTokens: (total?.inputTokens ?? 0) + more.inputTokens,
-    outputTokens: (total?.outputTokens ?? 0) + more.outputTokens,
-    cacheReadTokens: (total?.cacheReadTokens ?? 0) + more.cacheReadTokens,
-    cacheWriteTokens: (total?.cacheWriteTokens ?? 0) + more.cacheWriteTokens,
-  };
 }
 
 /**

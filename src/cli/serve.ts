@@ -32,7 +32,8 @@ export async function serve(flags: ConfigFlags): Promise<number> {
   const where = config.database.url
     ? { database: parkway.store.location }
     : { data: path.resolve(config.data) };
-  log.info({ address: parkway.address, ...where, transport }, "listening");
+  const metrics = parkway.metricsUrl ? { metricsUrl: parkway.metricsUrl } : {};
+  log.info({ address: parkway.address, ...where, transport, ...metrics }, "listening");
   const stop = await new Promise<{ signal: NodeJS.Signals } | { storageFailed: true }>(
     (resolve) => {
       if (received) resolve({ signal: received });

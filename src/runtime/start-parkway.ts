@@ -1,4 +1,5 @@
 import { readTlsFiles } from "../config/read-tls-files.js";
+import { tracingFromEnv } from "../config/tracing-env.js";
 import type { Config } from "../config/schema.js";
 import { jsonLogger, type Logger } from "../common/logger.js";
 import type { Model } from "../model/model.js";
@@ -16,7 +17,10 @@ import { listAudit } from "../session/audit-log.js";
 import { PermissionAdmin } from "../session/permission-admin.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { StorageFailure } from "../store/storage-failure.js";
+import { MeasuredStore } from "../store/measured-store.js";
 import type { Store } from "../store/store.js";
+import { countParked } from "../session/parked-count.js";
+import { type RunningTelemetry, startTelemetry } from "../telemetry/start-telemetry.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
 import type { Tool } from "../tools/tool.js";
@@ -61,6 +65,8 @@ export interface RunningParkway {
   readonly server: ParkwayServer;
   /** The store the server uses. */
   readonly store: Store;
+  /** Where Prometheus scrapes the metrics (`http://HOST:PORT/metrics`), when they are on. */
+  readonly metricsUrl: string | undefined;
   /**
    * Resolves when a write to the store fails (and never otherwise). By then the failure is logged,
    * health reports NOT_SERVING, inputs answer UNAVAILABLE naming the failure, running replies are
@@ -82,6 +88,12 @@ export interface RunningParkway {
    * `ParkwayServer.shutdown`).
    */
   close(options?: { drain?: boolean }): Promise<void>;
+}
+
+/** True for an address on the loopback interface. */
+function isLoopback(listen: string): boolean {
+  const host = listen.slice(0, listen.lastIndexOf(":"));
+  return /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);
 }
 
 /**
@@ -132,16 +144,47 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     await demo?.close();
     throw err;
   }
+  const remote = (listen: string) =>
+    !isLoopback(listen) && config.tenants.length === 0 && !config.allowRemote;
+  for (const [key, listen] of [
+    ["listen", config.listen],
+    ["metrics.listen", config.metrics.listen],
+  ] as const) {
+    if (listen !== undefined && remote(listen)) {
+      await demo?.close();
+      throw new AgentConfigError(
+        `invalid config: ${key}: ${listen} is not a loopback address; configure tenants with tokens, or set allowRemote`,
+      );
+    }
+  }
   let store: Store;
+  let running: RunningTelemetry;
+  try {
+    running = await startTelemetry(
+      {
+        metricsListen: config.metrics.listen,
+        tenantLabel: config.metrics.tenantLabel,
+        tracing: tracingFromEnv(),
+      },
+      log,
+    );
+  } catch (err) {
+    await demo?.close();
+    throw err;
+  }
+  const { telemetry } = running;
   try {
     store = options.store ?? (await createStore(config));
+    if (telemetry.metrics.enabled) store = new MeasuredStore(store, telemetry.metrics);
   } catch (err) {
+    await running.close();
     await demo?.close();
     throw err;
   }
   const signals = await createSignals(config, log);
   const manager = new SessionManager(store, agents, log, {
     ...(signals ? { signals } : {}),
+    telemetry,
     ...(config.retention.keepFinishedReplies === undefined
       ? {}
       : { keepFinishedReplies: config.retention.keepFinishedReplies }),
@@ -161,13 +204,12 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
         }),
   });
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
-  const loopback = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\]|::1)$/.test(host);
-  if (!loopback && config.tenants.length === 0 && !config.allowRemote) {
-    await demo?.close();
-    throw new AgentConfigError(
-      `invalid config: listen: ${config.listen} is not a loopback address; configure tenants with tokens, or set allowRemote`,
-    );
-  }
+  const streams = { open: 0 };
+  telemetry.metrics.observe({
+    streams: () => streams.open,
+    sessionActors: () => manager.liveActors,
+    parkedReplies: () => countParked(store),
+  });
   const server = createServer({
     store,
     log,
@@ -177,7 +219,12 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       ? { timeMs: config.keepalive.time, timeoutMs: config.keepalive.timeout }
       : false,
     ...(tls ? { tls } : {}),
-    agentService: createAgentService(manager, { inputsPerSecond: config.limits.inputsPerSecond }),
+    tracing: telemetry.tracing,
+    agentService: createAgentService(manager, {
+      inputsPerSecond: config.limits.inputsPerSecond,
+      metrics: telemetry.metrics,
+      streams,
+    }),
     permissionService: createPermissionService(
       (tenant: string) => new PermissionAdmin(manager, tenant),
     ),
@@ -209,6 +256,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     await manager.stop();
     await server.shutdown({ graceMs: 0 });
     await mcp.close();
+    await running.close();
     await demo?.close();
     throw err;
   }
@@ -217,6 +265,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     port,
     server,
     store,
+    metricsUrl: running.metricsUrl,
     storageFailure,
     liveSessions: () => manager.liveActors,
     async close(options = {}) {
@@ -224,6 +273,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       await manager.stop(config.shutdownGrace);
       await server.shutdown(options);
       await mcp.close();
+      await running.close();
       await demo?.close();
     },
   };

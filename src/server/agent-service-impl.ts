@@ -1,4 +1,6 @@
+import { status as Status } from "@grpc/grpc-js";
 import { invalidArgument, isParkwayError, ParkwayError } from "../common/errors.js";
+import { type Metrics, noMetrics } from "../common/telemetry.js";
 import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
 import type { SessionManager, SessionView } from "../session/session-manager.js";
@@ -35,6 +37,7 @@ function sessionToPb(view: SessionView): Session {
     createdAt: new Date(view.createdAt),
     updatedAt: new Date(view.updatedAt),
     metadata: view.metadata,
+    usage: view.usage,
   };
 }
 
@@ -117,11 +120,30 @@ function parseExternalTools(
   });
 }
 
+/** The gRPC status name an input's acknowledgement carries: "OK", or its refusal's. */
+function ackCode(err?: unknown): string {
+  if (err === undefined) return "OK";
+  const code = toRpcStatus(err).code;
+  return Status[code] ?? String(code);
+}
+
+/** What the agent service reports and how fast a stream may send. */
+export interface AgentServiceOptions {
+  /** Inputs one stream may send per second. */
+  inputsPerSecond?: number;
+  /** Where input acknowledgements are counted. */
+  metrics?: Metrics;
+  /** Counts the Chat streams open (`open`), for the streams gauge. */
+  streams?: { open: number };
+}
+
 /** AgentService over the session manager. */
 export function createAgentService(
   manager: SessionManager,
-  options: { inputsPerSecond?: number } = {},
+  options: AgentServiceOptions = {},
 ): AgentServiceHandlers {
+  const metrics = options.metrics ?? noMetrics;
+  const streams = options.streams ?? { open: 0 };
   return {
     async *chat(requests, ctx) {
       const iterator = requests[Symbol.asyncIterator]();
@@ -148,6 +170,7 @@ export function createAgentService(
         ctx.signal,
       );
       const { subscriber } = attached;
+      streams.open += 1;
       // Past its backlog the stream ends now, not when its client reads again.
       subscriber.whenFailed((err) => ctx.fail(err));
 
@@ -179,11 +202,14 @@ export function createAgentService(
             await manager.apply(tenant, sessionId, toSessionInput(msg.event, "event"), {
               principal: ctx.principal.name,
               requestId: msg.requestId,
+              trace: ctx.traceparent,
             });
             attached.ack(msg.requestId);
+            metrics.inputAcked("OK");
           } catch (err) {
             if (!isParkwayError(err)) ctx.log.error({ err }, "input failed");
             attached.ack(msg.requestId, err);
+            metrics.inputAcked(ackCode(err));
           }
         }
       })();
@@ -203,6 +229,7 @@ export function createAgentService(
           if (halfClosed && items.some(endsReply)) endIfQuiet();
         }
       } finally {
+        streams.open -= 1;
         attached.detach();
       }
     },
@@ -212,11 +239,19 @@ export function createAgentService(
       if (!request.sessionId) {
         throw invalidArgument([{ field: "session_id", description: "is required" }]);
       }
-      const input = toSessionInput(request.input, "input");
-      const applied = await manager.apply(tenant, request.sessionId, input, {
-        principal: ctx.principal.name,
-        requestId: request.requestId,
-      });
+      let applied;
+      try {
+        const input = toSessionInput(request.input, "input");
+        applied = await manager.apply(tenant, request.sessionId, input, {
+          principal: ctx.principal.name,
+          requestId: request.requestId,
+          trace: ctx.traceparent,
+        });
+        metrics.inputAcked("OK");
+      } catch (err) {
+        metrics.inputAcked(ackCode(err));
+        throw err;
+      }
       // A retry gets the outcome the input had the first time, not the session's state now.
       const done = applied.settled ? await applied.settled : await applied.firstOutcome?.();
       if (!done) {

@@ -7,6 +7,7 @@ import type {
   ToolCallBlock,
   ToolResultBlock,
 } from "../agent/types.js";
+import { addUsage } from "../agent/usage.js";
 
 /**
  * Replays a reply's logged events onto a checkpoint of its message, giving the message as it was
@@ -111,15 +112,7 @@ export function foldEvents(checkpoint: Msg, events: readonly EventBody[]): Msg {
         break;
       }
       case "model_call_end":
-        if (body.usage) {
-          const u = message.usage;
-          message.usage = {
-            inputTokens: (u?.inputTokens ?? 0) + body.usage.inputTokens,
-            outputTokens: (u?.outputTokens ?? 0) + body.usage.outputTokens,
-            cacheReadTokens: (u?.cacheReadTokens ?? 0) + body.usage.cacheReadTokens,
-            cacheWriteTokens: (u?.cacheWriteTokens ?? 0) + body.usage.cacheWriteTokens,
-          };
-        }
+        if (body.usage) message.usage = addUsage(message.usage, body.usage);
         break;
       case "reply_start":
       case "reply_end":

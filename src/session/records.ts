@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { msgSchema, ruleSchema } from "../agent/types.js";
+import { msgSchema, ruleSchema, usageSchema } from "../agent/types.js";
 import { permissionModeSchema } from "../permissions/index.js";
 import { defineRecord } from "../store/record.js";
 
@@ -52,6 +52,11 @@ export const SessionRecord = defineRecord({
     replyStarts: z.array(z.number().int().positive()).optional(),
     /** Request ids applied so far (the next one's `RequestOrderRecord` key). */
     requestCount: z.number().int().nonnegative().optional(),
+    /**
+     * Token usage of the finished replies, added in the write that ends each one (the active
+     * reply's usage so far is in its record's message); absent is zeros.
+     */
+    usage: usageSchema.optional(),
   }),
 });
 export type SessionData = z.infer<typeof SessionRecord.schema>;

@@ -1,5 +1,5 @@
 import type { EventBody } from "../agent/events.js";
-import type { ToolCallBlock } from "../agent/types.js";
+import type { Msg, ToolCallBlock } from "../agent/types.js";
 import type { StoreBatch } from "../store/store.js";
 import {
   type ActiveReply,
@@ -64,9 +64,9 @@ export class ReplyLifecycle {
   get replyId(): string | undefined {
     return this.active?.data.replyId;
   }
-  /** Calls awaiting an answer (asking or submitted) of the parked reply. */
-  get pendingCalls(): ToolCallBlock[] {
-    return waitingCalls(this.active);
+  /** The running or parked reply's message as it is now (its waiting calls, its usage so far). */
+  get message(): Msg | undefined {
+    return this.active?.data.message;
   }
 
   /**

@@ -1,8 +1,9 @@
 import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import type { ReplyOutcome } from "../agent/reply-loop.js";
-import type { Msg, ToolCallBlock } from "../agent/types.js";
 import type { Telemetry } from "../common/telemetry.js";
+import { emptyUsage, type Msg, type ToolCallBlock } from "../agent/types.js";
+import { addUsage } from "../agent/usage.js";
 import type { StoreBatch } from "../store/store.js";
 import { type ActiveReply, checkpoint, parkedStatus, waitingCalls } from "./active-reply.js";
 import type { EventHub } from "./event-hub.js";
@@ -161,13 +162,18 @@ export class ReplyWrites {
       );
       const index = head.data.messageCount;
       this.current = undefined;
-      head.update({ messageCount: index + 1, ...compact?.data });
+      // The reply's usage moves into the session's total in the write that ends it, so the total
+      // counts each reply once whatever crash comes between.
+      const usage = message.usage ?? emptyUsage();
+      const total = addUsage(head.data.usage, usage);
+      head.update({ messageCount: index + 1, usage: total, ...compact?.data });
       head.setStatus("idle");
       settled = { message, status: "idle", pending: [] };
       const end: EventBody = {
         type: "reply_end",
         finishedReason: outcome.finishedReason,
         ...(outcome.error ? { error: outcome.error } : {}),
+        usage,
       };
       const records = endRecords(head.id, index, message, compact?.keys ?? []);
       await hub.emitWith(replyId, [...before, end], {

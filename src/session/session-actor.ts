@@ -1,7 +1,6 @@
 import type { AgentDefinition } from "../agent/agent.js";
 import type { PermissionState } from "../agent/gate.js";
 import type { EventBody } from "../agent/events.js";
-import type { ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
 import { noTelemetry, type Telemetry } from "../common/telemetry.js";
 import type { Store, StoreBatch } from "../store/store.js";
@@ -19,6 +18,7 @@ import type { RuleBook } from "./rule-book.js";
 import { SessionHead } from "./session-head.js";
 import type { Lease, SessionLeases } from "./session-leases.js";
 import { SessionPermissions } from "./session-permissions.js";
+import { type SessionView, sessionView } from "./session-view.js";
 
 export type { ReplySettled } from "./reply-outcomes.js";
 
@@ -181,9 +181,9 @@ export class SessionActor implements LifecycleSession, HubOptions {
     return { ...this.head.data, lastSeq: this.events.lastSeq };
   }
 
-  /** Calls awaiting an answer (asking or submitted) of the parked reply. */
-  get pendingCalls(): ToolCallBlock[] {
-    return this.reply.pendingCalls;
+  /** The session as the API shows it, with its parked reply's calls and its usage so far. */
+  get view(): SessionView {
+    return sessionView(this.snapshot, this.reply.message);
   }
 
   /** True when nothing needs this actor in memory: no reply running and no stream attached. */

@@ -7,6 +7,7 @@ import {
   EventRecord,
   eventKey,
   MessageRecord,
+  ParkedRecord,
   messageKey,
   ReplyRecord,
   SessionRecord,
@@ -45,6 +46,7 @@ export async function deleteSessionRecords(
   await deleteRequests(store, batch, sessionId);
   batch
     .del(DamagedSessionRecord, sessionId)
+    .del(ParkedRecord, sessionId)
     .del(ReplyRecord, sessionId)
     .del(SessionRecord, sessionId)
     .del(TenantSessionRecord, tenantSessionKey(tenant, sessionId));

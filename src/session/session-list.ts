@@ -1,16 +1,6 @@
-import type { ToolCallBlock } from "../agent/types.js";
 import type { Store } from "../store/store.js";
-import {
-  type SessionData,
-  type SessionStatus,
-  TenantSessionRecord,
-  tenantSessionKey,
-} from "./records.js";
-
-/** A session as the API shows it. */
-export interface SessionView extends SessionData {
-  pendingToolCalls: ToolCallBlock[];
-}
+import { type SessionStatus, TenantSessionRecord, tenantSessionKey } from "./records.js";
+import type { SessionView } from "./session-view.js";
 
 /** Which sessions a list shows, and which page. */
 export interface SessionFilter {

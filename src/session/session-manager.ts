@@ -2,13 +2,13 @@ import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
 import { invalidArgument, notFound, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
+import type { Telemetry } from "../common/telemetry.js";
 import { type StorageFailure } from "../store/storage-failure.js";
 import type { StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
 import type { SessionInput } from "./session-input.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
 import { type CreateSessionInput, newSession, storeNewSession } from "./new-session.js";
-import { pendingCalls } from "./pending-calls.js";
 import { checkRequestId, REQUEST_ID_DEFAULTS, type RequestIdLimits } from "./request-ids.js";
 import { RuleBook } from "./rule-book.js";
 import type { ActorRegistry } from "./actor-registry.js";
@@ -23,17 +23,13 @@ import { SessionReader } from "./session-reader.js";
 import { recoverReplies } from "./recovery.js";
 import type { LeaseOptions } from "./session-leases.js";
 import { checkSessionsPerTenant, type SessionLimits } from "./session-limits.js";
-import {
-  listSessions,
-  type SessionFilter,
-  type SessionPage,
-  type SessionView,
-} from "./session-list.js";
+import { listSessions, type SessionFilter, type SessionPage } from "./session-list.js";
+import { type SessionView, sessionView } from "./session-view.js";
 import { type ActorDeps, type SessionActor } from "./session-actor.js";
 import { TenantSessionCount } from "./tenant-session-count.js";
 
 export type { CreateSessionInput } from "./new-session.js";
-export type { SessionView } from "./session-list.js";
+export type { SessionView } from "./session-view.js";
 export type { SessionLimits } from "./session-limits.js";
 
 /**
@@ -76,6 +72,8 @@ export class SessionManager {
       leases?: LeaseOptions;
       /** Wake-ups between those nodes (see `StoreSignals`); none by default. */
       signals?: StoreSignals;
+      /** Where replies report their metrics and spans; none by default. */
+      telemetry?: Telemetry;
     } = {},
   ) {
     this.limits = options.limits ?? {};
@@ -105,6 +103,7 @@ export class SessionManager {
       idle: (actor) => this.actors.release(actor),
       ...(this.node.leases ? { leases: this.node.leases, published: this.node.published } : {}),
       keepFinishedReplies: options.keepFinishedReplies,
+      ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     };
     this.applyLimits = {
       store,
@@ -194,7 +193,7 @@ export class SessionManager {
       const known = [...this.agents.keys()];
       const data = newSession(tenant, this.agents.get(input.agentId), known, input);
       await storeNewSession(this.store, this.agent(data.agentId), data, count + 1, guard);
-      return { count: count + 1, result: { ...data, pendingToolCalls: [] } };
+      return { count: count + 1, result: sessionView(data, undefined) };
     });
   }
 
@@ -220,10 +219,9 @@ export class SessionManager {
   async get(tenant: string, sessionId: string): Promise<SessionView> {
     if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
     const actor = this.actors.cached(sessionId);
-    if (actor?.tenant === tenant)
-      return { ...actor.snapshot, pendingToolCalls: actor.pendingCalls };
+    if (actor?.tenant === tenant) return actor.view;
     const { data, reply } = await this.reader.read(sessionId, tenant);
-    return { ...data, pendingToolCalls: pendingCalls(reply?.message) };
+    return sessionView(data, reply?.message);
   }
 
   /** Sessions newest first, optionally filtered (see `listSessions`). */

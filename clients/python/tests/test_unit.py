@@ -233,6 +233,11 @@ def test_event_view() -> None:
         )
     )
     assert done.settles and done.finished_reason == content_pb2.FINISHED_REASON_COMPLETED
+    billed = parkway.Event(
+        _event(10, reply_end=events_pb2.ReplyEnd(usage=content_pb2.Usage(input_tokens=5)))
+    )
+    assert billed.usage is not None and billed.usage.input_tokens == 5
+    assert delta.usage is None
     asks = parkway.Event(_event(3, require_user_confirm=_confirm("c1", "c2")))
     assert [c.id for c in asks.tool_calls] == ["c1", "c2"]
     assert "call='c1,c2'" in repr(asks)

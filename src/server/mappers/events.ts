@@ -14,7 +14,11 @@ function payload(body: EventBody): Payload {
     case "reply_end":
       return {
         $case: "replyEnd",
-        value: { finishedReason: finishedReason.toPb(body.finishedReason), error: body.error },
+        value: {
+          finishedReason: finishedReason.toPb(body.finishedReason),
+          error: body.error,
+          usage: body.usage,
+        },
       };
     case "model_call_start":
       return { $case: "modelCallStart", value: { modelName: body.modelName } };

@@ -4,7 +4,12 @@ import path from "node:path";
 import type { StoredEvent } from "../../../src/session/stored-event.js";
 import { silentLogger } from "../../../src/common/logger.js";
 import { parseConfig } from "../../../src/config/index.js";
-import type { Model, ModelRequest, ModelStreamEvent } from "../../../src/model/model.js";
+import type {
+  Model,
+  ModelRequest,
+  ModelStreamEvent,
+  ModelUsage,
+} from "../../../src/model/model.js";
 import { buildAgents } from "../../../src/runtime/build-agents.js";
 import { SessionManager } from "../../../src/session/session-manager.js";
 import type { LeaseOptions } from "../../../src/session/session-leases.js";
@@ -16,10 +21,11 @@ import { builtinTools } from "../../../src/tools/builtin.js";
 /** One model response: what the fake model streams for a request. */
 export type Turn = (request: ModelRequest) => AsyncIterable<ModelStreamEvent>;
 
-/** A response with text and tool calls, streamed at once. */
+/** A response with text and tool calls, streamed at once, and the usage it reports, if any. */
 export function respond(
   text: string,
   calls: { id: string; name: string; input: object }[] = [],
+  usage?: ModelUsage,
 ): Turn {
   return async function* () {
     await Promise.resolve(); // a model answers asynchronously
@@ -28,6 +34,7 @@ export function respond(
       yield { type: "tool_call_start", index, id: call.id, name: call.name };
       yield { type: "tool_call_delta", index, delta: JSON.stringify(call.input) };
     }
+    if (usage) yield { type: "usage", usage };
     yield { type: "done", finishReason: calls.length > 0 ? "tool_calls" : "stop" };
   };
 }

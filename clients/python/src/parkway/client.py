@@ -193,7 +193,8 @@ class AsyncClient:
     async def get_session(
         self, session_id: str, *, timeout: float | None = None
     ) -> agent_service_pb2.Session:
-        """A session's status, pending tool calls and last seq. ``NotFound`` when unknown."""
+        """A session's status, pending tool calls, last seq and token usage (``.usage``, summed over
+        its replies). ``NotFound`` when unknown."""
         response: agent_service_pb2.GetSessionResponse = await self.unary(
             self.agent_service.GetSession,
             agent_service_pb2.GetSessionRequest(session_id=session_id),

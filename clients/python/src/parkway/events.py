@@ -136,6 +136,16 @@ class Event:
         return content_pb2.FINISHED_REASON_UNSPECIFIED
 
     @property
+    def usage(self) -> content_pb2.Usage | None:
+        """The token usage of REPLY_END (the whole reply's) or MODEL_CALL_END (that call's);
+        ``None`` for other kinds."""
+        if self.kind == "reply_end":
+            return self.raw.reply_end.usage
+        if self.kind == "model_call_end":
+            return self.raw.model_call_end.usage
+        return None
+
+    @property
     def result_state(self) -> str:
         """TOOL_RESULT_END's outcome without its prefix: ``"SUCCESS"``, ``"ERROR"``, ``"DENIED"``,
         ``"INTERRUPTED"``; ``""`` for other kinds."""

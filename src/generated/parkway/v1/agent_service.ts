@@ -23,7 +23,7 @@ import {
 import { Duration } from "../../google/protobuf/duration.js";
 import { Struct } from "../../google/protobuf/struct.js";
 import { Timestamp } from "../../google/protobuf/timestamp.js";
-import { Msg, ToolCallBlock } from "./content.js";
+import { Msg, ToolCallBlock, Usage } from "./content.js";
 import {
   ClientEvent,
   ExternalExecutionResult,
@@ -225,7 +225,14 @@ export interface Session {
     | Date
     | undefined;
   /** Free-form data given at creation (at most 256 KiB as JSON). */
-  metadata: { [key: string]: any } | undefined;
+  metadata:
+    | { [key: string]: any }
+    | undefined;
+  /**
+   * Token usage summed over all its replies: the finished ones and, so far, the running or parked
+   * one (each reply's total is its REPLY_END's usage). Cache counts are those the model reported.
+   */
+  usage: Usage | undefined;
 }
 
 /** Request of Reply: exactly one input. */
@@ -851,6 +858,7 @@ function createBaseSession(): Session {
     createdAt: undefined,
     updatedAt: undefined,
     metadata: undefined,
+    usage: undefined,
   };
 }
 
@@ -891,6 +899,9 @@ export const Session: MessageFns<Session> = {
     }
     if (message.metadata !== undefined) {
       Struct.encode(Struct.wrap(message.metadata), writer.uint32(98).fork()).join();
+    }
+    if (message.usage !== undefined) {
+      Usage.encode(message.usage, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -1004,6 +1015,14 @@ export const Session: MessageFns<Session> = {
             message.metadata = Struct.unwrap(Struct.decode(reader, reader.uint32()));
             continue;
           }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.usage = Usage.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1066,6 +1085,7 @@ export const Session: MessageFns<Session> = {
         ? fromJsonTimestamp(object.updated_at)
         : undefined,
       metadata: isObject(object.metadata) ? object.metadata : undefined,
+      usage: isSet(object.usage) ? Usage.fromJSON(object.usage) : undefined,
     };
   },
 
@@ -1107,6 +1127,9 @@ export const Session: MessageFns<Session> = {
     if (message.metadata !== undefined) {
       obj.metadata = message.metadata;
     }
+    if (message.usage !== undefined) {
+      obj.usage = Usage.toJSON(message.usage);
+    }
     return obj;
   },
 
@@ -1127,6 +1150,7 @@ export const Session: MessageFns<Session> = {
     message.createdAt = object.createdAt ?? undefined;
     message.updatedAt = object.updatedAt ?? undefined;
     message.metadata = object.metadata ?? undefined;
+    message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
     return message;
   },
 };

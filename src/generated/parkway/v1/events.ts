@@ -241,7 +241,14 @@ export interface ReplyEnd {
    * output was dropped, the tool calls of its last step were not run, and a text block with a
    * "[truncated: …]" marker ends the message.
    */
-  error: Failure | undefined;
+  error:
+    | Failure
+    | undefined;
+  /**
+   * The reply's token usage: the sum over all its model calls, those before any park included
+   * (zeros when it made none). Cache counts are those the model reported; zero otherwise.
+   */
+  usage: Usage | undefined;
 }
 
 /** The reply parked: it waits for the answers announced by REQUIRE_* events. */
@@ -2003,7 +2010,7 @@ export const ReplyStart: MessageFns<ReplyStart> = {
 };
 
 function createBaseReplyEnd(): ReplyEnd {
-  return { finishedReason: 0, error: undefined };
+  return { finishedReason: 0, error: undefined, usage: undefined };
 }
 
 export const ReplyEnd: MessageFns<ReplyEnd> = {
@@ -2013,6 +2020,9 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
     }
     if (message.error !== undefined) {
       Failure.encode(message.error, writer.uint32(18).fork()).join();
+    }
+    if (message.usage !== undefined) {
+      Usage.encode(message.usage, writer.uint32(26).fork()).join();
     }
     return writer;
   },
@@ -2046,6 +2056,14 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
             message.error = Failure.decode(reader, reader.uint32());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.usage = Usage.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2066,6 +2084,7 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
         ? finishedReasonFromJSON(object.finished_reason)
         : 0,
       error: isSet(object.error) ? Failure.fromJSON(object.error) : undefined,
+      usage: isSet(object.usage) ? Usage.fromJSON(object.usage) : undefined,
     };
   },
 
@@ -2076,6 +2095,9 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
     }
     if (message.error !== undefined) {
       obj.error = Failure.toJSON(message.error);
+    }
+    if (message.usage !== undefined) {
+      obj.usage = Usage.toJSON(message.usage);
     }
     return obj;
   },
@@ -2089,6 +2111,7 @@ export const ReplyEnd: MessageFns<ReplyEnd> = {
     message.error = (object.error !== undefined && object.error !== null)
       ? Failure.fromPartial(object.error)
       : undefined;
+    message.usage = (object.usage !== undefined && object.usage !== null) ? Usage.fromPartial(object.usage) : undefined;
     return message;
   },
 };

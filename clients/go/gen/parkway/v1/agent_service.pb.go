@@ -432,7 +432,10 @@ type Session struct {
 	// When its state last changed.
 	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// Free-form data given at creation (at most 256 KiB as JSON).
-	Metadata      *structpb.Struct `protobuf:"bytes,12,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	Metadata *structpb.Struct `protobuf:"bytes,12,opt,name=metadata,proto3" json:"metadata,omitempty"`
+	// Token usage summed over all its replies: the finished ones and, so far, the running or parked
+	// one (each reply's total is its REPLY_END's usage). Cache counts are those the model reported.
+	Usage         *Usage `protobuf:"bytes,13,opt,name=usage,proto3" json:"usage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -547,6 +550,13 @@ func (x *Session) GetUpdatedAt() *timestamppb.Timestamp {
 func (x *Session) GetMetadata() *structpb.Struct {
 	if x != nil {
 		return x.Metadata
+	}
+	return nil
+}
+
+func (x *Session) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
 	}
 	return nil
 }
@@ -1308,7 +1318,7 @@ const file_parkway_v1_agent_service_proto_rawDesc = "" +
 	"\x13working_directories\x18\x06 \x03(\tR\x12workingDirectories\x12\x1b\n" +
 	"\tmax_iters\x18\a \x01(\rR\bmaxIters\x12B\n" +
 	"\x0fconfirm_timeout\x18\b \x01(\v2\x19.google.protobuf.DurationR\x0econfirmTimeout\x12=\n" +
-	"\rexpiry_policy\x18\t \x01(\x0e2\x18.parkway.v1.ExpiryPolicyR\fexpiryPolicy\"\xc8\x04\n" +
+	"\rexpiry_policy\x18\t \x01(\x0e2\x18.parkway.v1.ExpiryPolicyR\fexpiryPolicy\"\xf1\x04\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
 	"\bagent_id\x18\x02 \x01(\tR\aagentId\x121\n" +
@@ -1324,7 +1334,8 @@ const file_parkway_v1_agent_service_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
 	"updated_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x123\n" +
-	"\bmetadata\x18\f \x01(\v2\x17.google.protobuf.StructR\bmetadata\"\x8b\x03\n" +
+	"\bmetadata\x18\f \x01(\v2\x17.google.protobuf.StructR\bmetadata\x12'\n" +
+	"\x05usage\x18\r \x01(\v2\x11.parkway.v1.UsageR\x05usage\"\x8b\x03\n" +
 	"\fReplyRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
@@ -1428,13 +1439,14 @@ var file_parkway_v1_agent_service_proto_goTypes = []any{
 	(*ToolCallBlock)(nil),           // 20: parkway.v1.ToolCallBlock
 	(*timestamppb.Timestamp)(nil),   // 21: google.protobuf.Timestamp
 	(*structpb.Struct)(nil),         // 22: google.protobuf.Struct
-	(*UserMessage)(nil),             // 23: parkway.v1.UserMessage
-	(*UserConfirmResult)(nil),       // 24: parkway.v1.UserConfirmResult
-	(*ExternalExecutionResult)(nil), // 25: parkway.v1.ExternalExecutionResult
-	(*UserInterrupt)(nil),           // 26: parkway.v1.UserInterrupt
-	(*Msg)(nil),                     // 27: parkway.v1.Msg
-	(*ClientEvent)(nil),             // 28: parkway.v1.ClientEvent
-	(*ServerEvent)(nil),             // 29: parkway.v1.ServerEvent
+	(*Usage)(nil),                   // 23: parkway.v1.Usage
+	(*UserMessage)(nil),             // 24: parkway.v1.UserMessage
+	(*UserConfirmResult)(nil),       // 25: parkway.v1.UserConfirmResult
+	(*ExternalExecutionResult)(nil), // 26: parkway.v1.ExternalExecutionResult
+	(*UserInterrupt)(nil),           // 27: parkway.v1.UserInterrupt
+	(*Msg)(nil),                     // 28: parkway.v1.Msg
+	(*ClientEvent)(nil),             // 29: parkway.v1.ClientEvent
+	(*ServerEvent)(nil),             // 30: parkway.v1.ServerEvent
 }
 var file_parkway_v1_agent_service_proto_depIdxs = []int32{
 	3,  // 0: parkway.v1.Agent.tools:type_name -> parkway.v1.ToolInfo
@@ -1448,40 +1460,41 @@ var file_parkway_v1_agent_service_proto_depIdxs = []int32{
 	21, // 8: parkway.v1.Session.created_at:type_name -> google.protobuf.Timestamp
 	21, // 9: parkway.v1.Session.updated_at:type_name -> google.protobuf.Timestamp
 	22, // 10: parkway.v1.Session.metadata:type_name -> google.protobuf.Struct
-	23, // 11: parkway.v1.ReplyRequest.user_message:type_name -> parkway.v1.UserMessage
-	24, // 12: parkway.v1.ReplyRequest.user_confirm_result:type_name -> parkway.v1.UserConfirmResult
-	25, // 13: parkway.v1.ReplyRequest.external_execution_result:type_name -> parkway.v1.ExternalExecutionResult
-	26, // 14: parkway.v1.ReplyRequest.user_interrupt:type_name -> parkway.v1.UserInterrupt
-	27, // 15: parkway.v1.ReplyResponse.message:type_name -> parkway.v1.Msg
-	20, // 16: parkway.v1.ReplyResponse.pending_tool_calls:type_name -> parkway.v1.ToolCallBlock
-	0,  // 17: parkway.v1.ReplyResponse.status:type_name -> parkway.v1.SessionStatus
-	2,  // 18: parkway.v1.CreateSessionRequest.external_tools:type_name -> parkway.v1.ExternalTool
-	18, // 19: parkway.v1.CreateSessionRequest.permission_mode:type_name -> parkway.v1.PermissionMode
-	22, // 20: parkway.v1.CreateSessionRequest.metadata:type_name -> google.protobuf.Struct
-	5,  // 21: parkway.v1.CreateSessionResponse.session:type_name -> parkway.v1.Session
-	5,  // 22: parkway.v1.GetSessionResponse.session:type_name -> parkway.v1.Session
-	0,  // 23: parkway.v1.ListSessionsRequest.status:type_name -> parkway.v1.SessionStatus
-	5,  // 24: parkway.v1.ListSessionsResponse.sessions:type_name -> parkway.v1.Session
-	4,  // 25: parkway.v1.ListAgentsResponse.agents:type_name -> parkway.v1.Agent
-	28, // 26: parkway.v1.AgentService.Chat:input_type -> parkway.v1.ClientEvent
-	6,  // 27: parkway.v1.AgentService.Reply:input_type -> parkway.v1.ReplyRequest
-	8,  // 28: parkway.v1.AgentService.CreateSession:input_type -> parkway.v1.CreateSessionRequest
-	10, // 29: parkway.v1.AgentService.GetSession:input_type -> parkway.v1.GetSessionRequest
-	12, // 30: parkway.v1.AgentService.ListSessions:input_type -> parkway.v1.ListSessionsRequest
-	14, // 31: parkway.v1.AgentService.DeleteSession:input_type -> parkway.v1.DeleteSessionRequest
-	16, // 32: parkway.v1.AgentService.ListAgents:input_type -> parkway.v1.ListAgentsRequest
-	29, // 33: parkway.v1.AgentService.Chat:output_type -> parkway.v1.ServerEvent
-	7,  // 34: parkway.v1.AgentService.Reply:output_type -> parkway.v1.ReplyResponse
-	9,  // 35: parkway.v1.AgentService.CreateSession:output_type -> parkway.v1.CreateSessionResponse
-	11, // 36: parkway.v1.AgentService.GetSession:output_type -> parkway.v1.GetSessionResponse
-	13, // 37: parkway.v1.AgentService.ListSessions:output_type -> parkway.v1.ListSessionsResponse
-	15, // 38: parkway.v1.AgentService.DeleteSession:output_type -> parkway.v1.DeleteSessionResponse
-	17, // 39: parkway.v1.AgentService.ListAgents:output_type -> parkway.v1.ListAgentsResponse
-	33, // [33:40] is the sub-list for method output_type
-	26, // [26:33] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	23, // 11: parkway.v1.Session.usage:type_name -> parkway.v1.Usage
+	24, // 12: parkway.v1.ReplyRequest.user_message:type_name -> parkway.v1.UserMessage
+	25, // 13: parkway.v1.ReplyRequest.user_confirm_result:type_name -> parkway.v1.UserConfirmResult
+	26, // 14: parkway.v1.ReplyRequest.external_execution_result:type_name -> parkway.v1.ExternalExecutionResult
+	27, // 15: parkway.v1.ReplyRequest.user_interrupt:type_name -> parkway.v1.UserInterrupt
+	28, // 16: parkway.v1.ReplyResponse.message:type_name -> parkway.v1.Msg
+	20, // 17: parkway.v1.ReplyResponse.pending_tool_calls:type_name -> parkway.v1.ToolCallBlock
+	0,  // 18: parkway.v1.ReplyResponse.status:type_name -> parkway.v1.SessionStatus
+	2,  // 19: parkway.v1.CreateSessionRequest.external_tools:type_name -> parkway.v1.ExternalTool
+	18, // 20: parkway.v1.CreateSessionRequest.permission_mode:type_name -> parkway.v1.PermissionMode
+	22, // 21: parkway.v1.CreateSessionRequest.metadata:type_name -> google.protobuf.Struct
+	5,  // 22: parkway.v1.CreateSessionResponse.session:type_name -> parkway.v1.Session
+	5,  // 23: parkway.v1.GetSessionResponse.session:type_name -> parkway.v1.Session
+	0,  // 24: parkway.v1.ListSessionsRequest.status:type_name -> parkway.v1.SessionStatus
+	5,  // 25: parkway.v1.ListSessionsResponse.sessions:type_name -> parkway.v1.Session
+	4,  // 26: parkway.v1.ListAgentsResponse.agents:type_name -> parkway.v1.Agent
+	29, // 27: parkway.v1.AgentService.Chat:input_type -> parkway.v1.ClientEvent
+	6,  // 28: parkway.v1.AgentService.Reply:input_type -> parkway.v1.ReplyRequest
+	8,  // 29: parkway.v1.AgentService.CreateSession:input_type -> parkway.v1.CreateSessionRequest
+	10, // 30: parkway.v1.AgentService.GetSession:input_type -> parkway.v1.GetSessionRequest
+	12, // 31: parkway.v1.AgentService.ListSessions:input_type -> parkway.v1.ListSessionsRequest
+	14, // 32: parkway.v1.AgentService.DeleteSession:input_type -> parkway.v1.DeleteSessionRequest
+	16, // 33: parkway.v1.AgentService.ListAgents:input_type -> parkway.v1.ListAgentsRequest
+	30, // 34: parkway.v1.AgentService.Chat:output_type -> parkway.v1.ServerEvent
+	7,  // 35: parkway.v1.AgentService.Reply:output_type -> parkway.v1.ReplyResponse
+	9,  // 36: parkway.v1.AgentService.CreateSession:output_type -> parkway.v1.CreateSessionResponse
+	11, // 37: parkway.v1.AgentService.GetSession:output_type -> parkway.v1.GetSessionResponse
+	13, // 38: parkway.v1.AgentService.ListSessions:output_type -> parkway.v1.ListSessionsResponse
+	15, // 39: parkway.v1.AgentService.DeleteSession:output_type -> parkway.v1.DeleteSessionResponse
+	17, // 40: parkway.v1.AgentService.ListAgents:output_type -> parkway.v1.ListAgentsResponse
+	34, // [34:41] is the sub-list for method output_type
+	27, // [27:34] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_parkway_v1_agent_service_proto_init() }

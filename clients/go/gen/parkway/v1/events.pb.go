@@ -1093,7 +1093,10 @@ type ReplyEnd struct {
 	// "reply_too_large": the reply's message reached the agent's maxReplyBytes; the model's further
 	// output was dropped, the tool calls of its last step were not run, and a text block with a
 	// "[truncated: …]" marker ends the message.
-	Error         *Failure `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	Error *Failure `protobuf:"bytes,2,opt,name=error,proto3" json:"error,omitempty"`
+	// The reply's token usage: the sum over all its model calls, those before any park included
+	// (zeros when it made none). Cache counts are those the model reported; zero otherwise.
+	Usage         *Usage `protobuf:"bytes,3,opt,name=usage,proto3" json:"usage,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1138,6 +1141,13 @@ func (x *ReplyEnd) GetFinishedReason() FinishedReason {
 func (x *ReplyEnd) GetError() *Failure {
 	if x != nil {
 		return x.Error
+	}
+	return nil
+}
+
+func (x *ReplyEnd) GetUsage() *Usage {
+	if x != nil {
+		return x.Usage
 	}
 	return nil
 }
@@ -2328,10 +2338,11 @@ const file_parkway_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"ReplyStart\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12$\n" +
-	"\x04role\x18\x02 \x01(\x0e2\x10.parkway.v1.RoleR\x04role\"z\n" +
+	"\x04role\x18\x02 \x01(\x0e2\x10.parkway.v1.RoleR\x04role\"\xa3\x01\n" +
 	"\bReplyEnd\x12C\n" +
 	"\x0ffinished_reason\x18\x01 \x01(\x0e2\x1a.parkway.v1.FinishedReasonR\x0efinishedReason\x12)\n" +
-	"\x05error\x18\x02 \x01(\v2\x13.parkway.v1.FailureR\x05error\"8\n" +
+	"\x05error\x18\x02 \x01(\v2\x13.parkway.v1.FailureR\x05error\x12'\n" +
+	"\x05usage\x18\x03 \x01(\v2\x11.parkway.v1.UsageR\x05usage\"8\n" +
 	"\vReplyParked\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.parkway.v1.MsgR\amessage\"/\n" +
 	"\x0eModelCallStart\x12\x1d\n" +
@@ -2455,8 +2466,8 @@ var file_parkway_v1_events_proto_goTypes = []any{
 	(*Failure)(nil),                  // 35: parkway.v1.Failure
 	(Role)(0),                        // 36: parkway.v1.Role
 	(FinishedReason)(0),              // 37: parkway.v1.FinishedReason
-	(*Msg)(nil),                      // 38: parkway.v1.Msg
-	(*Usage)(nil),                    // 39: parkway.v1.Usage
+	(*Usage)(nil),                    // 38: parkway.v1.Usage
+	(*Msg)(nil),                      // 39: parkway.v1.Msg
 	(ToolResultState)(0),             // 40: parkway.v1.ToolResultState
 	(*structpb.Struct)(nil),          // 41: google.protobuf.Struct
 	(*AskUserMetadata)(nil),          // 42: parkway.v1.AskUserMetadata
@@ -2501,21 +2512,22 @@ var file_parkway_v1_events_proto_depIdxs = []int32{
 	36, // 34: parkway.v1.ReplyStart.role:type_name -> parkway.v1.Role
 	37, // 35: parkway.v1.ReplyEnd.finished_reason:type_name -> parkway.v1.FinishedReason
 	35, // 36: parkway.v1.ReplyEnd.error:type_name -> parkway.v1.Failure
-	38, // 37: parkway.v1.ReplyParked.message:type_name -> parkway.v1.Msg
-	39, // 38: parkway.v1.ModelCallEnd.usage:type_name -> parkway.v1.Usage
-	37, // 39: parkway.v1.ModelCallEnd.finished_reason:type_name -> parkway.v1.FinishedReason
-	40, // 40: parkway.v1.ToolResultEnd.state:type_name -> parkway.v1.ToolResultState
-	41, // 41: parkway.v1.ToolResultEnd.metadata:type_name -> google.protobuf.Struct
-	42, // 42: parkway.v1.ToolResultEnd.ask_user:type_name -> parkway.v1.AskUserMetadata
-	31, // 43: parkway.v1.RequireUserConfirm.tool_calls:type_name -> parkway.v1.ToolCallBlock
-	31, // 44: parkway.v1.RequireExternalExecution.tool_calls:type_name -> parkway.v1.ToolCallBlock
-	43, // 45: parkway.v1.Custom.value:type_name -> google.protobuf.Value
-	44, // 46: parkway.v1.InputAck.status:type_name -> google.rpc.Status
-	47, // [47:47] is the sub-list for method output_type
-	47, // [47:47] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	38, // 37: parkway.v1.ReplyEnd.usage:type_name -> parkway.v1.Usage
+	39, // 38: parkway.v1.ReplyParked.message:type_name -> parkway.v1.Msg
+	38, // 39: parkway.v1.ModelCallEnd.usage:type_name -> parkway.v1.Usage
+	37, // 40: parkway.v1.ModelCallEnd.finished_reason:type_name -> parkway.v1.FinishedReason
+	40, // 41: parkway.v1.ToolResultEnd.state:type_name -> parkway.v1.ToolResultState
+	41, // 42: parkway.v1.ToolResultEnd.metadata:type_name -> google.protobuf.Struct
+	42, // 43: parkway.v1.ToolResultEnd.ask_user:type_name -> parkway.v1.AskUserMetadata
+	31, // 44: parkway.v1.RequireUserConfirm.tool_calls:type_name -> parkway.v1.ToolCallBlock
+	31, // 45: parkway.v1.RequireExternalExecution.tool_calls:type_name -> parkway.v1.ToolCallBlock
+	43, // 46: parkway.v1.Custom.value:type_name -> google.protobuf.Value
+	44, // 47: parkway.v1.InputAck.status:type_name -> google.rpc.Status
+	48, // [48:48] is the sub-list for method output_type
+	48, // [48:48] is the sub-list for method input_type
+	48, // [48:48] is the sub-list for extension type_name
+	48, // [48:48] is the sub-list for extension extendee
+	0,  // [0:48] is the sub-list for field type_name
 }
 
 func init() { file_parkway_v1_events_proto_init() }

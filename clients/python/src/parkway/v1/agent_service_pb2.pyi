@@ -84,7 +84,7 @@ class Agent(_message.Message):
     def __init__(self, id: _Optional[str] = ..., description: _Optional[str] = ..., model: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[ToolInfo, _Mapping]]] = ..., permission_mode: _Optional[_Union[_permission_pb2.PermissionMode, str]] = ..., working_directories: _Optional[_Iterable[str]] = ..., max_iters: _Optional[int] = ..., confirm_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., expiry_policy: _Optional[_Union[ExpiryPolicy, str]] = ...) -> None: ...
 
 class Session(_message.Message):
-    __slots__ = ("id", "agent_id", "status", "pending_tool_calls", "last_seq", "reply_id", "permission_mode", "working_directories", "external_tools", "created_at", "updated_at", "metadata")
+    __slots__ = ("id", "agent_id", "status", "pending_tool_calls", "last_seq", "reply_id", "permission_mode", "working_directories", "external_tools", "created_at", "updated_at", "metadata", "usage")
     ID_FIELD_NUMBER: _ClassVar[int]
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -97,6 +97,7 @@ class Session(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
     METADATA_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     id: str
     agent_id: str
     status: SessionStatus
@@ -109,7 +110,8 @@ class Session(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     updated_at: _timestamp_pb2.Timestamp
     metadata: _struct_pb2.Struct
-    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., status: _Optional[_Union[SessionStatus, str]] = ..., pending_tool_calls: _Optional[_Iterable[_Union[_content_pb2.ToolCallBlock, _Mapping]]] = ..., last_seq: _Optional[int] = ..., reply_id: _Optional[str] = ..., permission_mode: _Optional[_Union[_permission_pb2.PermissionMode, str]] = ..., working_directories: _Optional[_Iterable[str]] = ..., external_tools: _Optional[_Iterable[_Union[ExternalTool, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    usage: _content_pb2.Usage
+    def __init__(self, id: _Optional[str] = ..., agent_id: _Optional[str] = ..., status: _Optional[_Union[SessionStatus, str]] = ..., pending_tool_calls: _Optional[_Iterable[_Union[_content_pb2.ToolCallBlock, _Mapping]]] = ..., last_seq: _Optional[int] = ..., reply_id: _Optional[str] = ..., permission_mode: _Optional[_Union[_permission_pb2.PermissionMode, str]] = ..., working_directories: _Optional[_Iterable[str]] = ..., external_tools: _Optional[_Iterable[_Union[ExternalTool, _Mapping]]] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., metadata: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., usage: _Optional[_Union[_content_pb2.Usage, _Mapping]] = ...) -> None: ...
 
 class ReplyRequest(_message.Message):
     __slots__ = ("session_id", "request_id", "user_message", "user_confirm_result", "external_execution_result", "user_interrupt")

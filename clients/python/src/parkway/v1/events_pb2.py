@@ -30,7 +30,7 @@ from parkway.v1 import content_pb2 as parkway_dot_v1_dot_content__pb2
 from parkway.v1 import permission_pb2 as parkway_dot_v1_dot_permission__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17parkway/v1/events.proto\x12\nparkway.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x19parkway/v1/ask_user.proto\x1a\x18parkway/v1/content.proto\x1a\x1bparkway/v1/permission.proto\"\xd2\x02\n\x0b\x43lientEvent\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12$\n\x06\x61ttach\x18\n \x01(\x0b\x32\x12.parkway.v1.AttachH\x00\x12/\n\x0cuser_message\x18\x0b \x01(\x0b\x32\x17.parkway.v1.UserMessageH\x00\x12<\n\x13user_confirm_result\x18\x0c \x01(\x0b\x32\x1d.parkway.v1.UserConfirmResultH\x00\x12H\n\x19\x65xternal_execution_result\x18\r \x01(\x0b\x32#.parkway.v1.ExternalExecutionResultH\x00\x12\x33\n\x0euser_interrupt\x18\x0e \x01(\x0b\x32\x19.parkway.v1.UserInterruptH\x00\x42\x07\n\x05\x65vent\"/\n\x06\x41ttach\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\"F\n\x0bUserMessage\x12\x0c\n\x04text\x18\x01 \x01(\t\x12)\n\x07\x63ontent\x18\x02 \x03(\x0b\x32\x18.parkway.v1.ContentBlock\"Y\n\x11UserConfirmResult\x12\x10\n\x08reply_id\x18\x01 \x01(\t\x12\x32\n\x0f\x63onfirm_results\x18\x02 \x03(\x0b\x32\x19.parkway.v1.ConfirmResult\"\x8b\x01\n\rConfirmResult\x12\x11\n\tconfirmed\x18\x01 \x01(\x08\x12,\n\ttool_call\x18\x02 \x01(\x0b\x32\x19.parkway.v1.ToolCallBlock\x12)\n\x05rules\x18\x03 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\x12\x0e\n\x06reason\x18\x04 \x01(\t\"c\n\x17\x45xternalExecutionResult\x12\x10\n\x08reply_id\x18\x01 \x01(\t\x12\x36\n\x11\x65xecution_results\x18\x02 \x03(\x0b\x32\x1b.parkway.v1.ToolResultBlock\"!\n\rUserInterrupt\x12\x10\n\x08reply_id\x18\x01 \x01(\t\"\x85\x0b\n\x0bServerEvent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\x10\n\x08reply_id\x18\x04 \x01(\t\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08replayed\x18\x06 \x01(\x08\x12-\n\x0breply_start\x18\n \x01(\x0b\x32\x16.parkway.v1.ReplyStartH\x00\x12)\n\treply_end\x18\x0b \x01(\x0b\x32\x14.parkway.v1.ReplyEndH\x00\x12\x36\n\x10model_call_start\x18\x0c \x01(\x0b\x32\x1a.parkway.v1.ModelCallStartH\x00\x12\x32\n\x0emodel_call_end\x18\r \x01(\x0b\x32\x18.parkway.v1.ModelCallEndH\x00\x12\x36\n\x10text_block_start\x18\x0e \x01(\x0b\x32\x1a.parkway.v1.TextBlockStartH\x00\x12\x36\n\x10text_block_delta\x18\x0f \x01(\x0b\x32\x1a.parkway.v1.TextBlockDeltaH\x00\x12\x32\n\x0etext_block_end\x18\x10 \x01(\x0b\x32\x18.parkway.v1.TextBlockEndH\x00\x12>\n\x14thinking_block_start\x18\x11 \x01(\x0b\x32\x1e.parkway.v1.ThinkingBlockStartH\x00\x12>\n\x14thinking_block_delta\x18\x12 \x01(\x0b\x32\x1e.parkway.v1.ThinkingBlockDeltaH\x00\x12:\n\x12thinking_block_end\x18\x13 \x01(\x0b\x32\x1c.parkway.v1.ThinkingBlockEndH\x00\x12\x34\n\x0ftool_call_start\x18\x14 \x01(\x0b\x32\x19.parkway.v1.ToolCallStartH\x00\x12\x34\n\x0ftool_call_delta\x18\x15 \x01(\x0b\x32\x19.parkway.v1.ToolCallDeltaH\x00\x12\x30\n\rtool_call_end\x18\x16 \x01(\x0b\x32\x17.parkway.v1.ToolCallEndH\x00\x12\x38\n\x11tool_result_start\x18\x17 \x01(\x0b\x32\x1b.parkway.v1.ToolResultStartH\x00\x12\x41\n\x16tool_result_text_delta\x18\x18 \x01(\x0b\x32\x1f.parkway.v1.ToolResultTextDeltaH\x00\x12\x41\n\x16tool_result_data_delta\x18\x19 \x01(\x0b\x32\x1f.parkway.v1.ToolResultDataDeltaH\x00\x12\x34\n\x0ftool_result_end\x18\x1a \x01(\x0b\x32\x19.parkway.v1.ToolResultEndH\x00\x12>\n\x14require_user_confirm\x18\x1b \x01(\x0b\x32\x1e.parkway.v1.RequireUserConfirmH\x00\x12J\n\x1arequire_external_execution\x18\x1c \x01(\x0b\x32$.parkway.v1.RequireExternalExecutionH\x00\x12/\n\x0creply_parked\x18\x1d \x01(\x0b\x32\x17.parkway.v1.ReplyParkedH\x00\x12$\n\x06\x63ustom\x18\x1e \x01(\x0b\x32\x12.parkway.v1.CustomH\x00\x12$\n\x05\x65rror\x18\x1f \x01(\x0b\x32\x13.parkway.v1.FailureH\x00\x12)\n\tinput_ack\x18  \x01(\x0b\x32\x14.parkway.v1.InputAckH\x00\x42\x07\n\x05\x65vent\":\n\nReplyStart\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1e\n\x04role\x18\x02 \x01(\x0e\x32\x10.parkway.v1.Role\"c\n\x08ReplyEnd\x12\x33\n\x0f\x66inished_reason\x18\x01 \x01(\x0e\x32\x1a.parkway.v1.FinishedReason\x12\"\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x13.parkway.v1.Failure\"/\n\x0bReplyParked\x12 \n\x07message\x18\x01 \x01(\x0b\x32\x0f.parkway.v1.Msg\"$\n\x0eModelCallStart\x12\x12\n\nmodel_name\x18\x01 \x01(\t\"e\n\x0cModelCallEnd\x12 \n\x05usage\x18\x01 \x01(\x0b\x32\x11.parkway.v1.Usage\x12\x33\n\x0f\x66inished_reason\x18\x02 \x01(\x0e\x32\x1a.parkway.v1.FinishedReason\"\"\n\x0eTextBlockStart\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"1\n\x0eTextBlockDelta\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\" \n\x0cTextBlockEnd\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"&\n\x12ThinkingBlockStart\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"5\n\x12ThinkingBlockDelta\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"$\n\x10ThinkingBlockEnd\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"=\n\rToolCallStart\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x16\n\x0etool_call_name\x18\x02 \x01(\t\"4\n\rToolCallDelta\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"2\n\x0bToolCallEnd\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\r\n\x05input\x18\x02 \x01(\t\"?\n\x0fToolResultStart\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x16\n\x0etool_call_name\x18\x02 \x01(\t\":\n\x13ToolResultTextDelta\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"h\n\x13ToolResultDataDelta\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x12\n\nmedia_type\x18\x02 \x01(\t\x12\x0e\n\x04\x64\x61ta\x18\x03 \x01(\x0cH\x00\x12\r\n\x03url\x18\x04 \x01(\tH\x00\x42\x08\n\x06source\"\xab\x01\n\rToolResultEnd\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12*\n\x05state\x18\x02 \x01(\x0e\x32\x1b.parkway.v1.ToolResultState\x12)\n\x08metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12-\n\x08\x61sk_user\x18\x04 \x01(\x0b\x32\x1b.parkway.v1.AskUserMetadata\"C\n\x12RequireUserConfirm\x12-\n\ntool_calls\x18\x01 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\"I\n\x18RequireExternalExecution\x12-\n\ntool_calls\x18\x01 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\"=\n\x06\x43ustom\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\"T\n\x08InputAck\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\"\n\x06status\x18\x02 \x01(\x0b\x32\x12.google.rpc.Status\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\x42\x44ZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17parkway/v1/events.proto\x12\nparkway.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x19parkway/v1/ask_user.proto\x1a\x18parkway/v1/content.proto\x1a\x1bparkway/v1/permission.proto\"\xd2\x02\n\x0b\x43lientEvent\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12$\n\x06\x61ttach\x18\n \x01(\x0b\x32\x12.parkway.v1.AttachH\x00\x12/\n\x0cuser_message\x18\x0b \x01(\x0b\x32\x17.parkway.v1.UserMessageH\x00\x12<\n\x13user_confirm_result\x18\x0c \x01(\x0b\x32\x1d.parkway.v1.UserConfirmResultH\x00\x12H\n\x19\x65xternal_execution_result\x18\r \x01(\x0b\x32#.parkway.v1.ExternalExecutionResultH\x00\x12\x33\n\x0euser_interrupt\x18\x0e \x01(\x0b\x32\x19.parkway.v1.UserInterruptH\x00\x42\x07\n\x05\x65vent\"/\n\x06\x41ttach\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\"F\n\x0bUserMessage\x12\x0c\n\x04text\x18\x01 \x01(\t\x12)\n\x07\x63ontent\x18\x02 \x03(\x0b\x32\x18.parkway.v1.ContentBlock\"Y\n\x11UserConfirmResult\x12\x10\n\x08reply_id\x18\x01 \x01(\t\x12\x32\n\x0f\x63onfirm_results\x18\x02 \x03(\x0b\x32\x19.parkway.v1.ConfirmResult\"\x8b\x01\n\rConfirmResult\x12\x11\n\tconfirmed\x18\x01 \x01(\x08\x12,\n\ttool_call\x18\x02 \x01(\x0b\x32\x19.parkway.v1.ToolCallBlock\x12)\n\x05rules\x18\x03 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\x12\x0e\n\x06reason\x18\x04 \x01(\t\"c\n\x17\x45xternalExecutionResult\x12\x10\n\x08reply_id\x18\x01 \x01(\t\x12\x36\n\x11\x65xecution_results\x18\x02 \x03(\x0b\x32\x1b.parkway.v1.ToolResultBlock\"!\n\rUserInterrupt\x12\x10\n\x08reply_id\x18\x01 \x01(\t\"\x85\x0b\n\x0bServerEvent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12\x12\n\nsession_id\x18\x03 \x01(\t\x12\x10\n\x08reply_id\x18\x04 \x01(\t\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08replayed\x18\x06 \x01(\x08\x12-\n\x0breply_start\x18\n \x01(\x0b\x32\x16.parkway.v1.ReplyStartH\x00\x12)\n\treply_end\x18\x0b \x01(\x0b\x32\x14.parkway.v1.ReplyEndH\x00\x12\x36\n\x10model_call_start\x18\x0c \x01(\x0b\x32\x1a.parkway.v1.ModelCallStartH\x00\x12\x32\n\x0emodel_call_end\x18\r \x01(\x0b\x32\x18.parkway.v1.ModelCallEndH\x00\x12\x36\n\x10text_block_start\x18\x0e \x01(\x0b\x32\x1a.parkway.v1.TextBlockStartH\x00\x12\x36\n\x10text_block_delta\x18\x0f \x01(\x0b\x32\x1a.parkway.v1.TextBlockDeltaH\x00\x12\x32\n\x0etext_block_end\x18\x10 \x01(\x0b\x32\x18.parkway.v1.TextBlockEndH\x00\x12>\n\x14thinking_block_start\x18\x11 \x01(\x0b\x32\x1e.parkway.v1.ThinkingBlockStartH\x00\x12>\n\x14thinking_block_delta\x18\x12 \x01(\x0b\x32\x1e.parkway.v1.ThinkingBlockDeltaH\x00\x12:\n\x12thinking_block_end\x18\x13 \x01(\x0b\x32\x1c.parkway.v1.ThinkingBlockEndH\x00\x12\x34\n\x0ftool_call_start\x18\x14 \x01(\x0b\x32\x19.parkway.v1.ToolCallStartH\x00\x12\x34\n\x0ftool_call_delta\x18\x15 \x01(\x0b\x32\x19.parkway.v1.ToolCallDeltaH\x00\x12\x30\n\rtool_call_end\x18\x16 \x01(\x0b\x32\x17.parkway.v1.ToolCallEndH\x00\x12\x38\n\x11tool_result_start\x18\x17 \x01(\x0b\x32\x1b.parkway.v1.ToolResultStartH\x00\x12\x41\n\x16tool_result_text_delta\x18\x18 \x01(\x0b\x32\x1f.parkway.v1.ToolResultTextDeltaH\x00\x12\x41\n\x16tool_result_data_delta\x18\x19 \x01(\x0b\x32\x1f.parkway.v1.ToolResultDataDeltaH\x00\x12\x34\n\x0ftool_result_end\x18\x1a \x01(\x0b\x32\x19.parkway.v1.ToolResultEndH\x00\x12>\n\x14require_user_confirm\x18\x1b \x01(\x0b\x32\x1e.parkway.v1.RequireUserConfirmH\x00\x12J\n\x1arequire_external_execution\x18\x1c \x01(\x0b\x32$.parkway.v1.RequireExternalExecutionH\x00\x12/\n\x0creply_parked\x18\x1d \x01(\x0b\x32\x17.parkway.v1.ReplyParkedH\x00\x12$\n\x06\x63ustom\x18\x1e \x01(\x0b\x32\x12.parkway.v1.CustomH\x00\x12$\n\x05\x65rror\x18\x1f \x01(\x0b\x32\x13.parkway.v1.FailureH\x00\x12)\n\tinput_ack\x18  \x01(\x0b\x32\x14.parkway.v1.InputAckH\x00\x42\x07\n\x05\x65vent\":\n\nReplyStart\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x1e\n\x04role\x18\x02 \x01(\x0e\x32\x10.parkway.v1.Role\"\x85\x01\n\x08ReplyEnd\x12\x33\n\x0f\x66inished_reason\x18\x01 \x01(\x0e\x32\x1a.parkway.v1.FinishedReason\x12\"\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x13.parkway.v1.Failure\x12 \n\x05usage\x18\x03 \x01(\x0b\x32\x11.parkway.v1.Usage\"/\n\x0bReplyParked\x12 \n\x07message\x18\x01 \x01(\x0b\x32\x0f.parkway.v1.Msg\"$\n\x0eModelCallStart\x12\x12\n\nmodel_name\x18\x01 \x01(\t\"e\n\x0cModelCallEnd\x12 \n\x05usage\x18\x01 \x01(\x0b\x32\x11.parkway.v1.Usage\x12\x33\n\x0f\x66inished_reason\x18\x02 \x01(\x0e\x32\x1a.parkway.v1.FinishedReason\"\"\n\x0eTextBlockStart\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"1\n\x0eTextBlockDelta\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\" \n\x0cTextBlockEnd\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"&\n\x12ThinkingBlockStart\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"5\n\x12ThinkingBlockDelta\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"$\n\x10ThinkingBlockEnd\x12\x10\n\x08\x62lock_id\x18\x01 \x01(\t\"=\n\rToolCallStart\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x16\n\x0etool_call_name\x18\x02 \x01(\t\"4\n\rToolCallDelta\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"2\n\x0bToolCallEnd\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\r\n\x05input\x18\x02 \x01(\t\"?\n\x0fToolResultStart\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x16\n\x0etool_call_name\x18\x02 \x01(\t\":\n\x13ToolResultTextDelta\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\r\n\x05\x64\x65lta\x18\x02 \x01(\t\"h\n\x13ToolResultDataDelta\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12\x12\n\nmedia_type\x18\x02 \x01(\t\x12\x0e\n\x04\x64\x61ta\x18\x03 \x01(\x0cH\x00\x12\r\n\x03url\x18\x04 \x01(\tH\x00\x42\x08\n\x06source\"\xab\x01\n\rToolResultEnd\x12\x14\n\x0ctool_call_id\x18\x01 \x01(\t\x12*\n\x05state\x18\x02 \x01(\x0e\x32\x1b.parkway.v1.ToolResultState\x12)\n\x08metadata\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12-\n\x08\x61sk_user\x18\x04 \x01(\x0b\x32\x1b.parkway.v1.AskUserMetadata\"C\n\x12RequireUserConfirm\x12-\n\ntool_calls\x18\x01 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\"I\n\x18RequireExternalExecution\x12-\n\ntool_calls\x18\x01 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\"=\n\x06\x43ustom\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.google.protobuf.Value\"T\n\x08InputAck\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\"\n\x06status\x18\x02 \x01(\x0b\x32\x12.google.rpc.Status\x12\x10\n\x08last_seq\x18\x03 \x01(\x04\x42\x44ZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -56,46 +56,46 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SERVEREVENT']._serialized_end=2454
   _globals['_REPLYSTART']._serialized_start=2456
   _globals['_REPLYSTART']._serialized_end=2514
-  _globals['_REPLYEND']._serialized_start=2516
-  _globals['_REPLYEND']._serialized_end=2615
-  _globals['_REPLYPARKED']._serialized_start=2617
-  _globals['_REPLYPARKED']._serialized_end=2664
-  _globals['_MODELCALLSTART']._serialized_start=2666
-  _globals['_MODELCALLSTART']._serialized_end=2702
-  _globals['_MODELCALLEND']._serialized_start=2704
-  _globals['_MODELCALLEND']._serialized_end=2805
-  _globals['_TEXTBLOCKSTART']._serialized_start=2807
-  _globals['_TEXTBLOCKSTART']._serialized_end=2841
-  _globals['_TEXTBLOCKDELTA']._serialized_start=2843
-  _globals['_TEXTBLOCKDELTA']._serialized_end=2892
-  _globals['_TEXTBLOCKEND']._serialized_start=2894
-  _globals['_TEXTBLOCKEND']._serialized_end=2926
-  _globals['_THINKINGBLOCKSTART']._serialized_start=2928
-  _globals['_THINKINGBLOCKSTART']._serialized_end=2966
-  _globals['_THINKINGBLOCKDELTA']._serialized_start=2968
-  _globals['_THINKINGBLOCKDELTA']._serialized_end=3021
-  _globals['_THINKINGBLOCKEND']._serialized_start=3023
-  _globals['_THINKINGBLOCKEND']._serialized_end=3059
-  _globals['_TOOLCALLSTART']._serialized_start=3061
-  _globals['_TOOLCALLSTART']._serialized_end=3122
-  _globals['_TOOLCALLDELTA']._serialized_start=3124
-  _globals['_TOOLCALLDELTA']._serialized_end=3176
-  _globals['_TOOLCALLEND']._serialized_start=3178
-  _globals['_TOOLCALLEND']._serialized_end=3228
-  _globals['_TOOLRESULTSTART']._serialized_start=3230
-  _globals['_TOOLRESULTSTART']._serialized_end=3293
-  _globals['_TOOLRESULTTEXTDELTA']._serialized_start=3295
-  _globals['_TOOLRESULTTEXTDELTA']._serialized_end=3353
-  _globals['_TOOLRESULTDATADELTA']._serialized_start=3355
-  _globals['_TOOLRESULTDATADELTA']._serialized_end=3459
-  _globals['_TOOLRESULTEND']._serialized_start=3462
-  _globals['_TOOLRESULTEND']._serialized_end=3633
-  _globals['_REQUIREUSERCONFIRM']._serialized_start=3635
-  _globals['_REQUIREUSERCONFIRM']._serialized_end=3702
-  _globals['_REQUIREEXTERNALEXECUTION']._serialized_start=3704
-  _globals['_REQUIREEXTERNALEXECUTION']._serialized_end=3777
-  _globals['_CUSTOM']._serialized_start=3779
-  _globals['_CUSTOM']._serialized_end=3840
-  _globals['_INPUTACK']._serialized_start=3842
-  _globals['_INPUTACK']._serialized_end=3926
+  _globals['_REPLYEND']._serialized_start=2517
+  _globals['_REPLYEND']._serialized_end=2650
+  _globals['_REPLYPARKED']._serialized_start=2652
+  _globals['_REPLYPARKED']._serialized_end=2699
+  _globals['_MODELCALLSTART']._serialized_start=2701
+  _globals['_MODELCALLSTART']._serialized_end=2737
+  _globals['_MODELCALLEND']._serialized_start=2739
+  _globals['_MODELCALLEND']._serialized_end=2840
+  _globals['_TEXTBLOCKSTART']._serialized_start=2842
+  _globals['_TEXTBLOCKSTART']._serialized_end=2876
+  _globals['_TEXTBLOCKDELTA']._serialized_start=2878
+  _globals['_TEXTBLOCKDELTA']._serialized_end=2927
+  _globals['_TEXTBLOCKEND']._serialized_start=2929
+  _globals['_TEXTBLOCKEND']._serialized_end=2961
+  _globals['_THINKINGBLOCKSTART']._serialized_start=2963
+  _globals['_THINKINGBLOCKSTART']._serialized_end=3001
+  _globals['_THINKINGBLOCKDELTA']._serialized_start=3003
+  _globals['_THINKINGBLOCKDELTA']._serialized_end=3056
+  _globals['_THINKINGBLOCKEND']._serialized_start=3058
+  _globals['_THINKINGBLOCKEND']._serialized_end=3094
+  _globals['_TOOLCALLSTART']._serialized_start=3096
+  _globals['_TOOLCALLSTART']._serialized_end=3157
+  _globals['_TOOLCALLDELTA']._serialized_start=3159
+  _globals['_TOOLCALLDELTA']._serialized_end=3211
+  _globals['_TOOLCALLEND']._serialized_start=3213
+  _globals['_TOOLCALLEND']._serialized_end=3263
+  _globals['_TOOLRESULTSTART']._serialized_start=3265
+  _globals['_TOOLRESULTSTART']._serialized_end=3328
+  _globals['_TOOLRESULTTEXTDELTA']._serialized_start=3330
+  _globals['_TOOLRESULTTEXTDELTA']._serialized_end=3388
+  _globals['_TOOLRESULTDATADELTA']._serialized_start=3390
+  _globals['_TOOLRESULTDATADELTA']._serialized_end=3494
+  _globals['_TOOLRESULTEND']._serialized_start=3497
+  _globals['_TOOLRESULTEND']._serialized_end=3668
+  _globals['_REQUIREUSERCONFIRM']._serialized_start=3670
+  _globals['_REQUIREUSERCONFIRM']._serialized_end=3737
+  _globals['_REQUIREEXTERNALEXECUTION']._serialized_start=3739
+  _globals['_REQUIREEXTERNALEXECUTION']._serialized_end=3812
+  _globals['_CUSTOM']._serialized_start=3814
+  _globals['_CUSTOM']._serialized_end=3875
+  _globals['_INPUTACK']._serialized_start=3877
+  _globals['_INPUTACK']._serialized_end=3961
 # @@protoc_insertion_point(module_scope)

@@ -153,12 +153,14 @@ class ReplyStart(_message.Message):
     def __init__(self, name: _Optional[str] = ..., role: _Optional[_Union[_content_pb2.Role, str]] = ...) -> None: ...
 
 class ReplyEnd(_message.Message):
-    __slots__ = ("finished_reason", "error")
+    __slots__ = ("finished_reason", "error", "usage")
     FINISHED_REASON_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
     finished_reason: _content_pb2.FinishedReason
     error: _content_pb2.Failure
-    def __init__(self, finished_reason: _Optional[_Union[_content_pb2.FinishedReason, str]] = ..., error: _Optional[_Union[_content_pb2.Failure, _Mapping]] = ...) -> None: ...
+    usage: _content_pb2.Usage
+    def __init__(self, finished_reason: _Optional[_Union[_content_pb2.FinishedReason, str]] = ..., error: _Optional[_Union[_content_pb2.Failure, _Mapping]] = ..., usage: _Optional[_Union[_content_pb2.Usage, _Mapping]] = ...) -> None: ...
 
 class ReplyParked(_message.Message):
     __slots__ = ("message",)
