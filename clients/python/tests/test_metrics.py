@@ -64,7 +64,8 @@ async def test_metrics_follow_the_demo_flow(metrics_stack: Stack) -> None:
     - two completed replies; six model calls in the duration and time-to-first-token histograms;
     - tokens by direction equal to the usage the script reports;
     - tool calls and their durations by tool and final state;
-    - the permission decisions with the deciding check;
+    - the permission decisions with the deciding check (rule.ask, tool.ask_user, rule.allow,
+      read_only);
     - acknowledged inputs by gRPC code (five OK, one FAILED_PRECONDITION);
     - streams and session actors while a stream is attached; store operations by operation.
     """
@@ -114,6 +115,7 @@ async def test_metrics_follow_the_demo_flow(metrics_stack: Stack) -> None:
     def delta(name: str, **labels: str) -> float:
         return after.total(name, **labels) - before.total(name, **labels)
 
+    # An agent with nothing parked has no series or a 0 one.
     assert after.total("parkway_parked_replies", agent=METRICS_AGENT) == 0
 
     # One park wait per answered call, by kind.
@@ -164,10 +166,18 @@ async def test_metrics_follow_the_demo_flow(metrics_stack: Stack) -> None:
         assert delta("parkway_tool_call_duration_seconds_count", tool=tool, state=state) == count
     assert delta("parkway_tool_calls_total") == sum(expected_calls.values())
 
-    # Permission decisions: the ask rule, the read-only command, the allow rule (Lookup).
-    for behavior, check in (("ask", "rule.ask"), ("allow", "read_only"), ("allow", "rule.allow")):
+    # Permission decisions: the ask rule (touch), AskUser (never needs permission), the allow rule
+    # (Lookup), the read-only command (ls).
+    expected_decisions = {
+        ("ask", "rule.ask"): 1,
+        ("allow", "tool.ask_user"): 1,
+        ("allow", "rule.allow"): 1,
+        ("allow", "read_only"): 1,
+    }
+    for (behavior, check), count in expected_decisions.items():
         decided = delta("parkway_permission_decisions_total", behavior=behavior, check=check)
-        assert decided == 1, (behavior, check)
+        assert decided == count, (behavior, check)
+    assert delta("parkway_permission_decisions_total") == sum(expected_decisions.values())
     assert after.label_values("parkway_permission_decisions_total", "behavior") <= {
         "allow",
         "ask",
