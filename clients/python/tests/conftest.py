@@ -14,6 +14,9 @@ PARKWAY_START_TIMEOUT seconds (default 60), or the server exits first, the fixtu
 everything the server printed. The process helpers live in parkway_harness.py; tests that need a
 server with agents on the scripted model (scenarios, reconnect, the example) start their own
 `parkway_harness.Stack`.
+  metrics_stack    a Stack of its own with Prometheus metrics on (`server.metrics_url`), with the
+                   agent and model script of metrics_support; used by test_metrics.py and
+                   test_dashboard.py.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
+from metrics_support import SCRIPT, metrics_agent
 from parkway_harness import ParkwayServer, Stack, find_repo_root
 
 # The scenario runner's asserts are the scenario tests' checks: show their values on failure.
@@ -79,6 +83,28 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         agents.append({"id": agent_id, "workingDirectories": [str(root / agent_id)]})
     try:
         shared = Stack(root, agents)
+    except RuntimeError as err:
+        pytest.fail(str(err), pytrace=False)
+    try:
+        yield shared
+    finally:
+        died_early = shared.server.died
+        output = shared.server.output()
+        shared.close()
+        if died_early:
+            pytest.fail(
+                f"Parkway server exited during the tests. Its output:\n{output}", pytrace=False
+            )
+
+
+@pytest.fixture(scope="session")
+def metrics_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    """A mock model and a Parkway server serving /metrics on a free port, for the metrics tests.
+    It has one agent, metrics_support.METRICS_AGENT, and plays metrics_support.SCRIPT; being a
+    server of its own, its counters move only through the tests that use it."""
+    root = tmp_path_factory.mktemp("metrics")
+    try:
+        shared = Stack(root, [metrics_agent(root)], SCRIPT, metrics=True)
     except RuntimeError as err:
         pytest.fail(str(err), pytrace=False)
     try:

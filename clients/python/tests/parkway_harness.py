@@ -1,7 +1,8 @@
 """Child processes for the tests: a Parkway server and the scripted mock model, from the repo root.
 
-- :class:`ParkwayServer` runs ``npm start --silent -- [--config FILE] --listen ADDR --data DIR``; it
-  is ready once it logs a JSON line with ``"msg": "listening"`` and ``"address": "HOST:PORT"``.
+- :class:`ParkwayServer` runs ``npm start --silent -- [--config FILE] --listen ADDR --data DIR
+  [--metrics-listen ADDR]``; it is ready once it logs a JSON line with ``"msg": "listening"`` and
+  ``"address": "HOST:PORT"`` (with metrics on, that line also carries ``"metricsUrl"``).
 - :class:`MockModel` runs ``node bin/parkway.js mock-model --script FILE --listen 127.0.0.1:0``; it is
   ready once it logs ``"msg": "listening"`` with ``"url": "http://HOST:PORT/v1"``. ``reset`` and
   ``requests`` use its ``/_scripted/reset`` and ``/_scripted/requests`` control endpoints.
@@ -158,7 +159,9 @@ def _signal_group(pgid: int, sig: signal.Signals) -> None:
 
 
 class ParkwayServer:
-    """A Parkway server (``npm start``) on a data directory; restartable on the same data."""
+    """A Parkway server (``npm start``) on a data directory; restartable on the same data. With
+    `metrics_listen` it serves Prometheus metrics there, and `metrics_url` is the ``metricsUrl`` of
+    its listening line (empty without metrics)."""
 
     def __init__(
         self,
@@ -166,12 +169,15 @@ class ParkwayServer:
         data_dir: Path,
         config: Path | None = None,
         listen: str = "127.0.0.1:0",
+        metrics_listen: str | None = None,
     ) -> None:
         self.repo_root = repo_root
         self.data_dir = data_dir
         self.config = config
         self.listen = listen
+        self.metrics_listen = metrics_listen
         self.address = ""
+        self.metrics_url = ""
         self.process: ChildProcess | None = None
 
     def start(self, listen: str | None = None) -> str:
@@ -180,12 +186,24 @@ class ParkwayServer:
         if self.config is not None:
             argv += ["--config", str(self.config)]
         argv += ["--listen", listen or self.listen, "--data", str(self.data_dir)]
+        if self.metrics_listen is not None:
+            argv += ["--metrics-listen", self.metrics_listen]
         self.process = ChildProcess(argv, self.repo_root, lambda line: _log_field(line, "address"))
         try:
             self.address = self.process.wait_ready()
         except RuntimeError:
             self.process.stop()
             raise
+        self.metrics_url = ""
+        if self.metrics_listen is not None:
+            # The ready line was drained before wait_ready returned: it is among the lines.
+            found = (_log_field(line, "metricsUrl") for line in list(self.process.lines))
+            self.metrics_url = next((url for url in found if url is not None), "")
+            if not self.metrics_url:
+                self.process.stop()
+                raise RuntimeError(
+                    f"the listening line has no metricsUrl. Its output:\n{self.process.output()}"
+                )
         return self.address
 
     def stop(self, sig: signal.Signals = signal.SIGTERM) -> None:
@@ -252,7 +270,8 @@ class MockModel:
 
 class Stack:
     """A mock model and a Parkway server configured with `agents` that use it (and further
-    top-level config keys from `extra_config`)."""
+    top-level config keys from `extra_config`); with `metrics` the server serves Prometheus metrics
+    on a free port of 127.0.0.1 (``server.metrics_url``)."""
 
     def __init__(
         self,
@@ -260,6 +279,8 @@ class Stack:
         agents: list[dict[str, Any]],
         script: dict[str, Any] | None = None,
         extra_config: dict[str, Any] | None = None,
+        *,
+        metrics: bool = False,
     ) -> None:
         self.repo_root = find_repo_root()
         self.root = root
@@ -277,7 +298,9 @@ class Stack:
             ),
             encoding="utf-8",
         )
-        self.server = ParkwayServer(self.repo_root, root / "data", config)
+        self.server = ParkwayServer(
+            self.repo_root, root / "data", config, metrics_listen="127.0.0.1:0" if metrics else None
+        )
         try:
             self.server.start()
         except RuntimeError:
