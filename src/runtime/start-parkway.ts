@@ -208,7 +208,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   telemetry.metrics.observe({
     streams: () => streams.open,
     sessionActors: () => manager.liveActors,
-    parkedReplies: () => countParked(store),
+    parkedReplies: () => countParked(store, agents.keys()),
   });
   const server = createServer({
     store,

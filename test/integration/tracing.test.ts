@@ -87,6 +87,7 @@ describe("traces", () => {
     await session.confirm(call!);
     const rest = await collect(session.untilSettled());
     expect(rest.some((e) => e.event?.$case === "replyEnd")).toBe(true);
+    session.close(); // the Chat call's span ends with the stream
 
     const spans = await receiver.waitFor(
       (s) =>
