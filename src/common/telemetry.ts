@@ -75,8 +75,11 @@ export interface Metrics {
     firstTokenSeconds: number | undefined,
     tokens: TokenCounts,
   ): void;
-  /** A tool call reached its final `state`, `seconds` after its result started. */
-  toolCall(tool: string, state: string, seconds: number): void;
+  /**
+   * A tool call reached its final `state`, `seconds` after its result started (undefined when its
+   * result started before a park: that time was a person's).
+   */
+  toolCall(tool: string, state: string, seconds: number | undefined): void;
   /** The permission engine decided `behavior` at step `check`. */
   permissionDecision(behavior: string, check: string): void;
   /** A client input was acknowledged with the gRPC status `code` (its name, e.g. "OK"). */

@@ -83,7 +83,7 @@ export class ReplyLifecycle {
 
   /** Every event of the session's reply, for its metrics and spans. */
   observe(body: EventBody): void {
-    this.active?.observer?.event(body);
+    this.active?.observer?.event(body, this.active.data.message);
   }
 
   /** Restores the reply read from the store. */

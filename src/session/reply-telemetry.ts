@@ -1,5 +1,5 @@
 import type { EventBody } from "../agent/events.js";
-import type { DecisionInfo, FinishedReason, Failure, ToolCallBlock } from "../agent/types.js";
+import type { DecisionInfo, FinishedReason, Failure, Msg, ToolCallBlock } from "../agent/types.js";
 import type { ParkKind, Telemetry, TraceSpan } from "../common/telemetry.js";
 import type { ReplyData } from "./records.js";
 
@@ -25,6 +25,14 @@ interface ToolCall {
 }
 
 const seconds = (from: number, to: number) => (to - from) / 1000;
+
+/** The name of the call `id` in `message`. */
+function toolName(message: Msg, id: string): string | undefined {
+  for (const block of message.content) {
+    if (block.type === "tool_call" && block.id === id) return block.name;
+  }
+  return undefined;
+}
 
 /** What a parked call waits for. */
 export function parkKind(call: ToolCallBlock): ParkKind {
@@ -85,8 +93,8 @@ export class ReplyTelemetry {
     if (this.t.tracing.enabled) this.decisions.set(call.id, decision);
   }
 
-  /** Every event the reply emits. */
-  event(body: EventBody): void {
+  /** Every event the reply emits; `message` is the reply's message (to name a call). */
+  event(body: EventBody, message?: Msg): void {
     const now = Date.now();
     switch (body.type) {
       case "model_call_start":
@@ -125,8 +133,13 @@ export class ReplyTelemetry {
         return;
       case "tool_result_end": {
         const tool = this.tools.get(body.toolCallId);
-        if (!tool) return;
         this.tools.delete(body.toolCallId);
+        if (!tool) {
+          // Its result started before a park (or a restart): counted, with no duration of its own.
+          const name = message && toolName(message, body.toolCallId);
+          if (name) this.t.metrics.toolCall(name, body.state, undefined);
+          return;
+        }
         this.t.metrics.toolCall(tool.name, body.state, seconds(tool.at, now));
         tool.span.setAttributes({ "parkway.tool.state": body.state });
         tool.span.end(body.state === "error" ? { error: "tool_error" } : {});
@@ -144,9 +157,18 @@ export class ReplyTelemetry {
     const { usage } = body;
     const first = call.firstToken === undefined ? undefined : seconds(call.at, call.firstToken);
     const { agent, tenant } = this.owner;
-    this.t.metrics.modelCall({ agent, model: call.model, tenant }, seconds(call.at, now), first, usage);
+    this.t.metrics.modelCall(
+      { agent, model: call.model, tenant },
+      seconds(call.at, now),
+      first,
+      usage,
+    );
     const finish =
-      body.finishedReason === "completed" ? (call.toolCalls ? "tool_calls" : "stop") : body.finishedReason;
+      body.finishedReason === "completed"
+        ? call.toolCalls
+          ? "tool_calls"
+          : "stop"
+        : body.finishedReason;
     call.span.setAttributes({
       "gen_ai.usage.input_tokens": usage.inputTokens,
       "gen_ai.usage.output_tokens": usage.outputTokens,
@@ -171,8 +193,13 @@ export class ReplyTelemetry {
     });
   }
 
-  /** The run stopped because the reply parked. */
+  /**
+   * The run stopped because the reply parked. Results already started wait for people now: their
+   * time is the park's, not the tool's.
+   */
   parked(): void {
+    for (const tool of this.tools.values()) tool.span.end();
+    this.tools.clear();
     this.run?.setAttributes({ "parkway.reply.state": "parked" });
     this.run?.end();
     this.run = undefined;

@@ -162,6 +162,8 @@ export class ReplyWrites {
       );
       const index = head.data.messageCount;
       this.current = undefined;
+      // No longer the session's reply: the events that end its calls reach its metrics here.
+      for (const body of before) observer?.event(body, message);
       // The reply's usage moves into the session's total in the write that ends it, so the total
       // counts each reply once whatever crash comes between.
       const usage = message.usage ?? emptyUsage();

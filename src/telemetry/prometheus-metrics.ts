@@ -117,7 +117,7 @@ export class PrometheusMetrics implements Metrics {
     });
     this.toolDuration = new Histogram({
       name: "parkway_tool_call_duration_seconds",
-      help: "Tool calls from the start of their result to its end.",
+      help: "Tool calls from the start of their result to its end (none for a call whose result started before a park: that wait is the park's).",
       labelNames: ["tool", "state"],
       buckets: CALL_BUCKETS,
       registers,
@@ -173,9 +173,9 @@ export class PrometheusMetrics implements Metrics {
     }
   }
 
-  toolCall(tool: string, state: string, seconds: number): void {
+  toolCall(tool: string, state: string, seconds: number | undefined): void {
     this.toolCalls.inc({ tool, state });
-    this.toolDuration.observe({ tool, state }, seconds);
+    if (seconds !== undefined) this.toolDuration.observe({ tool, state }, seconds);
   }
 
   permissionDecision(behavior: string, check: string): void {

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { StoredEvent } from "../../../src/session/stored-event.js";
 import { silentLogger } from "../../../src/common/logger.js";
+import type { Telemetry } from "../../../src/common/telemetry.js";
 import { parseConfig } from "../../../src/config/index.js";
 import type {
   Model,
@@ -86,6 +87,7 @@ export interface CoreOptions {
   leases?: LeaseOptions;
   signals?: StoreSignals;
   model?: FakeModel;
+  telemetry?: Telemetry;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function startCore(
   const manager = new SessionManager(store, agents, silentLogger, {
     ...(options.leases ? { leases: options.leases } : {}),
     ...(options.signals ? { signals: options.signals } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
   });
   await manager.start();
   return {
