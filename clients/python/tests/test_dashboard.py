@@ -138,8 +138,9 @@ def test_dashboard_shape() -> None:
 
 def test_prometheus_config_parses() -> None:
     """examples/observability/prometheus.yml is YAML with a scrape job for 127.0.0.1:9464 on
-    /metrics (skipped without PyYAML)."""
+    /metrics."""
     import yaml  # type: ignore[import-untyped]
+
     config = yaml.safe_load(PROMETHEUS_YML.read_text(encoding="utf-8"))
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}
     parkway_job = jobs["parkway"]
