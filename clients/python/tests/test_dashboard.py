@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from metrics_support import SPEC_FAMILIES, Scrape, scrape
 from parkway_harness import Stack, find_repo_root
 
@@ -139,7 +137,7 @@ def test_dashboard_shape() -> None:
 def test_prometheus_config_parses() -> None:
     """examples/observability/prometheus.yml is YAML with a scrape job for 127.0.0.1:9464 on
     /metrics."""
-    import yaml  # type: ignore[import-untyped]
+    import yaml
 
     config = yaml.safe_load(PROMETHEUS_YML.read_text(encoding="utf-8"))
     jobs = {job["job_name"]: job for job in config["scrape_configs"]}

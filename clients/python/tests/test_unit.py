@@ -304,3 +304,20 @@ def test_reconnects_after_grpcio_core_internal_only() -> None:
     assert not _reconnectable(server)
     assert _reconnectable(parkway.ParkwayError("gone", code=grpc.StatusCode.UNAVAILABLE))
     assert not _reconnectable(parkway.ParkwayError("no", code=grpc.StatusCode.NOT_FOUND))
+
+
+def test_call_metadata_is_read_per_call_before_the_token() -> None:
+    """`call_metadata` entries (a traceparent) go on every call, read when it starts."""
+    parent = ["00-" + "1" * 32 + "-" + "2" * 16 + "-01"]
+    client = parkway.Client(
+        "127.0.0.1:1", token="t0k", call_metadata=lambda: {"traceparent": parent[0]}
+    )
+    with client:
+        assert client.aio.metadata() == (
+            ("traceparent", parent[0]),
+            ("authorization", "Bearer t0k"),
+        )
+        parent[0] = "00-" + "3" * 32 + "-" + "4" * 16 + "-01"
+        assert client.aio.metadata()[0] == ("traceparent", parent[0])
+    with parkway.Client("127.0.0.1:1") as plain:
+        assert plain.aio.metadata() == ()

@@ -81,6 +81,9 @@ class AsyncClient:
         certificate_chain: PEM bytes of a client certificate, for a server that requires one
             (mTLS); needs ``private_key``.
         private_key: PEM bytes of the client certificate's private key.
+        call_metadata: extra metadata for each call, called when the call starts (for example
+            ``lambda: {"traceparent": current_traceparent()}``, so the server traces the call and
+            the reply it starts under the caller's span).
 
     Raises:
         ValueError: when ``credentials`` is combined with the PEM arguments, or only one of
@@ -100,6 +103,7 @@ class AsyncClient:
         root_certificates: bytes | None = None,
         certificate_chain: bytes | None = None,
         private_key: bytes | None = None,
+        call_metadata: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         credentials = channel_credentials(
             credentials, root_certificates, certificate_chain, private_key
@@ -107,6 +111,7 @@ class AsyncClient:
         self.target = target
         self.timeout = DEFAULT_TIMEOUT if timeout is None else timeout
         self._token = token
+        self._call_metadata = call_metadata
         self._reconnect = reconnect or ReconnectPolicy()
         self._sessions: weakref.WeakSet[AsyncSession] = weakref.WeakSet()
         #: The keepalive pings this client's channel sends.
@@ -130,8 +135,12 @@ class AsyncClient:
         self.audit_service: Any = audit_pb2_grpc.AuditServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     def metadata(self) -> tuple[tuple[str, str], ...]:
-        """Call metadata: the bearer token, if any."""
-        return (("authorization", f"Bearer {self._token}"),) if self._token else ()
+        """Call metadata: ``call_metadata()``'s entries (read per call: for example the current W3C
+        ``traceparent``, so the server's spans and the reply join the caller's trace), then the
+        bearer token, if any."""
+        extra = tuple(self._call_metadata().items()) if self._call_metadata else ()
+        token = (("authorization", f"Bearer {self._token}"),) if self._token else ()
+        return extra + token
 
     async def unary(
         self,

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Coroutine, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from concurrent.futures import Future
 from typing import Any, Literal, TypeVar
 
@@ -220,6 +228,7 @@ class Client:
         root_certificates: bytes | None = None,
         certificate_chain: bytes | None = None,
         private_key: bytes | None = None,
+        call_metadata: Callable[[], Mapping[str, str]] | None = None,
     ) -> None:
         # Checked here so that a bad combination raises before the loop thread starts.
         credentials = channel_credentials(
@@ -236,6 +245,7 @@ class Client:
                 options=options,
                 reconnect=reconnect,
                 keepalive=keepalive,
+                call_metadata=call_metadata,
             )
 
         #: The asyncio client this one drives (use it only on :attr:`loop`).
