@@ -106,6 +106,8 @@ class Context implements CallContext {
   private logger: Logger | undefined;
   /** The call's server span, when tracing is on. */
   readonly span: TraceSpan | undefined;
+  /** The error the handler logged itself (see `reported`): the adapter does not log it again. */
+  logged: unknown = undefined;
 
   constructor(
     private readonly env: AdapterEnv,
@@ -124,14 +126,22 @@ class Context implements CallContext {
     return this.span?.traceparent;
   }
 
-  /** Made on first use: most calls never log, and an idle stream should not hold a logger. */
+  /**
+   * Made on first use: most calls never log, and an idle stream should not hold a logger. Bound to
+   * the method, the peer, the tenant (unless the default) and, when the call is traced, its trace.
+   */
   get log(): Logger {
-    this.logger ??= this.env.log.child(
-      this.principal.tenant === "default"
-        ? { method: this.method, peer: this.peer }
-        : { method: this.method, peer: this.peer, tenant: this.principal.tenant },
-    );
+    if (this.logger) return this.logger;
+    const bindings: Record<string, unknown> = { method: this.method, peer: this.peer };
+    if (this.principal.tenant !== "default") bindings.tenant = this.principal.tenant;
+    const traceId = this.span?.traceId;
+    if (traceId) bindings.trace_id = traceId;
+    this.logger = this.env.log.child(bindings);
     return this.logger;
+  }
+
+  reported(err: unknown): void {
+    this.logged = err;
   }
 
   fail(error: Error): void {
@@ -165,7 +175,8 @@ function createContext(
   return new Context(env, method, calls, controller, call.metadata, call.getPeer(), principal);
 }
 
-function report(ctx: CallContext, err: unknown): void {
+function report(ctx: Context, err: unknown): void {
+  if (err === ctx.logged) return;
   if (isUnexpected(err)) ctx.log.error({ err }, "handler failed");
   else ctx.log.debug({ err }, "handler refused the call");
 }

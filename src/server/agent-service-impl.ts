@@ -1,5 +1,5 @@
 import { status as Status } from "@grpc/grpc-js";
-import { invalidArgument, isParkwayError, ParkwayError } from "../common/errors.js";
+import { invalidArgument, ParkwayError } from "../common/errors.js";
 import { type Metrics, noMetrics } from "../common/telemetry.js";
 import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
@@ -15,6 +15,7 @@ import { toolCallToPb, msgToPb } from "./mappers/content.js";
 import { permissionMode, sessionStatus } from "./mappers/enums.js";
 import { eventToPb } from "./mappers/events.js";
 import { agentToPb } from "./mappers/agents.js";
+import { logUnapplied } from "./input-log.js";
 import { toSessionInput } from "./session-inputs.js";
 import { checkSessionSpec, sessionsThatFit } from "./response-size.js";
 
@@ -207,7 +208,7 @@ export function createAgentService(
             attached.ack(msg.requestId);
             metrics.inputAcked("OK");
           } catch (err) {
-            if (!isParkwayError(err)) ctx.log.error({ err }, "input failed");
+            logUnapplied(ctx, { sessionId, requestId: msg.requestId, input: msg.event }, err);
             attached.ack(msg.requestId, err);
             metrics.inputAcked(ackCode(err));
           }
@@ -215,7 +216,7 @@ export function createAgentService(
       })();
       pump.catch((err: unknown) => {
         // A stream the session ended (with the error it reports to the client) stops reading too.
-        if (!subscriber.closed) ctx.log.error({ err }, "input pump failed");
+        if (!subscriber.closed) ctx.log.error({ err, session: sessionId }, "input pump failed");
       });
       try {
         yield [
@@ -236,11 +237,11 @@ export function createAgentService(
 
     async reply(request, ctx) {
       const tenant = ctx.principal.tenant;
-      if (!request.sessionId) {
-        throw invalidArgument([{ field: "session_id", description: "is required" }]);
-      }
       let applied;
       try {
+        if (!request.sessionId) {
+          throw invalidArgument([{ field: "session_id", description: "is required" }]);
+        }
         const input = toSessionInput(request.input, "input");
         applied = await manager.apply(tenant, request.sessionId, input, {
           principal: ctx.principal.name,
@@ -250,6 +251,9 @@ export function createAgentService(
         metrics.inputAcked("OK");
       } catch (err) {
         metrics.inputAcked(ackCode(err));
+        // Logged here, with the input's fields, and not again when the call ends.
+        logUnapplied(ctx, request, err);
+        ctx.reported(err);
         throw err;
       }
       // A retry gets the outcome the input had the first time, not the session's state now.

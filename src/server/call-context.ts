@@ -25,6 +25,8 @@ export interface CallContext {
    * throws instead.
    */
   fail(error: Error): void;
+  /** Says that the handler logged `error` itself: the call's end does not log it again. */
+  reported(error: unknown): void;
 }
 
 /** An authenticated caller. */

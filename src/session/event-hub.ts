@@ -23,10 +23,7 @@ const REPLAY_BATCH = 256;
 export interface HubOptions {
   /** The session's record, stored with every write that changed it or moved its last seq. */
   head?: { writeInto(batch: StoreBatch, lastSeq: number): void };
-  /**
-   * Told once, when a write failed: the hub writes nothing more, and the state kept in memory may
-   * be ahead of what is stored.
-   */
+  /** Told once, when a write failed: nothing more is written; memory may be ahead of the store. */
   onFailure?: (error: Error) => void;
   /** Makes each write apply only while the session is this node's (its lease); else it fails. */
   fence?: (batch: StoreBatch) => void;
@@ -34,6 +31,8 @@ export interface HubOptions {
   committed?: (events: readonly StoredEvent[]) => void;
   /** Told of every event as it is logged (before it is written), for metrics and traces. */
   observe?: (body: EventBody) => void;
+  /** The fields of its log lines (the session, its reply and trace); default the session. */
+  logFields?: () => object;
 }
 
 interface Waiter {
@@ -211,7 +210,8 @@ export class EventHub {
   private writeFailed(err: unknown, waiters: Waiter[]): void {
     // A storage failure is logged once, by whoever watches the store; a closed store is a stop.
     const expected = err instanceof StorageFailure || err instanceof StoreClosedError;
-    if (!expected) this.logger.error({ err, session: this.sessionId }, "event log write failed");
+    const fields = this.options.logFields?.() ?? { session: this.sessionId };
+    if (!expected) this.logger.error({ err, ...fields }, "event log write failed");
     const failure = expected
       ? err
       : new ParkwayError(

@@ -13,6 +13,7 @@ import {
   ReplyRecord,
   RequestRecord,
   requestKey,
+  type ReplyData,
   RunningRecord,
   type SessionStatus,
 } from "./records.js";
@@ -26,6 +27,19 @@ export interface Ending {
   events: EventBody[];
   /** Records written with its end. */
   records?: (batch: StoreBatch) => void;
+}
+
+/** A call a recovery interrupted: its id, its tool, and the state it was in. */
+export interface InterruptedCall {
+  id: string;
+  name: string;
+  state: ToolCallBlock["state"];
+}
+
+/** A reply that recovery ended, and the calls it was making when the server stopped. */
+export interface RecoveredReply {
+  data: ReplyData;
+  interrupted: InterruptedCall[];
 }
 
 /** A parked reply whose calls timed out under the "interrupt" expiry policy. */
@@ -55,13 +69,22 @@ export function expiryEnding(
  * (TOOL_RESULT_START unless it was already sent), so a server tool that was running is never run
  * again.
  */
-export async function recoveryEnding(hub: EventHub, active: ActiveReply): Promise<Ending> {
+export async function recoveryEnding(
+  hub: EventHub,
+  active: ActiveReply,
+): Promise<Ending & { interrupted: InterruptedCall[] }> {
   const later: EventBody[] = [];
   for await (const event of hub.log.read(active.data.snapshotSeq, hub.lastSeq)) {
     if (event.replyId === active.data.replyId) later.push(event.body);
   }
   active.data.message = foldEvents(active.data.message, later);
+  const interrupted = active.data.message.content.flatMap((b) =>
+    b.type === "tool_call" && b.state !== "finished"
+      ? [{ id: b.id, name: b.name, state: b.state }]
+      : [],
+  );
   return {
+    interrupted,
     finishedReason: "interrupted",
     error: {
       code: "server_restarted",

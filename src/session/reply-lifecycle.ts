@@ -15,7 +15,7 @@ import { assertIdle, assertParked, assertReply } from "./input-checks.js";
 import { newReply, startRecords } from "./new-reply.js";
 import { type AnsweredSession, expiredDenied, type PrepareAnswer } from "./prepared-answers.js";
 import type { ReplyData } from "./records.js";
-import { expiryEnding, recoveryEnding } from "./reply-endings.js";
+import { expiryEnding, type RecoveredReply, recoveryEnding } from "./reply-endings.js";
 import type { NotedRequest, ReplySettled } from "./reply-outcomes.js";
 import {
   abortReply,
@@ -27,6 +27,7 @@ import {
 import { ReplyWrites, type WritingSession } from "./reply-writes.js";
 import type { RequestTicket } from "./request-ids.js";
 import { replyStarts } from "./retention.js";
+import { sessionLog } from "./session-log.js";
 
 /** What a reply's lifecycle works with: its session's parts and what it tells the session. */
 export interface LifecycleSession extends RunningSession, AnsweredSession, WritingSession {
@@ -60,19 +61,16 @@ export class ReplyLifecycle {
   get running(): boolean {
     return this.active?.task !== undefined;
   }
-  /** The running or parked reply's id. */
-  get replyId(): string | undefined {
-    return this.active?.data.replyId;
+  /** The running or parked reply as stored (its id, its trace). */
+  get data(): ReplyData | undefined {
+    return this.active?.data;
   }
   /** The running or parked reply's message as it is now (its waiting calls, its usage so far). */
   get message(): Msg | undefined {
     return this.active?.data.message;
   }
 
-  /**
-   * The parked reply's pending calls (or the questions the running reply's tools asked),
-   * announced again to a stream that attaches.
-   */
+  /** The parked reply's calls (or its running tools' questions), announced again on attach. */
   parked(): { replyId: string; calls: ToolCallBlock[] } | undefined {
     const active = this.active;
     if (!active) return undefined;
@@ -227,12 +225,14 @@ export class ReplyLifecycle {
 
   /**
    * Ends a reply that was running when the server stopped (see `recoveryEnding`) with
-   * REPLY_END(interrupted, "server_restarted").
+   * REPLY_END(interrupted, "server_restarted"); returns it, with the calls it interrupted.
    */
-  async recover(): Promise<void> {
+  async recover(): Promise<RecoveredReply | undefined> {
     const active = this.active;
-    if (!active || active.task || active.data.state !== "running") return;
-    await this.writes.end(active, await recoveryEnding(this.s.hub, active));
+    if (!active || active.task || active.data.state !== "running") return undefined;
+    const ending = await recoveryEnding(this.s.hub, active);
+    await this.writes.end(active, ending);
+    return { data: active.data, interrupted: ending.interrupted };
   }
 
   /** Interrupts a running reply for a shutdown (see `stopForShutdown`). */
@@ -286,7 +286,7 @@ export class ReplyLifecycle {
         // it), and those waiting for the reply got the error.
         if (!this.stopped) {
           const { head, logger } = this.s;
-          logger.error({ err, session: head.id, reply: active.data.replyId }, "reply not stored");
+          logger.error({ err, ...sessionLog(head.id, active.data) }, "reply not stored");
           this.s.fail(err instanceof Error ? err : new Error(String(err)));
         }
       } finally {

@@ -12,6 +12,7 @@ import { writeAudit } from "./audit-records.js";
 import type { EventHub } from "./event-hub.js";
 import { readHistory } from "./history.js";
 import type { SessionHead } from "./session-head.js";
+import { sessionLog } from "./session-log.js";
 import type { SessionPermissions } from "./session-permissions.js";
 
 /** Why a shutdown interrupted a reply, as its REPLY_END and interrupted calls say. */
@@ -51,7 +52,6 @@ export async function runActiveReply(
   active: ActiveReply,
   hooks: RunHooks,
 ): Promise<ReplyOutcome> {
-  const replyId = active.data.replyId;
   try {
     // The events and acknowledgement of the input that started the reply go out first.
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -77,8 +77,7 @@ export async function runActiveReply(
       const model = s.agent.model;
       s.logger.warn(
         {
-          session: s.head.id,
-          reply: replyId,
+          ...sessionLog(s.head.id, active.data),
           agent: s.agent.id,
           model: model.name,
           ...(model.endpoint === undefined ? {} : { endpoint: model.endpoint }),
@@ -99,7 +98,7 @@ export async function runActiveReply(
     return outcome;
   } catch (err) {
     if (!hooks.stopped()) {
-      s.logger.error({ err, session: s.head.id, reply: replyId }, "reply failed");
+      s.logger.error({ err, ...sessionLog(s.head.id, active.data) }, "reply failed");
     }
     const error = { code: "internal", message: "the reply failed on the server" };
     active.data.message.finishedReason = "error";

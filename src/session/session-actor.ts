@@ -10,6 +10,7 @@ import type { StoredEvent } from "./stored-event.js";
 import type { Attached } from "./subscriber.js";
 import { confirmations, externalResults } from "./prepared-answers.js";
 import type { ReplyData, RequestData, SessionData } from "./records.js";
+import type { RecoveredReply } from "./reply-endings.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
 import { type LifecycleSession, ReplyLifecycle } from "./reply-lifecycle.js";
 import { ReplyOutcomes, type ReplySettled } from "./reply-outcomes.js";
@@ -17,6 +18,7 @@ import type { RequestTicket } from "./request-ids.js";
 import type { RuleBook } from "./rule-book.js";
 import { SessionHead } from "./session-head.js";
 import type { Lease, SessionLeases } from "./session-leases.js";
+import { type SessionLogFields, sessionLog } from "./session-log.js";
 import { SessionPermissions } from "./session-permissions.js";
 import { type SessionView, sessionView } from "./session-view.js";
 
@@ -140,6 +142,11 @@ export class SessionActor implements LifecycleSession, HubOptions {
     this.deps.published?.(this.head.id, events);
   }
 
+  /** HubOptions: what its log lines say: the session, its reply and the reply's trace. */
+  logFields(): SessionLogFields {
+    return sessionLog(this.head.id, this.reply.data);
+  }
+
   /** HubOptions: a write of the session failed; the actor stops (see `fail`). */
   onFailure(error: Error): void {
     this.fail(error);
@@ -211,7 +218,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   /** The first outcome of an input applied before (see `ReplyOutcomes.first`). */
   firstOutcome(requestId: string, record: RequestData): Promise<ReplySettled | undefined> {
-    return this.outcomes.first(requestId, record, this.reply.replyId);
+    return this.outcomes.first(requestId, record, this.reply.data?.replyId);
   }
 
   /**
@@ -267,7 +274,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
     return this.reply.expire(now);
   }
 
-  recover(): Promise<void> {
+  recover(): Promise<RecoveredReply | undefined> {
     return this.reply.recover();
   }
 
@@ -276,10 +283,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
     return this.permissions.state();
   }
 
-  /**
-   * Interrupts a running reply for a shutdown (see `ReplyLifecycle.stop`), and resolves once its
-   * writes are done.
-   */
+  /** Interrupts a running reply for a shutdown (see `ReplyLifecycle.stop`); awaits its writes. */
   async stop(graceMs = 0): Promise<void> {
     await this.reply.stop(graceMs);
     await this.events.settled();
