@@ -40,7 +40,9 @@ export async function startMetricsServer(
       },
       (err: unknown) => {
         log.warn({ err }, "metrics could not be collected");
-        res.writeHead(500, { "content-type": "text/plain" }).end("metrics could not be collected\n");
+        res
+          .writeHead(500, { "content-type": "text/plain" })
+          .end("metrics could not be collected\n");
       },
     );
   });
