@@ -44,7 +44,8 @@ const PACKAGE_OWNERS = [
     patterns: [
       {
         group: ["@opentelemetry/*"],
-        message: "Only src/telemetry imports OpenTelemetry; the other layers get src/common/telemetry.",
+        message:
+          "Only src/telemetry imports OpenTelemetry; the other layers get src/common/telemetry.",
       },
     ],
   },
