@@ -127,7 +127,7 @@ export function runHooks(
       }
     },
     decided: (call, decision) => {
-      active.observer?.decided(call, decision);
+      active.observer?.decided(decision);
       const audit = decisionAudit(head.id, replyId, call, decision);
       hub.stage((b) => writeAudit(b, head.tenant, [audit]));
     },

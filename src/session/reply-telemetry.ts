@@ -26,10 +26,10 @@ interface ToolCall {
 
 const seconds = (from: number, to: number) => (to - from) / 1000;
 
-/** The name of the call `id` in `message`. */
-function toolName(message: Msg, id: string): string | undefined {
-  for (const block of message.content) {
-    if (block.type === "tool_call" && block.id === id) return block.name;
+/** The call `id` in `message`. */
+function findCall(message: Msg | undefined, id: string): ToolCallBlock | undefined {
+  for (const block of message?.content ?? []) {
+    if (block.type === "tool_call" && block.id === id) return block;
   }
   return undefined;
 }
@@ -52,7 +52,6 @@ export class ReplyTelemetry {
   private run: TraceSpan | undefined;
   private model: ModelCall | undefined;
   private readonly tools = new Map<string, ToolCall>();
-  private readonly decisions = new Map<string, DecisionInfo>();
 
   constructor(
     private readonly t: Telemetry,
@@ -87,10 +86,9 @@ export class ReplyTelemetry {
     return this.model?.span.traceparent;
   }
 
-  /** The permission engine decided on `call`: counted, and shown on the call's span. */
-  decided(call: ToolCallBlock, decision: DecisionInfo): void {
+  /** The permission engine decided on a call (its span shows the decision stored on the call). */
+  decided(decision: DecisionInfo): void {
     this.t.metrics.permissionDecision(decision.behavior, decision.check);
-    if (this.t.tracing.enabled) this.decisions.set(call.id, decision);
   }
 
   /** Every event the reply emits; `message` is the reply's message (to name a call). */
@@ -128,7 +126,11 @@ export class ReplyTelemetry {
         this.tools.set(body.toolCallId, {
           at: now,
           name: body.toolCallName,
-          span: this.toolSpan(body.toolCallId, body.toolCallName),
+          span: this.toolSpan(
+            body.toolCallId,
+            body.toolCallName,
+            findCall(message, body.toolCallId),
+          ),
         });
         return;
       case "tool_result_end": {
@@ -136,7 +138,7 @@ export class ReplyTelemetry {
         this.tools.delete(body.toolCallId);
         if (!tool) {
           // Its result started before a park (or a restart): counted, with no duration of its own.
-          const name = message && toolName(message, body.toolCallId);
+          const name = findCall(message, body.toolCallId)?.name;
           if (name) this.t.metrics.toolCall(name, body.state, undefined);
           return;
         }
@@ -178,9 +180,8 @@ export class ReplyTelemetry {
     call.span.end(body.finishedReason === "error" ? { error: "model_error" } : {});
   }
 
-  private toolSpan(callId: string, name: string): TraceSpan {
-    const decision = this.decisions.get(callId);
-    this.decisions.delete(callId);
+  private toolSpan(callId: string, name: string, call: ToolCallBlock | undefined): TraceSpan {
+    const decision = call?.decision;
     return this.t.tracing.start(`execute_tool ${name}`, {
       parent: this.run?.traceparent,
       attributes: {

@@ -145,6 +145,8 @@ describe("traces", () => {
       "gen_ai.tool.name": "Bash",
       "gen_ai.tool.call.id": callId,
       "parkway.tool.state": "success",
+      // The engine asked a person, who allowed it.
+      "parkway.permission.behavior": "ask",
     });
     // The park: under the reply, from REQUIRE_USER_CONFIRM to the answer.
     const park = one(traced, (s) => s.name === "park", "one park");
