@@ -22,7 +22,7 @@ server with agents on the scripted model (scenarios, reconnect, the example) sta
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
@@ -81,20 +81,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     agents = scenario_agents(root)
     for agent_id in EXTRA_AGENTS:
         agents.append({"id": agent_id, "workingDirectories": [str(root / agent_id)]})
-    try:
-        shared = Stack(root, agents)
-    except RuntimeError as err:
-        pytest.fail(str(err), pytrace=False)
-    try:
-        yield shared
-    finally:
-        died_early = shared.server.died
-        output = shared.server.output()
-        shared.close()
-        if died_early:
-            pytest.fail(
-                f"Parkway server exited during the tests. Its output:\n{output}", pytrace=False
-            )
+    yield from _serve(lambda: Stack(root, agents))
 
 
 @pytest.fixture(scope="session")
@@ -103,8 +90,14 @@ def metrics_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     It has one agent, metrics_support.METRICS_AGENT, and plays metrics_support.SCRIPT; being a
     server of its own, its counters move only through the tests that use it."""
     root = tmp_path_factory.mktemp("metrics")
+    yield from _serve(lambda: Stack(root, [metrics_agent(root)], SCRIPT, metrics=True))
+
+
+def _serve(start: Callable[[], Stack]) -> Iterator[Stack]:
+    """Starts a stack for a session-scoped fixture, and closes it after the tests; a server that
+    died while the tests ran fails them with its output."""
     try:
-        shared = Stack(root, [metrics_agent(root)], SCRIPT, metrics=True)
+        shared = start()
     except RuntimeError as err:
         pytest.fail(str(err), pytrace=False)
     try:
