@@ -4,8 +4,12 @@ import js from "@eslint/js";
 import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
 
-/** Forbids imports of the given modules (glob patterns) from files under `folder`. */
-function layer(folder, forbidden, message) {
+/**
+ * Lets files under `folder` import, of Parkway, only their own folder and the folders `allowed`
+ * gives (see `importsOnly`), plus the `extra` patterns (negations that let a package through).
+ */
+function layer(folder, allowed, message, extra = []) {
+  const forbidden = [...allowed(folder), ...extra];
   return {
     files: [`src/${folder}/**/*.ts`],
     rules: {
@@ -81,7 +85,31 @@ function onlyImportedBy(owners) {
   ];
 }
 
-const upper = (...names) => names.map((n) => `**/${n}/**`).concat(names.map((n) => `../${n}/*`));
+/** Parkway's folders under src/ (`runtime` and `index.ts` sit above them all). */
+const FOLDERS = [
+  "common",
+  "config",
+  "store",
+  "permissions",
+  "model",
+  "tools",
+  "agent",
+  "session",
+  "server",
+  "generated",
+  "client",
+  "cli",
+  "telemetry",
+  "runtime",
+];
+
+/** The import patterns of every folder but `allowed` and the importing folder itself. */
+function importsOnly(...allowed) {
+  return (self) => {
+    const names = FOLDERS.filter((n) => n !== self && !allowed.includes(n));
+    return names.map((n) => `**/${n}/**`).concat(names.map((n) => `../${n}/*`));
+  };
+}
 
 export default tseslint.config(
   {
@@ -135,129 +163,57 @@ export default tseslint.config(
     ],
     rules: { "no-restricted-syntax": "off" },
   },
-  // The arrows of DESIGN.md §1.
-  layer(
-    "store",
-    upper(
-      "server",
-      "session",
-      "agent",
-      "model",
-      "tools",
-      "permissions",
-      "generated",
-      "client",
-      "cli",
-      "telemetry",
-    ),
-    "src/store is the bottom layer.",
-  ),
+  // The arrows of DESIGN.md §1: what each layer may import of Parkway besides itself.
+  layer("store", importsOnly("common", "config"), "src/store is the bottom layer."),
   layer(
     "permissions",
-    upper(
-      "server",
-      "session",
-      "agent",
-      "model",
-      "tools",
-      "store",
-      "generated",
-      "client",
-      "cli",
-      "telemetry",
-    ),
+    importsOnly("common", "config"),
     "src/permissions is pure and imports no other layer.",
   ),
-  layer(
-    "model",
-    upper(
-      "server",
-      "session",
-      "agent",
-      "tools",
-      "permissions",
-      "generated",
-      "client",
-      "cli",
-      "telemetry",
-    ),
-    "src/model sits below the agent.",
-  ),
+  layer("model", importsOnly("common", "config", "store"), "src/model sits below the agent."),
   layer(
     "tools",
-    // The MCP SDK's own `client/` folder is not Parkway's client.
-    [
-      ...upper("server", "session", "agent", "model", "generated", "client", "cli", "telemetry"),
-      "!@modelcontextprotocol/sdk/**",
-    ],
+    importsOnly("common", "config", "store", "permissions"),
     "src/tools sits below the agent.",
+    // The MCP SDK's own `client/` folder is not Parkway's client.
+    ["!@modelcontextprotocol/sdk/**"],
   ),
   layer(
     "agent",
-    upper("server", "session", "generated", "client", "cli", "telemetry"),
+    importsOnly("common", "config", "store", "permissions", "model", "tools"),
     "src/agent sits below sessions.",
   ),
   layer(
     "session",
-    upper("server", "generated", "client", "cli", "telemetry"),
+    importsOnly("common", "config", "store", "permissions", "model", "tools", "agent"),
     "src/session sits below the transport.",
   ),
   layer(
     "server",
-    upper("client", "cli", "telemetry"),
+    importsOnly(
+      "common",
+      "config",
+      "store",
+      "permissions",
+      "model",
+      "tools",
+      "agent",
+      "session",
+      "generated",
+    ),
     "src/server does not import the client, the CLI or the telemetry exporters.",
   ),
   layer(
     "telemetry",
-    upper(
-      "server",
-      "session",
-      "agent",
-      "model",
-      "tools",
-      "permissions",
-      "store",
-      "config",
-      "generated",
-      "client",
-      "cli",
-    ),
+    importsOnly("common"),
     "src/telemetry implements src/common/telemetry and imports no other layer.",
   ),
   layer(
     "client",
-    upper(
-      "server",
-      "session",
-      "agent",
-      "model",
-      "tools",
-      "permissions",
-      "store",
-      "config",
-      "cli",
-      "telemetry",
-    ),
+    importsOnly("common", "generated"),
     "src/client imports only src/generated and src/common.",
   ),
-  layer(
-    "common",
-    upper(
-      "server",
-      "session",
-      "agent",
-      "model",
-      "tools",
-      "permissions",
-      "store",
-      "config",
-      "generated",
-      "client",
-      "cli",
-      "telemetry",
-    ),
-    "src/common imports nothing of Parkway.",
-  ),
+  layer("common", importsOnly(), "src/common imports nothing of Parkway."),
   // Packages only one part of the code imports. Every file gets one rule with all restrictions
   // that apply to it (a later config's rule replaces an earlier one's, so they are not stacked).
   ...onlyImportedBy(PACKAGE_OWNERS),
