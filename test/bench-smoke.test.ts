@@ -31,6 +31,9 @@ const EXPECTED = [
   "pg.stream.1",
   "pg.cross_node",
   "pg.stream.3nodes",
+  "telemetry.input.both",
+  "telemetry.park.both",
+  "telemetry.stream.both",
 ];
 
 // Runs `npm run bench:smoke` (every benchmark at tiny sizes) so the benchmarks cannot rot. Checks

@@ -18,6 +18,8 @@ export interface Child<Ready> {
 export interface ChildOptions {
   /** Write V8 CPU profiles of the child (one per thread) into this directory. */
   cpuProfDir?: string;
+  /** Environment variables set (or, when undefined, removed) in the child on top of this process's. */
+  env?: Record<string, string | undefined>;
 }
 
 /** The path of a script next to `bench/servers/`. */
@@ -40,7 +42,7 @@ export async function startChild<Ready>(
   if (options.cpuProfDir) execArgv.push("--cpu-prof", `--cpu-prof-dir=${options.cpuProfDir}`);
   const child: ChildProcess = fork(script, [JSON.stringify(arg)], {
     execArgv,
-    env: { ...process.env, [SETTLE_ENV]: String(settleSeconds) },
+    env: { ...process.env, ...options.env, [SETTLE_ENV]: String(settleSeconds) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = once(child, "exit");

@@ -17,6 +17,8 @@ export interface ParkwayReady {
   address: string;
   /** Microseconds `startParkway` took. */
   startUs: number;
+  /** Where `/metrics` is served, when metrics are on (`StackOptions.metricsListen`). */
+  metricsUrl?: string;
 }
 
 /** The scripted model (in this process), Parkway (a child process) and a client. */
@@ -48,6 +50,12 @@ export interface StackOptions {
   proxy?: boolean;
   /** Names the CPU profile when the run profiles. */
   profile?: string;
+  /** Serve Prometheus metrics on this `HOST:PORT` (config `metrics.listen`); off by default. */
+  metricsListen?: string;
+  /** Diagnostic: the child unregisters OpenTelemetry's context manager once started. */
+  noOtelContext?: boolean;
+  /** Environment of the Parkway child on top of this process's (undefined removes a variable). */
+  env?: Record<string, string | undefined>;
 }
 
 /**
@@ -65,10 +73,15 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
       modelUrl: proxy?.url ?? model.url,
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
       ...(options.compiled ? { compiled: true } : {}),
+      ...(options.metricsListen ? { metricsListen: options.metricsListen } : {}),
+      ...(options.noOtelContext ? { noOtelContext: true } : {}),
     },
-    config.profileDir && options.profile
-      ? { cpuProfDir: path.join(config.profileDir, options.profile) }
-      : {},
+    {
+      ...(config.profileDir && options.profile
+        ? { cpuProfDir: path.join(config.profileDir, options.profile) }
+        : {}),
+      ...(options.env ? { env: options.env } : {}),
+    },
   );
   const client = createParkwayClient(parkway.ready.address);
   return {

@@ -21,6 +21,13 @@ export interface ParkwayServerArgs {
   modelUrl: string;
   databaseUrl?: string;
   compiled?: boolean;
+  /** Serve Prometheus metrics on this `HOST:PORT` (config `metrics.listen`). */
+  metricsListen?: string;
+  /**
+   * Diagnostic (bench/suites/telemetry.ts): once started, unregister the OpenTelemetry context
+   * manager the SDK installed (an AsyncLocalStorage), so that tracing runs without async context.
+   */
+  noOtelContext?: boolean;
 }
 
 type Library = typeof Sources;
@@ -58,6 +65,7 @@ const config = parseConfig({
   // The load is the benchmark's: no rate limit on inputs, room for every session and reply.
   limits: { inputsPerSecond: 1e9, sessionsPerTenant: 1e9, runningReplies: 100_000 },
   ...(args.databaseUrl ? { database: { url: args.databaseUrl } } : {}),
+  ...(args.metricsListen ? { metrics: { listen: args.metricsListen } } : {}),
 });
 // The store `parkway serve` would open for this configuration (PostgreSQL at `database.url`, else
 // LevelDB under `data`), timed.
@@ -73,9 +81,18 @@ const parkway = await startParkway({
   store: timedStore(store, times),
 });
 const startUs = Number(process.hrtime.bigint() - startedAt) / 1000;
+if (args.noOtelContext) {
+  // Before the first export calls context.with, which would enable the AsyncLocalStorage.
+  const { context } = await import("@opentelemetry/api");
+  context.disable();
+}
 
 serveIpc(
-  { address: parkway.address, startUs },
+  {
+    address: parkway.address,
+    startUs,
+    ...(parkway.metricsUrl ? { metricsUrl: parkway.metricsUrl } : {}),
+  },
   {
     /** The store operations' durations since the last call, by kind (µs). */
     storeTimes: () => times.take(),

@@ -7,6 +7,7 @@ import { parkedScale } from "./parked-scale.js";
 import { postgresRows } from "./postgres.js";
 import { restart } from "./restart.js";
 import { startup } from "./startup.js";
+import { telemetry } from "./telemetry.js";
 import { throughput } from "./throughput.js";
 
 /** Every benchmark, in the order the table lists them. */
@@ -20,4 +21,5 @@ export const SUITES: Record<string, Suite> = {
   idle: idleStreams,
   model: modelOverhead,
   pg: postgresRows,
+  telemetry,
 };

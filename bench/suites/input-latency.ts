@@ -33,7 +33,7 @@ export interface InputLatencyResult {
 }
 
 /** One user message, on the monotonic clock (µs). */
-interface Ping {
+export interface Ping {
   sent: number;
   start: number;
   ack: number;
@@ -147,7 +147,7 @@ export async function inputLatency(config: BenchConfig): Promise<InputLatencyRes
 }
 
 /** One user message: when REPLY_START and the ack arrived; waits for the reply's end. */
-async function pingParkway(stream: EventStream, sessionId: string): Promise<Ping> {
+export async function pingParkway(stream: EventStream, sessionId: string): Promise<Ping> {
   const msg = clientEvent(sessionId, {
     $case: "userMessage",
     value: { text: "ping", content: [] },
