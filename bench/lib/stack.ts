@@ -52,8 +52,6 @@ export interface StackOptions {
   profile?: string;
   /** Serve Prometheus metrics on this `HOST:PORT` (config `metrics.listen`); off by default. */
   metricsListen?: string;
-  /** Diagnostic: the child unregisters OpenTelemetry's context manager once started. */
-  noOtelContext?: boolean;
   /** Environment of the Parkway child on top of this process's (undefined removes a variable). */
   env?: Record<string, string | undefined>;
 }
@@ -74,7 +72,6 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
       ...(options.compiled ? { compiled: true } : {}),
       ...(options.metricsListen ? { metricsListen: options.metricsListen } : {}),
-      ...(options.noOtelContext ? { noOtelContext: true } : {}),
     },
     {
       ...(config.profileDir && options.profile

@@ -23,11 +23,6 @@ export interface ParkwayServerArgs {
   compiled?: boolean;
   /** Serve Prometheus metrics on this `HOST:PORT` (config `metrics.listen`). */
   metricsListen?: string;
-  /**
-   * Diagnostic (bench/suites/telemetry.ts): once started, unregister the OpenTelemetry context
-   * manager the SDK installed (an AsyncLocalStorage), so that tracing runs without async context.
-   */
-  noOtelContext?: boolean;
 }
 
 type Library = typeof Sources;
@@ -81,11 +76,6 @@ const parkway = await startParkway({
   store: timedStore(store, times),
 });
 const startUs = Number(process.hrtime.bigint() - startedAt) / 1000;
-if (args.noOtelContext) {
-  // Before the first export calls context.with, which would enable the AsyncLocalStorage.
-  const { context } = await import("@opentelemetry/api");
-  context.disable();
-}
 
 serveIpc(
   {

@@ -1,7 +1,6 @@
 /**
  * What telemetry costs. In one run the compiled server is started plain and with metrics and
- * tracing on (full run: also metrics only, tracing only, and both without OpenTelemetry's context
- * manager, a diagnostic: see `BOTH_NO_CONTEXT`), each on its own scripted model, and
+ * tracing on (full run: also metrics only and tracing only), each on its own scripted model, and
  * the same workloads are measured on each, the configurations taking turns round by round (the
  * order rotating each round) so that load on the shared machine falls on each alike:
  * - input → REPLY_START, as the `input` row measures it (rounds of 50 pings on a fresh session);
@@ -31,32 +30,16 @@ const PER_ROUND = 50;
 
 /** A way of running the server. */
 interface Variant {
-  key: "plain" | "both" | "metrics" | "tracing" | "both_no_context";
+  key: "plain" | "both" | "metrics" | "tracing";
   label: string;
   metrics: boolean;
   tracing: boolean;
-  /** Diagnostic: the server unregisters OpenTelemetry's context manager once started. */
-  noContext?: boolean;
 }
 
 const PLAIN: Variant = { key: "plain", label: "no telemetry", metrics: false, tracing: false };
 const BOTH: Variant = { key: "both", label: "metrics + tracing", metrics: true, tracing: true };
 const METRICS: Variant = { key: "metrics", label: "metrics only", metrics: true, tracing: false };
 const TRACING: Variant = { key: "tracing", label: "tracing only", metrics: false, tracing: true };
-/**
- * Metrics and tracing with OpenTelemetry's context manager unregistered in the server: the SDK
- * installs an AsyncLocalStorage, and its first export (`context.with`) enables it, which in Node 20
- * puts a hook on every promise of the process. Parkway names span parents explicitly and never
- * reads the active context, so this is what tracing would cost without it.
- */
-const BOTH_NO_CONTEXT: Variant = {
-  key: "both_no_context",
-  label: "metrics + tracing, no OTel context manager (diagnostic)",
-  metrics: true,
-  tracing: true,
-  noContext: true,
-};
-
 /** Receives OTLP/HTTP JSON trace exports and counts their spans by name. */
 interface OtlpSink {
   /** For `OTEL_EXPORTER_OTLP_ENDPOINT` (the exporter appends /v1/traces). */
@@ -180,7 +163,6 @@ async function startVariant(
     proxy: phase === "latency",
     profile: `telemetry-${phase}-${variant.key}`,
     ...(variant.metrics ? { metricsListen: "127.0.0.1:0" } : {}),
-    ...(variant.noContext ? { noOtelContext: true } : {}),
     env: sink
       ? {
           OTEL_TRACES_EXPORTER: "otlp",
@@ -266,7 +248,7 @@ interface StreamRun {
 export async function telemetry(config: BenchConfig): Promise<Row[]> {
   await ensureBuilt();
   const bin = await buildLoad(path.join(config.scratch, "bin"));
-  const variants = config.smoke ? [PLAIN, BOTH] : [PLAIN, BOTH, METRICS, TRACING, BOTH_NO_CONTEXT];
+  const variants = config.smoke ? [PLAIN, BOTH] : [PLAIN, BOTH, METRICS, TRACING];
   const measured = new Map<Variant, Measured>(
     variants.map((v) => [
       v,

@@ -1,18 +1,20 @@
 import {
-  defaultTextMapGetter,
-  defaultTextMapSetter,
+  type Context,
   type Link,
   ROOT_CONTEXT,
   type Span,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   trace,
   type Tracer,
 } from "@opentelemetry/api";
-import { W3CTraceContextPropagator } from "@opentelemetry/core";
 import type { SpanAttributes, SpanOptions, TraceSpan, Tracing } from "../common/telemetry.js";
 
-const w3c = new W3CTraceContextPropagator();
+/** A W3C `traceparent` of version 00: trace id, parent span id, flags. */
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const INVALID_TRACE = "0".repeat(32);
+const INVALID_SPAN = "0".repeat(16);
 
 const KINDS = {
   server: SpanKind.SERVER,
@@ -20,16 +22,21 @@ const KINDS = {
   internal: SpanKind.INTERNAL,
 } as const;
 
-/** The context whose parent is the span a W3C `traceparent` names (root when it names none). */
-function contextOf(traceparent: string | undefined) {
-  if (!traceparent) return ROOT_CONTEXT;
-  return w3c.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter);
+/** The span a W3C `traceparent` names, when it is a valid one (else undefined: a new trace). */
+function spanContextOf(traceparent: string | undefined): SpanContext | undefined {
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
+  if (!match || match[1] === INVALID_TRACE || match[2] === INVALID_SPAN) return undefined;
+  return {
+    traceId: match[1]!,
+    spanId: match[2]!,
+    traceFlags: Number.parseInt(match[3]!, 16),
+    isRemote: true,
+  };
 }
 
-function traceparentOf(span: Span): string | undefined {
-  const carrier: Record<string, string> = {};
-  w3c.inject(trace.setSpan(ROOT_CONTEXT, span), carrier, defaultTextMapSetter);
-  return carrier.traceparent;
+function contextOf(traceparent: string | undefined): Context {
+  const parent = spanContextOf(traceparent);
+  return parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
 }
 
 function clean(attributes: SpanAttributes): Record<string, string | number | boolean | string[]> {
@@ -39,12 +46,20 @@ function clean(attributes: SpanAttributes): Record<string, string | number | boo
 }
 
 class OtelSpan implements TraceSpan {
-  readonly traceparent: string | undefined;
-  readonly traceId: string;
+  private parent: string | undefined;
 
-  constructor(private readonly span: Span) {
-    this.traceparent = traceparentOf(span);
-    this.traceId = span.spanContext().traceId;
+  constructor(private readonly span: Span) {}
+
+  get traceparent(): string {
+    if (this.parent === undefined) {
+      const { traceId, spanId, traceFlags } = this.span.spanContext();
+      this.parent = `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, "0")}`;
+    }
+    return this.parent;
+  }
+
+  get traceId(): string {
+    return this.span.spanContext().traceId;
   }
 
   setAttributes(attributes: SpanAttributes): void {
@@ -73,7 +88,7 @@ export class OtelTracing implements Tracing {
   start(name: string, options: SpanOptions = {}): TraceSpan {
     const links: Link[] = [];
     for (const parent of options.links ?? []) {
-      const linked = trace.getSpanContext(contextOf(parent));
+      const linked = spanContextOf(parent);
       if (linked) links.push({ context: linked });
     }
     const span = this.tracer.startSpan(

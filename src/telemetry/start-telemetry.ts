@@ -2,6 +2,7 @@ import { trace } from "@opentelemetry/api";
 import type { Logger } from "../common/logger.js";
 import { noMetrics, noTracing, type Telemetry, type Tracing } from "../common/telemetry.js";
 import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
+import { ExplicitContextManager } from "./explicit-context.js";
 import { OtelTracing } from "./otel-tracing.js";
 import { PrometheusMetrics } from "./prometheus-metrics.js";
 
@@ -46,6 +47,8 @@ async function startSdk(serviceName: string | undefined): Promise<SharedSdk> {
   const node = new NodeSDK({
     ...(serviceName === undefined ? {} : { serviceName }),
     instrumentations: [],
+    // Spans get their parents explicitly: no context is carried across every await.
+    contextManager: new ExplicitContextManager(),
     // Parkway's metrics go to Prometheus, its logs to standard output: the SDK exports spans only.
     metricReaders: [],
     logRecordProcessors: [],
