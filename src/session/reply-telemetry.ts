@@ -1,3 +1,4 @@
+import { performance } from "node:perf_hooks";
 import type { EventBody } from "../agent/events.js";
 import type { DecisionInfo, FinishedReason, Failure, Msg, ToolCallBlock } from "../agent/types.js";
 import type { ParkKind, Telemetry, TraceSpan } from "../common/telemetry.js";
@@ -93,7 +94,8 @@ export class ReplyTelemetry {
 
   /** Every event the reply emits; `message` is the reply's message (to name a call). */
   event(body: EventBody, message?: Msg): void {
-    const now = Date.now();
+    const now = performance.now(); // monotonic, below the millisecond
+
     switch (body.type) {
       case "model_call_start":
         this.model = {
