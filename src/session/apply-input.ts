@@ -54,6 +54,7 @@ export function applyInput(
       if ("duplicate" in found) {
         return {
           duplicate: true,
+          ...(found.duplicate.replyId ? { replyId: found.duplicate.replyId } : {}),
           firstOutcome: () => actor.firstOutcome(requestId, found.duplicate),
         };
       }
