@@ -40,9 +40,7 @@ export function watchSendHandlers(
         ctx.reported(err);
         throw err;
       }
-      const input = request.input;
-      const named = input && "replyId" in input.value ? input.value.replyId : "";
-      return { requestId: request.requestId, replyId: applied.replyId ?? named };
+      return { requestId: request.requestId, replyId: applied.replyId ?? "" };
     },
   };
 }

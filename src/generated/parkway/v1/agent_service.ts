@@ -335,8 +335,8 @@ export interface SendResponse {
   /** The request_id of the input. */
   requestId: string;
   /**
-   * The reply the input started, answered or interrupted; empty when it named none (an interrupt
-   * of an idle session).
+   * The reply the input started, answered or interrupted (for a retry, the one it did the first
+   * time); empty when there was none (an interrupt of an idle session).
    */
   replyId: string;
 }

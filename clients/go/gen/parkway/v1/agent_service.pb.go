@@ -980,8 +980,8 @@ type SendResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The request_id of the input.
 	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
-	// The reply the input started, answered or interrupted; empty when it named none (an interrupt
-	// of an idle session).
+	// The reply the input started, answered or interrupted (for a retry, the one it did the first
+	// time); empty when there was none (an interrupt of an idle session).
 	ReplyId       string `protobuf:"bytes,2,opt,name=reply_id,json=replyId,proto3" json:"reply_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
