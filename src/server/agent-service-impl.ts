@@ -94,7 +94,7 @@ export interface AgentServiceOptions {
   inputsPerSecond?: number;
   /** Where input acknowledgements are counted. */
   metrics?: Metrics;
-  /** Counts the Chat streams open (`open`), for the streams gauge. */
+  /** Counts the Chat and Watch streams open (`open`), for the streams gauge. */
   streams?: { open: number };
 }
 

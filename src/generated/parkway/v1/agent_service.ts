@@ -2980,8 +2980,9 @@ export const AgentServiceService = {
    * serverless functions): replays stored events after after_seq, re-announces the pending
    * REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
    * Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
-   * no INPUT_ACK. The stream ends only when the client cancels it, the session is deleted, or the
-   * server shuts down (UNAVAILABLE).
+   * no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+   * UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+   * for a client that reads too slowly; otherwise it lasts until the client cancels it.
    */
   watch: {
     path: "/parkway.v1.AgentService/Watch" as const,
@@ -3104,8 +3105,9 @@ export interface AgentServiceServer extends UntypedServiceImplementation {
    * serverless functions): replays stored events after after_seq, re-announces the pending
    * REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
    * Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
-   * no INPUT_ACK. The stream ends only when the client cancels it, the session is deleted, or the
-   * server shuts down (UNAVAILABLE).
+   * no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+   * UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+   * for a client that reads too slowly; otherwise it lasts until the client cancels it.
    */
   watch: handleServerStreamingCall<WatchRequest, ServerEvent>;
   /**
@@ -3154,8 +3156,9 @@ export interface AgentServiceClient extends Client {
    * serverless functions): replays stored events after after_seq, re-announces the pending
    * REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
    * Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
-   * no INPUT_ACK. The stream ends only when the client cancels it, the session is deleted, or the
-   * server shuts down (UNAVAILABLE).
+   * no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+   * UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+   * for a client that reads too slowly; otherwise it lasts until the client cancels it.
    */
   watch(request: WatchRequest, options?: Partial<CallOptions>): ClientReadableStream<ServerEvent>;
   watch(request: WatchRequest, metadata?: Metadata, options?: Partial<CallOptions>): ClientReadableStream<ServerEvent>;

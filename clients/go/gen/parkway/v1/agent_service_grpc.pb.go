@@ -48,8 +48,9 @@ type AgentServiceClient interface {
 	// serverless functions): replays stored events after after_seq, re-announces the pending
 	// REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
 	// Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
-	// no INPUT_ACK. The stream ends only when the client cancels it, the session is deleted, or the
-	// server shuts down (UNAVAILABLE).
+	// no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+	// UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+	// for a client that reads too slowly; otherwise it lasts until the client cancels it.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ServerEvent], error)
 	// One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
 	// same request_id semantics, the same checks and errors). Returns as soon as the input is applied;
@@ -211,8 +212,9 @@ type AgentServiceServer interface {
 	// serverless functions): replays stored events after after_seq, re-announces the pending
 	// REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
 	// Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
-	// no INPUT_ACK. The stream ends only when the client cancels it, the session is deleted, or the
-	// server shuts down (UNAVAILABLE).
+	// no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+	// UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+	// for a client that reads too slowly; otherwise it lasts until the client cancels it.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[ServerEvent]) error
 	// One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
 	// same request_id semantics, the same checks and errors). Returns as soon as the input is applied;

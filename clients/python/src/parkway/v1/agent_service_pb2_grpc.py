@@ -109,8 +109,9 @@ class AgentServiceServicer:
         serverless functions): replays stored events after after_seq, re-announces the pending
         REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
         Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
-        no INPUT_ACK. The stream ends only when the client cancels it, the session is deleted, or the
-        server shuts down (UNAVAILABLE).
+        no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+        UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+        for a client that reads too slowly; otherwise it lasts until the client cancels it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
