@@ -225,7 +225,7 @@ describe("Watch and Send", () => {
   });
 
   it("ListMessages pages newest first, compacted replies included", async () => {
-    h = await startHarness(echoScript, {}, { retention: { keepFinishedReplies: 0 } as never });
+    h = await startHarness(echoScript, {}, { retention: { keepFinishedReplies: 0 } });
     const client = h.client;
     const { id } = await client.createSession({ agentId: "test" });
     const replies: string[] = [];
