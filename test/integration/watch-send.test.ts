@@ -267,6 +267,29 @@ describe("Watch and Send", () => {
     expect(big.fieldViolations.map((v) => v.field)).toEqual(["page_size"]);
   });
 
+  it("ends a Watch with UNAVAILABLE on shutdown; client.watch watches again after its last seq", async () => {
+    h = await startHarness(echoScript);
+    const client = h.client;
+    const { id } = await client.createSession({ agentId: "test" });
+    await client.reply({ sessionId: id, input: message("m1") });
+    const stop = new AbortController();
+    try {
+      const once = client.watch(id, { reconnectForMs: 0, signal: stop.signal });
+      const again = client.watch(id, { signal: stop.signal });
+      const first = await readUntil(once, settles);
+      expect(await readUntil(again, settles)).toEqual(first);
+      const ended = refusal(once.next());
+      await h.restart();
+      expect((await ended).codeName).toBe("UNAVAILABLE");
+      await client.send(id, message("m2"));
+      const after = await readUntil(again, settles);
+      expect(after[0]!.seq).toBe(first.at(-1)!.seq + 1);
+      expect(after.map(kind).at(-1)).toBe("reply_end");
+    } finally {
+      stop.abort();
+    }
+  });
+
   it("answers NOT_FOUND for another tenant's session", async () => {
     const sha = (token: string) => createHash("sha256").update(token).digest("hex");
     h = await startHarness(
