@@ -68,3 +68,7 @@ func newRequestID() string {
 func cloneReplyRequest(r *pb.ReplyRequest) *pb.ReplyRequest {
 	return proto.Clone(r).(*pb.ReplyRequest)
 }
+
+func cloneSendRequest(r *pb.SendRequest) *pb.SendRequest {
+	return proto.Clone(r).(*pb.SendRequest)
+}

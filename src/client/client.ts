@@ -3,10 +3,13 @@ import {
   type Agent,
   AgentServiceClient,
   type CreateSessionRequest,
+  type ListMessagesResponse,
   type ListSessionsRequest,
   type ListSessionsResponse,
   type ReplyRequest,
   type ReplyResponse,
+  type SendRequest,
+  type SendResponse,
   type Session,
 } from "../generated/parkway/v1/agent_service.js";
 import {
@@ -27,6 +30,11 @@ import { channelCredentials, type TlsOptions } from "./channel-credentials.js";
 import { fromServiceError } from "./errors.js";
 import { keepaliveChannelOptions, type KeepaliveOptions } from "./keepalive.js";
 import { ParkwaySession, type SessionOptions } from "./session.js";
+import { watchEvents, type WatchOptions } from "./watch.js";
+import type { ServerEvent } from "../generated/parkway/v1/events.js";
+
+/** One input of Send: a ClientEvent's inputs except attach. */
+export type SendInput = NonNullable<SendRequest["input"]>;
 
 /** How to reach the server. */
 export interface ClientOptions {
@@ -178,6 +186,45 @@ export class ParkwayClient {
     return this.unary(
       this.agentService.reply.bind(this.agentService),
       { requestId: "", input: undefined, ...request },
+      settings,
+    );
+  }
+
+  /**
+   * The session's events over Watch, for clients without bidi streams (see `WatchOptions`); send
+   * inputs with `send`. Events are the same as an attached Chat stream's, without INPUT_ACKs.
+   */
+  watch(sessionId: string, options: WatchOptions = {}): AsyncGenerator<ServerEvent> {
+    return watchEvents(this.agentService, () => this.metadata(), sessionId, options);
+  }
+
+  /**
+   * Sends one input over Send: resolves with its acknowledgement (the reply it started or named)
+   * once applied; rejects with a `ParkwayClientError` carrying the status a Chat acknowledgement
+   * would. A retry with the same `requestId` is applied once.
+   */
+  send(
+    sessionId: string,
+    input: SendInput,
+    requestId = "",
+    settings?: CallSettings,
+  ): Promise<SendResponse> {
+    return this.unary(
+      this.agentService.send.bind(this.agentService),
+      { sessionId, requestId, input },
+      settings,
+    );
+  }
+
+  /** One page of the session's messages, newest first (the active reply's so far included). */
+  listMessages(
+    sessionId: string,
+    page: { pageSize?: number; pageToken?: string } = {},
+    settings?: CallSettings,
+  ): Promise<ListMessagesResponse> {
+    return this.unary(
+      this.agentService.listMessages.bind(this.agentService),
+      { sessionId, pageSize: page.pageSize ?? 0, pageToken: page.pageToken ?? "" },
       settings,
     );
   }

@@ -3,7 +3,9 @@ export {
   type ClientOptions,
   createParkwayClient,
   ParkwayClient,
+  type SendInput,
 } from "./client.js";
+export { type WatchOptions } from "./watch.js";
 export { type TlsOptions } from "./channel-credentials.js";
 export { DEFAULT_CLIENT_KEEPALIVE, type KeepaliveOptions } from "./keepalive.js";
 export { fromRpcStatus, fromServiceError, ParkwayClientError } from "./errors.js";
@@ -18,7 +20,13 @@ export {
   executionResult,
   type Scope,
 } from "./inputs.js";
-export { type Agent, type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
+export {
+  type Agent,
+  type ListMessagesResponse,
+  type SendResponse,
+  type Session,
+  SessionStatus,
+} from "../generated/parkway/v1/agent_service.js";
 export {
   FinishedReason,
   type Msg,

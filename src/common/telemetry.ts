@@ -53,7 +53,7 @@ export interface TokenCounts {
 
 /** Gauges read when metrics are collected. */
 export interface GaugeSources {
-  /** Chat streams (and attaches) open on this node. */
+  /** Chat and Watch streams (and attaches) open on this node. */
   streams(): number;
   /** Session actors in memory on this node. */
   sessionActors(): number;

@@ -1,8 +1,10 @@
 import {
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   type Metadata,
   type ServerDuplexStream,
+  type ServerWritableStream,
   type ServerUnaryCall,
   status as Status,
 } from "@grpc/grpc-js";
@@ -24,6 +26,15 @@ export type UnaryHandler<Req, Res> = (request: Req, ctx: CallContext) => Promise
  */
 export type BidiHandler<Req, Res> = (
   requests: AsyncIterable<Req>,
+  ctx: CallContext,
+) => AsyncIterable<readonly Res[]>;
+
+/**
+ * A server-streaming handler: takes the request, yields the responses in batches (as a bidi
+ * handler does).
+ */
+export type ServerStreamHandler<Req, Res> = (
+  request: Req,
   ctx: CallContext,
 ) => AsyncIterable<readonly Res[]>;
 
@@ -226,6 +237,57 @@ export function adaptUnary<Req, Res>(
   };
 }
 
+/** A call that the server writes a stream of messages to (server-streaming or bidi). */
+type WritableCall<Res> = ServerWritableStream<unknown, Res> | ServerDuplexStream<unknown, Res>;
+
+/**
+ * Writes a streaming handler's responses to its call (see `adaptBidi`) and ends the call with its
+ * status; tracked so that shutdown waits for it.
+ */
+function pipeResponses<Res>(
+  call: WritableCall<Res>,
+  ctx: Context,
+  env: AdapterEnv,
+  responses: AsyncIterator<readonly Res[]>,
+): void {
+  const failure = ctx.failure;
+  let code: number = Status.OK;
+  const work = (async () => {
+    try {
+      for (;;) {
+        const next = await responses.next();
+        if (next.done) break;
+        for (const message of next.value) {
+          failure.throwIfFailed();
+          if (!call.write(message)) await failure.drained(call, ctx.signal);
+        }
+      }
+      failure.throwIfFailed();
+      if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
+      if (!ctx.signal.aborted) call.end();
+    } catch (err) {
+      if (ctx.signal.aborted) {
+        code = Status.CANCELLED;
+        if (ctx.signal.reason instanceof ServerShutdownError) {
+          code = Status.UNAVAILABLE;
+          call.emit("error", { code, details: "server shutting down" });
+        }
+        // A client cancel needs no status: the call is already gone.
+      } else {
+        report(ctx, err);
+        const status = toStatusObject(err);
+        code = status.code;
+        call.emit("error", status);
+      }
+    } finally {
+      await responses.return?.().catch(() => undefined);
+      ctx.dispose();
+      endSpan(ctx.span, code);
+    }
+  })();
+  track(env, work);
+}
+
 /**
  * Adapts an async generator to a grpc-js bidi call: writes respect backpressure — while `write()`
  * says the transport is full, nothing more is asked of the generator until `drain` (grpc-js then
@@ -247,42 +309,28 @@ export function adaptBidi<Req, Res>(
       call.emit("error", toStatusObject(err));
       return;
     }
-    const failure = ctx.failure;
-    let code: number = Status.OK;
-    const work = (async () => {
-      const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
-      try {
-        for (;;) {
-          const next = await responses.next();
-          if (next.done) break;
-          for (const message of next.value) {
-            failure.throwIfFailed();
-            if (!call.write(message)) await failure.drained(call, ctx.signal);
-          }
-        }
-        failure.throwIfFailed();
-        if (ctx.signal.reason instanceof ServerShutdownError) throw ctx.signal.reason;
-        if (!ctx.signal.aborted) call.end();
-      } catch (err) {
-        if (ctx.signal.aborted) {
-          code = Status.CANCELLED;
-          if (ctx.signal.reason instanceof ServerShutdownError) {
-            code = Status.UNAVAILABLE;
-            call.emit("error", { code, details: "server shutting down" });
-          }
-          // A client cancel needs no status: the call is already gone.
-        } else {
-          report(ctx, err);
-          const status = toStatusObject(err);
-          code = status.code;
-          call.emit("error", status);
-        }
-      } finally {
-        await responses.return?.().catch(() => undefined);
-        ctx.dispose();
-        endSpan(ctx.span, code);
-      }
-    })();
-    track(env, work);
+    const responses = handler(readMessages<Req>(call, ctx.signal), ctx)[Symbol.asyncIterator]();
+    pipeResponses(call, ctx, env, responses);
+  };
+}
+
+/**
+ * Adapts an async generator to a grpc-js server-streaming call, as `adaptBidi` does (backpressure,
+ * cancel, shutdown → UNAVAILABLE, the call's span), the generator taking the one request.
+ */
+export function adaptServerStream<Req, Res>(
+  method: string,
+  handler: ServerStreamHandler<Req, Res>,
+  env: AdapterEnv,
+): handleServerStreamingCall<Req, Res> {
+  return (call: ServerWritableStream<Req, Res>) => {
+    let ctx: Context;
+    try {
+      ctx = createContext(call, method, env);
+    } catch (err) {
+      call.emit("error", toStatusObject(err));
+      return;
+    }
+    pipeResponses(call, ctx, env, handler(call.request, ctx)[Symbol.asyncIterator]());
   };
 }

@@ -1,22 +1,20 @@
-import { status as Status } from "@grpc/grpc-js";
 import { invalidArgument, ParkwayError } from "../common/errors.js";
 import { type Metrics, noMetrics } from "../common/telemetry.js";
 import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
 import type { SessionManager, SessionView } from "../session/session-manager.js";
-import type { StreamItem } from "../session/stored-event.js";
 import { type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
 import { PermissionMode } from "../generated/parkway/v1/permission.js";
-import type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";
+import type { ClientEvent } from "../generated/parkway/v1/events.js";
 import type { AgentServiceHandlers } from "./agent-service.js";
 import { schemaError } from "../tools/external-tool.js";
-import { toRpcStatus } from "./errors.js";
 import { toolCallToPb, msgToPb } from "./mappers/content.js";
 import { permissionMode, sessionStatus } from "./mappers/enums.js";
-import { eventToPb } from "./mappers/events.js";
 import { agentToPb } from "./mappers/agents.js";
-import { logUnapplied } from "./input-log.js";
-import { toSessionInput } from "./session-inputs.js";
+import { applySent } from "./apply-sent.js";
+import { attachCall, attachedEvents, endsReply, itemToPb } from "./attached-events.js";
+import { listMessagesHandler } from "./list-messages.js";
+import { watchSendHandlers } from "./watch-send.js";
 import { checkSessionSpec, sessionsThatFit } from "./response-size.js";
 
 function sessionToPb(view: SessionView): Session {
@@ -40,37 +38,6 @@ function sessionToPb(view: SessionView): Session {
     metadata: view.metadata,
     usage: view.usage,
   };
-}
-
-function itemToPb(item: StreamItem, sessionId: string): ServerEvent {
-  if (item.kind === "event") return eventToPb(item.event);
-  return {
-    id: "",
-    seq: 0,
-    sessionId,
-    replyId: "",
-    createdAt: new Date(),
-    replayed: false,
-    event: {
-      $case: "inputAck",
-      value: {
-        requestId: item.ack.requestId,
-        status:
-          item.ack.error === undefined
-            ? { code: 0, message: "", details: [] }
-            : toRpcStatus(item.ack.error),
-        lastSeq: item.ack.lastSeq ?? 0,
-      },
-    },
-  };
-}
-
-/** True for the event that ends or parks a reply. */
-function endsReply(item: StreamItem): boolean {
-  return (
-    item.kind === "event" &&
-    (item.event.body.type === "reply_end" || item.event.body.type === "reply_parked")
-  );
 }
 
 function parseExternalTools(
@@ -121,20 +88,13 @@ function parseExternalTools(
   });
 }
 
-/** The gRPC status name an input's acknowledgement carries: "OK", or its refusal's. */
-function ackCode(err?: unknown): string {
-  if (err === undefined) return "OK";
-  const code = toRpcStatus(err).code;
-  return Status[code] ?? String(code);
-}
-
 /** What the agent service reports and how fast a stream may send. */
 export interface AgentServiceOptions {
   /** Inputs one stream may send per second. */
   inputsPerSecond?: number;
   /** Where input acknowledgements are counted. */
   metrics?: Metrics;
-  /** Counts the Chat streams open (`open`), for the streams gauge. */
+  /** Counts the Chat and Watch streams open (`open`), for the streams gauge. */
   streams?: { open: number };
 }
 
@@ -163,17 +123,14 @@ export function createAgentService(
         );
       }
       const sessionId = hello.event.value.sessionId || hello.sessionId;
-      const tenant = ctx.principal.tenant;
-      const attached = await manager.attach(
-        tenant,
+      const attached = await attachCall(
+        manager,
+        ctx,
+        streams,
         sessionId,
         hello.event.value.afterSeq,
-        ctx.signal,
       );
       const { subscriber } = attached;
-      streams.open += 1;
-      // Past its backlog the stream ends now, not when its client reads again.
-      subscriber.whenFailed((err) => ctx.fail(err));
 
       const rate = options.inputsPerSecond;
       const limiter = rate === undefined ? undefined : new RateLimiter(rate);
@@ -191,26 +148,21 @@ export function createAgentService(
             return;
           }
           const msg = next.value;
+          const sent = { sessionId, requestId: msg.requestId, input: msg.event };
           try {
-            if (limiter && !limiter.take()) {
-              throw limitReached("inputsPerSecond", rate!, "this stream sends inputs too fast");
-            }
-            if (msg.sessionId && msg.sessionId !== sessionId) {
-              throw invalidArgument([
-                { field: "session_id", description: `this stream is attached to ${sessionId}` },
-              ]);
-            }
-            await manager.apply(tenant, sessionId, toSessionInput(msg.event, "event"), {
-              principal: ctx.principal.name,
-              requestId: msg.requestId,
-              trace: ctx.traceparent,
+            await applySent(manager, metrics, ctx, sent, "event", () => {
+              if (limiter && !limiter.take()) {
+                throw limitReached("inputsPerSecond", rate!, "this stream sends inputs too fast");
+              }
+              if (msg.sessionId && msg.sessionId !== sessionId) {
+                throw invalidArgument([
+                  { field: "session_id", description: `this stream is attached to ${sessionId}` },
+                ]);
+              }
             });
             attached.ack(msg.requestId);
-            metrics.inputAcked("OK");
           } catch (err) {
-            logUnapplied(ctx, { sessionId, requestId: msg.requestId, input: msg.event }, err);
             attached.ack(msg.requestId, err);
-            metrics.inputAcked(ackCode(err));
           }
         }
       })();
@@ -218,41 +170,26 @@ export function createAgentService(
         // A stream the session ended (with the error it reports to the client) stops reading too.
         if (!subscriber.closed) ctx.log.error({ err, session: sessionId }, "input pump failed");
       });
-      try {
-        yield [
-          itemToPb(
-            { kind: "ack", ack: { requestId: hello.requestId, lastSeq: attached.lastSeq } },
-            sessionId,
-          ),
-        ];
-        for await (const items of attached.items) {
-          yield items.map((item) => itemToPb(item, sessionId));
-          if (halfClosed && items.some(endsReply)) endIfQuiet();
-        }
-      } finally {
-        streams.open -= 1;
-        attached.detach();
-      }
+      const attachAck = itemToPb(
+        { kind: "ack", ack: { requestId: hello.requestId, lastSeq: attached.lastSeq } },
+        sessionId,
+      );
+      yield* attachedEvents(attached, sessionId, streams, [attachAck], (items) => {
+        if (halfClosed && items.some(endsReply)) endIfQuiet();
+      });
     },
 
     async reply(request, ctx) {
       const tenant = ctx.principal.tenant;
       let applied;
       try {
-        if (!request.sessionId) {
-          throw invalidArgument([{ field: "session_id", description: "is required" }]);
-        }
-        const input = toSessionInput(request.input, "input");
-        applied = await manager.apply(tenant, request.sessionId, input, {
-          principal: ctx.principal.name,
-          requestId: request.requestId,
-          trace: ctx.traceparent,
+        applied = await applySent(manager, metrics, ctx, request, "input", () => {
+          if (!request.sessionId) {
+            throw invalidArgument([{ field: "session_id", description: "is required" }]);
+          }
         });
-        metrics.inputAcked("OK");
       } catch (err) {
-        metrics.inputAcked(ackCode(err));
-        // Logged here, with the input's fields, and not again when the call ends.
-        logUnapplied(ctx, request, err);
+        // Logged with the input's fields, and not again when the call ends.
         ctx.reported(err);
         throw err;
       }
@@ -272,6 +209,10 @@ export function createAgentService(
         status: sessionStatus.toPb(done.status),
       };
     },
+
+    ...watchSendHandlers(manager, metrics, streams),
+
+    listMessages: listMessagesHandler(manager),
 
     async createSession(request, ctx) {
       checkSessionSpec(request);

@@ -14,7 +14,7 @@ import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
 import { AuditServiceService } from "../generated/parkway/v1/audit.js";
 import { PermissionServiceService } from "../generated/parkway/v1/permission.js";
 import type { Store } from "../store/store.js";
-import { type AdapterEnv, adaptBidi, adaptUnary } from "./adapters.js";
+import { type AdapterEnv, adaptBidi, adaptServerStream, adaptUnary } from "./adapters.js";
 import { type Authenticate, createAuthenticator } from "./auth.js";
 import { type AgentServiceHandlers, unimplementedAgentService } from "./agent-service.js";
 import { type AuditServiceHandlers, unimplementedAuditService } from "./audit-service.js";
@@ -154,6 +154,9 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   const agentEnv: AdapterEnv = { ...env, service: "parkway.v1.AgentService" };
   const agentImpl: UntypedServiceImplementation = {
     chat: adaptBidi("Chat", agent.chat, agentEnv),
+    watch: adaptServerStream("Watch", agent.watch, agentEnv),
+    send: adaptUnary("Send", agent.send, agentEnv),
+    listMessages: adaptUnary("ListMessages", agent.listMessages, agentEnv),
     reply: adaptUnary("Reply", agent.reply, agentEnv),
     createSession: adaptUnary("CreateSession", agent.createSession, agentEnv),
     getSession: adaptUnary("GetSession", agent.getSession, agentEnv),

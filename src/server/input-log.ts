@@ -16,7 +16,7 @@ const KINDS: Record<Input["$case"], string> = {
   externalExecutionResult: "external_execution_result",
 };
 
-/** An input a client sent over Chat or Reply. */
+/** An input a client sent over Chat, Reply or Send. */
 export interface SentInput {
   sessionId: string;
   requestId: string;

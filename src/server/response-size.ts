@@ -5,6 +5,7 @@ import {
   ExternalTool,
   Session,
 } from "../generated/parkway/v1/agent_service.js";
+import { Msg } from "../generated/parkway/v1/content.js";
 
 /**
  * What a client declares in CreateSession and gets back with every Session: its external tools and
@@ -13,7 +14,10 @@ import {
  */
 export const MAX_SESSION_SPEC_BYTES = 256 * 1024;
 
-/** Most bytes of Sessions in one ListSessions page (a page holds at least one session). */
+/**
+ * Most bytes of Sessions in one ListSessions page, or of messages in one ListMessages page (a page
+ * holds at least one).
+ */
 export const MAX_LIST_PAGE_BYTES = 3 * 1024 * 1024;
 
 /** Refuses external tools or metadata past `MAX_SESSION_SPEC_BYTES`, naming the field. */
@@ -38,16 +42,23 @@ export function checkSessionSpec(request: CreateSessionRequest): void {
   }
 }
 
-/**
- * How many of `sessions` (in order) one ListSessions page carries: as many as fit in
- * `MAX_LIST_PAGE_BYTES`, and never none.
- */
-export function sessionsThatFit(sessions: readonly Session[]): number {
+/** How many of `items` (in order) fit in `MAX_LIST_PAGE_BYTES` of a page, and never none. */
+function itemsThatFit<T>(items: readonly T[], size: (item: T) => number): number {
   let total = 0;
-  for (const [i, session] of sessions.entries()) {
+  for (const [i, item] of items.entries()) {
     // Each repeated entry adds its tag and a length of up to 5 bytes.
-    total += Session.encode(session).finish().length + 6;
+    total += size(item) + 6;
     if (total > MAX_LIST_PAGE_BYTES) return Math.max(1, i);
   }
-  return sessions.length;
+  return items.length;
+}
+
+/** How many of `sessions` (in order) one ListSessions page carries (see `itemsThatFit`). */
+export function sessionsThatFit(sessions: readonly Session[]): number {
+  return itemsThatFit(sessions, (s) => Session.encode(s).finish().length);
+}
+
+/** How many of `messages` (in order) one ListMessages page carries (see `itemsThatFit`). */
+export function messagesThatFit(messages: readonly Msg[]): number {
+  return itemsThatFit(messages, (m) => Msg.encode(m).finish().length);
 }

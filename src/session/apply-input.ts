@@ -7,6 +7,7 @@ import type { SessionInput } from "./session-input.js";
 
 /** How an input was applied (see `SessionManager.apply`). */
 export interface Applied {
+  /** The reply the input started, answered or interrupted; none for an interrupt of an idle session. */
   replyId?: string;
   settled?: Promise<ReplySettled>;
   duplicate?: boolean;
@@ -28,8 +29,9 @@ export interface ApplyLimits {
 /**
  * Applies one input to `actor`, after every input before it: once per request id (a retry of the
  * same input is a `duplicate` with its first outcome; a different input under a used id is
- * refused), within the running-replies limit (an interrupt is always taken). `trace` is the
- * `traceparent` of the call that brought it: a reply it starts or resumes is traced under it.
+ * refused), within the running-replies limit (an interrupt is always taken). `replyId` is the reply
+ * the input started, answered or interrupted (for a retry, the one it did the first time). `trace`
+ * is the `traceparent` of the call that brought it: a reply it starts or resumes is traced under it.
  */
 export function applyInput(
   limits: ApplyLimits,
@@ -54,6 +56,7 @@ export function applyInput(
       if ("duplicate" in found) {
         return {
           duplicate: true,
+          ...(found.duplicate.replyId ? { replyId: found.duplicate.replyId } : {}),
           firstOutcome: () => actor.firstOutcome(requestId, found.duplicate),
         };
       }
@@ -63,15 +66,15 @@ export function applyInput(
     if (max !== undefined && input.kind !== "user_interrupt" && limits.running() >= max) {
       throw limitReached("runningReplies", max, "too many replies are running; retry later");
     }
-    switch (input.kind) {
-      case "user_message":
-        return actor.startReply(input.text, ticket, trace);
-      case "user_interrupt":
-        return actor.interrupt(input.replyId, principal, ticket);
-      case "confirm":
-        return actor.confirm(input.replyId, input.answers, principal, ticket, trace);
-      case "external_results":
-        return actor.externalResults(input.replyId, input.answers, principal, ticket, trace);
-    }
+    if (input.kind === "user_message") return actor.startReply(input.text, ticket, trace);
+    // An answer or an interrupt acts on the session's running or parked reply, if any.
+    const active = actor.head.data.replyId;
+    const applied: Applied =
+      input.kind === "user_interrupt"
+        ? await actor.interrupt(input.replyId, principal, ticket)
+        : input.kind === "confirm"
+          ? await actor.confirm(input.replyId, input.answers, principal, ticket, trace)
+          : await actor.externalResults(input.replyId, input.answers, principal, ticket, trace);
+    return active ? { ...applied, replyId: active } : applied;
   });
 }

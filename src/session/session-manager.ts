@@ -2,9 +2,7 @@ import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
 import { invalidArgument, notFound, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
-import type { Telemetry } from "../common/telemetry.js";
 import { type StorageFailure } from "../store/storage-failure.js";
-import type { StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
 import type { SessionInput } from "./session-input.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
@@ -21,12 +19,13 @@ import { loadActor } from "./load-actor.js";
 import { type NodeActors, nodeActors } from "./node-actors.js";
 import { SessionReader } from "./session-reader.js";
 import { recoverReplies } from "./recovery.js";
-import type { LeaseOptions } from "./session-leases.js";
 import { checkSessionsPerTenant, type SessionLimits } from "./session-limits.js";
 import { listSessions, type SessionFilter, type SessionPage } from "./session-list.js";
+import { listMessages, type MessagePage, type MessagePageRequest } from "./message-list.js";
 import { type SessionView, sessionView } from "./session-view.js";
 import { type ActorDeps, type SessionActor } from "./session-actor.js";
 import { TenantSessionCount } from "./tenant-session-count.js";
+import type { SessionManagerOptions } from "./manager-options.js";
 
 export type { CreateSessionInput } from "./new-session.js";
 export type { SessionView } from "./session-view.js";
@@ -63,18 +62,7 @@ export class SessionManager {
     private readonly store: Store,
     private readonly agents: ReadonlyMap<string, AgentDefinition>,
     private readonly log: Logger,
-    options: {
-      keepFinishedReplies?: number;
-      limits?: SessionLimits;
-      /** How many request ids each session remembers, and for how long. */
-      requestIds?: Partial<RequestIdLimits>;
-      /** Session leases, for several nodes on one database (see `SessionLeases`). */
-      leases?: LeaseOptions;
-      /** Wake-ups between those nodes (see `StoreSignals`); none by default. */
-      signals?: StoreSignals;
-      /** Where replies report their metrics and spans; none by default. */
-      telemetry?: Telemetry;
-    } = {},
+    options: SessionManagerOptions = {},
   ) {
     this.limits = options.limits ?? {};
     this.requestIds = { ...REQUEST_ID_DEFAULTS, ...options.requestIds };
@@ -227,6 +215,18 @@ export class SessionManager {
   /** Sessions newest first, optionally filtered (see `listSessions`). */
   list(tenant: string, filter: SessionFilter): Promise<SessionPage> {
     return listSessions(this.store, tenant, filter, (id) => this.get(tenant, id));
+  }
+
+  /** A session's messages newest first (see `listMessages`), read once what it emitted is stored. */
+  async messages(
+    tenant: string,
+    sessionId: string,
+    page: MessagePageRequest,
+  ): Promise<MessagePage> {
+    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
+    await this.actors.cached(sessionId)?.events.settled();
+    const { data, reply } = await this.reader.read(sessionId, tenant);
+    return listMessages(this.store, data, reply?.message, page);
   }
 
   /** Deletes a session with its history, events and reply (see `removeSession`). */

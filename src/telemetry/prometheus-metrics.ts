@@ -62,7 +62,7 @@ export class PrometheusMetrics implements Metrics {
     });
     new Gauge({
       name: "parkway_streams",
-      help: "Chat streams open on this node.",
+      help: "Chat and Watch streams open on this node.",
       registers,
       collect() {
         this.set(sources()?.streams() ?? 0);

@@ -1,17 +1,14 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { expect } from "vitest";
-import {
-  type ParkwayClient,
-  ParkwayClientError,
-  type ParkwaySession,
-} from "../../src/client/index.js";
+import { type ParkwayClient, ParkwayClientError } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import type { PermissionRule } from "../../src/generated/parkway/v1/permission.js";
 import type { ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { CallAliases, type Scenario, shapeAgainst, type Step, stepInput } from "./scenario.js";
 import { SessionWatcher } from "./session-watcher.js";
+import { type ScenarioStream, WatchSendStream } from "./watch-send-stream.js";
 
 /** Where a scenario runs: one node or several sharing their data, each reached by its client. */
 export interface ScenarioHost {
@@ -36,11 +33,16 @@ export interface RunOptions {
    * each seq once, without gaps, with the event ids the runner's own streams read.
    */
   watchOn?: number;
+  /**
+   * How the runner talks to the session: one Chat stream (default), or Watch for the events and
+   * Send for each input, held to the same expected events and errors.
+   */
+  transport?: "chat" | "watch-send";
 }
 
 /** Plays one scenario (see test/scenarios/README.md) and checks what it expects. */
 export class ScenarioRunner {
-  private chat!: ParkwaySession;
+  private chat!: ScenarioStream;
   private node = 0;
   private sessionId = "";
   /** The last seq the runner read from its streams, and each seq's event id. */
@@ -85,10 +87,18 @@ export class ScenarioRunner {
     this.sessionId = session.id;
     this.lastRead = 0;
     this.read.clear();
-    this.chat = await this.client.attach(session.id);
+    this.chat = await this.stream(0);
     const watchOn = this.options.watchOn;
     if (watchOn !== undefined)
       this.watcher = new SessionWatcher(this.h.clients[watchOn]!, session.id);
+  }
+
+  /** A stream of the session on the current node, after `afterSeq`, over the chosen transport. */
+  private async stream(afterSeq: number): Promise<ScenarioStream> {
+    if (this.options.transport === "watch-send") {
+      return new WatchSendStream(this.client, this.sessionId, afterSeq);
+    }
+    return this.client.attach(this.sessionId, { afterSeq });
   }
 
   /** Moves the session's stream to `node`, resuming after the last seq read. */
@@ -96,7 +106,7 @@ export class ScenarioRunner {
     if (node === this.node) return;
     this.chat.close();
     this.node = node;
-    this.chat = await this.client.attach(this.sessionId, { afterSeq: this.lastRead });
+    this.chat = await this.stream(this.lastRead);
   }
 
   private async step(step: Step, label: string): Promise<void> {
@@ -146,7 +156,7 @@ export class ScenarioRunner {
       await this.open();
     } else if (step.reconnect) {
       this.chat.close();
-      this.chat = await this.client.attach(this.sessionId, { afterSeq: this.lastRead });
+      this.chat = await this.stream(this.lastRead);
     } else if (step.restart) {
       // The streams notice the shutdown (UNAVAILABLE) and attach again after their last seq.
       await this.h.restart();

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, cast
 
 import grpc
@@ -52,6 +52,33 @@ def _status(value: SessionStatusName | int | None) -> agent_service_pb2.SessionS
         return cast("agent_service_pb2.SessionStatus", value)
     name = f"SESSION_STATUS_{value.upper()}"
     return cast("agent_service_pb2.SessionStatus", agent_service_pb2.SessionStatus.Value(name))
+
+
+def _set_input(
+    request: agent_service_pb2.ReplyRequest | agent_service_pb2.SendRequest,
+    method: str,
+    message: str | None,
+    confirm: Iterable[events_pb2.ConfirmResult] | None,
+    results: Iterable[content_pb2.ToolResultBlock] | None,
+    interrupt: bool,
+    reply_id: str,
+) -> None:
+    """Sets the one input of a ``Reply`` or ``Send`` request."""
+    given = [message is not None, confirm is not None, results is not None, interrupt]
+    if sum(given) != 1:
+        raise ValueError(f"{method}() takes exactly one of message, confirm, results, interrupt")
+    if message is not None:
+        request.user_message.CopyFrom(events_pb2.UserMessage(text=message))
+    elif confirm is not None:
+        request.user_confirm_result.CopyFrom(
+            events_pb2.UserConfirmResult(reply_id=reply_id, confirm_results=list(confirm))
+        )
+    elif results is not None:
+        request.external_execution_result.CopyFrom(
+            events_pb2.ExternalExecutionResult(reply_id=reply_id, execution_results=list(results))
+        )
+    else:
+        request.user_interrupt.CopyFrom(events_pb2.UserInterrupt(reply_id=reply_id))
 
 
 class AsyncClient:
@@ -311,28 +338,77 @@ class AsyncClient:
         ``.status`` the session's status. Refusals raise like the stream's inputs do. The deadline
         defaults to :data:`DEFAULT_REPLY_TIMEOUT`.
         """
-        given = [message is not None, confirm is not None, results is not None, interrupt]
-        if sum(given) != 1:
-            raise ValueError("reply() takes exactly one of message, confirm, results, interrupt")
         request = agent_service_pb2.ReplyRequest(session_id=session_id, request_id=request_id)
-        if message is not None:
-            request.user_message.CopyFrom(events_pb2.UserMessage(text=message))
-        elif confirm is not None:
-            request.user_confirm_result.CopyFrom(
-                events_pb2.UserConfirmResult(reply_id=reply_id, confirm_results=list(confirm))
-            )
-        elif results is not None:
-            request.external_execution_result.CopyFrom(
-                events_pb2.ExternalExecutionResult(
-                    reply_id=reply_id, execution_results=list(results)
-                )
-            )
-        else:
-            request.user_interrupt.CopyFrom(events_pb2.UserInterrupt(reply_id=reply_id))
+        _set_input(request, "reply", message, confirm, results, interrupt, reply_id)
         response: agent_service_pb2.ReplyResponse = await self.unary(
             self.agent_service.Reply,
             request,
             timeout=DEFAULT_REPLY_TIMEOUT if timeout is None else timeout,
+        )
+        return response
+
+    async def send(
+        self,
+        session_id: str,
+        message: str | None = None,
+        *,
+        confirm: Iterable[events_pb2.ConfirmResult] | None = None,
+        results: Iterable[content_pb2.ToolResultBlock] | None = None,
+        interrupt: bool = False,
+        reply_id: str = "",
+        request_id: str = "",
+        timeout: float | None = None,
+    ) -> agent_service_pb2.SendResponse:
+        """The unary ``Send``, for programs without a bidi stream: exactly one input (as for
+        :meth:`reply`), applied as a ``Chat`` input is, without waiting for the reply. Returns the
+        acknowledgement (``.request_id``, ``.reply_id``: the reply the input started or acted on);
+        a refusal raises what the stream's acknowledgement would. A retry with the same
+        ``request_id`` is applied once. Read the events with :meth:`watch`.
+        """
+        request = agent_service_pb2.SendRequest(session_id=session_id, request_id=request_id)
+        _set_input(request, "send", message, confirm, results, interrupt, reply_id)
+        response: agent_service_pb2.SendResponse = await self.unary(
+            self.agent_service.Send, request, timeout=timeout
+        )
+        return response
+
+    async def watch(
+        self, session_id: str, after_seq: int = 0
+    ) -> AsyncIterator[events_pb2.ServerEvent]:
+        """The server-streaming ``Watch``: the stored events with seq > ``after_seq``, the
+        re-announced pending calls of a parked reply (seq 0), then live events, as :meth:`attach`
+        replays them, until the loop stops. Raises :class:`parkway.ParkwayError` when the server
+        refuses or ends the stream (``NotFound`` for an unknown session, ``Unavailable`` when it
+        shuts down: watch again after the last seq read). It does not reconnect by itself."""
+        call = self.agent_service.Watch(
+            agent_service_pb2.WatchRequest(session_id=session_id, after_seq=after_seq),
+            metadata=self.metadata(),
+        )
+        try:
+            async for event in call:
+                yield event
+        except grpc.aio.AioRpcError as err:
+            raise from_rpc_error(err) from None
+        finally:
+            call.cancel()
+
+    async def list_messages(
+        self,
+        session_id: str,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        timeout: float | None = None,
+    ) -> agent_service_pb2.ListMessagesResponse:
+        """One page of the session's messages, newest first (``.messages``, ``.next_page_token``:
+        empty on the last page): user messages, each finished reply's final message (also of
+        replies whose events were compacted) and the active reply's message so far."""
+        response: agent_service_pb2.ListMessagesResponse = await self.unary(
+            self.agent_service.ListMessages,
+            agent_service_pb2.ListMessagesRequest(
+                session_id=session_id, page_size=page_size, page_token=page_token
+            ),
+            timeout=timeout,
         )
         return response
 

@@ -12,8 +12,10 @@ import {
   Client,
   type ClientDuplexStream,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
   type handleBidiStreamingCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -281,6 +283,87 @@ export interface ReplyResponse {
   pendingToolCalls: ToolCallBlock[];
   /** The session's status afterwards. */
   status: SessionStatus;
+}
+
+/** Request of Watch. */
+export interface WatchRequest {
+  /** The session to watch; another tenant's session answers NOT_FOUND. */
+  sessionId: string;
+  /**
+   * The last seq the client has seen; 0 replays from the start (as Attach.after_seq). Events that
+   * retention compacted away are not replayed; ListMessages returns their replies' final messages.
+   */
+  afterSeq: number;
+}
+
+/** Request of Send: exactly one input. */
+export interface SendRequest {
+  /** The session. */
+  sessionId: string;
+  /**
+   * Idempotency key, compared and remembered as ClientEvent.request_id (the same ids, per session,
+   * shared with Chat and Reply). A retry with the same request_id and input is not applied again
+   * and returns the same response; a different input with a remembered request_id is refused with
+   * INVALID_ARGUMENT (field request_id) and nothing changes.
+   */
+  requestId: string;
+  /** The input. */
+  input:
+    | //
+    /** A new user message: starts a reply (refused while a reply is running or parked). */
+    { $case: "userMessage"; value: UserMessage }
+    | //
+    /** Answers to REQUIRE_USER_CONFIRM. */
+    { $case: "userConfirmResult"; value: UserConfirmResult }
+    | //
+    /** Results of REQUIRE_EXTERNAL_EXECUTION. */
+    { $case: "externalExecutionResult"; value: ExternalExecutionResult }
+    | //
+    /** Stop the running or parked reply. */
+    { $case: "userInterrupt"; value: UserInterrupt }
+    | undefined;
+}
+
+/**
+ * Response of Send: the input was applied (or was a retry of one applied before). An input that is
+ * refused fails the call instead, with the status (code, message and google.rpc details) that the
+ * INPUT_ACK of the same input on a Chat stream carries: INVALID_ARGUMENT with BadRequest field
+ * violations, FAILED_PRECONDITION or NOT_FOUND with a PreconditionFailure naming the call's state,
+ * RESOURCE_EXHAUSTED for a limit, UNAVAILABLE while the server shuts down.
+ */
+export interface SendResponse {
+  /** The request_id of the input. */
+  requestId: string;
+  /**
+   * The reply the input started, answered or interrupted (for a retry, the one it did the first
+   * time); empty when there was none (an interrupt of an idle session).
+   */
+  replyId: string;
+}
+
+/** Request of ListMessages. */
+export interface ListMessagesRequest {
+  /** The session; another tenant's session answers NOT_FOUND. */
+  sessionId: string;
+  /** Most messages per page (1–1000); 0 means 100. */
+  pageSize: number;
+  /** The next_page_token of the previous page; empty for the first page. */
+  pageToken: string;
+}
+
+/** Response of ListMessages. */
+export interface ListMessagesResponse {
+  /**
+   * The messages of this page, newest first. User messages have role USER; each finished reply's
+   * final message has role ASSISTANT, its id the reply id and finished_reason set. The active
+   * (running or parked) reply's message, when there is one, comes first, with finished_reason
+   * unset: a parked reply's holds its pending tool calls; a running reply's is as of the reply's
+   * last stored checkpoint (Watch streams the rest). A page ends early (with a next_page_token)
+   * where the next message would make the response pass 3 MiB.
+   */
+  messages: Msg[];
+  /** Token of the next (older) page; empty on the last page. */
+  nextPageToken: string;
 }
 
 /** Request of CreateSession. */
@@ -1462,6 +1545,594 @@ export const ReplyResponse: MessageFns<ReplyResponse> = {
   },
 };
 
+function createBaseWatchRequest(): WatchRequest {
+  return { sessionId: "", afterSeq: 0 };
+}
+
+export const WatchRequest: MessageFns<WatchRequest> = {
+  encode(message: WatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.afterSeq !== 0) {
+      writer.uint32(16).uint64(message.afterSeq);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.afterSeq = longToNumber(reader.uint64());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): WatchRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      afterSeq: isSet(object.afterSeq)
+        ? globalThis.Number(object.afterSeq)
+        : isSet(object.after_seq)
+        ? globalThis.Number(object.after_seq)
+        : 0,
+    };
+  },
+
+  toJSON(message: WatchRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.afterSeq !== 0) {
+      obj.afterSeq = Math.round(message.afterSeq);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<WatchRequest>): WatchRequest {
+    return WatchRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<WatchRequest>): WatchRequest {
+    const message = createBaseWatchRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.afterSeq = object.afterSeq ?? 0;
+    return message;
+  },
+};
+
+function createBaseSendRequest(): SendRequest {
+  return { sessionId: "", requestId: "", input: undefined };
+}
+
+export const SendRequest: MessageFns<SendRequest> = {
+  encode(message: SendRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    switch (message.input?.$case) {
+      case "userMessage":
+        UserMessage.encode(message.input.value, writer.uint32(82).fork()).join();
+        break;
+      case "userConfirmResult":
+        UserConfirmResult.encode(message.input.value, writer.uint32(90).fork()).join();
+        break;
+      case "externalExecutionResult":
+        ExternalExecutionResult.encode(message.input.value, writer.uint32(98).fork()).join();
+        break;
+      case "userInterrupt":
+        UserInterrupt.encode(message.input.value, writer.uint32(106).fork()).join();
+        break;
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.input = { $case: "userMessage", value: UserMessage.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.input = { $case: "userConfirmResult", value: UserConfirmResult.decode(reader, reader.uint32()) };
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.input = {
+              $case: "externalExecutionResult",
+              value: ExternalExecutionResult.decode(reader, reader.uint32()),
+            };
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.input = { $case: "userInterrupt", value: UserInterrupt.decode(reader, reader.uint32()) };
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      input: isSet(object.userMessage)
+        ? { $case: "userMessage", value: UserMessage.fromJSON(object.userMessage) }
+        : isSet(object.user_message)
+        ? { $case: "userMessage", value: UserMessage.fromJSON(object.user_message) }
+        : isSet(object.userConfirmResult)
+        ? { $case: "userConfirmResult", value: UserConfirmResult.fromJSON(object.userConfirmResult) }
+        : isSet(object.user_confirm_result)
+        ? { $case: "userConfirmResult", value: UserConfirmResult.fromJSON(object.user_confirm_result) }
+        : isSet(object.externalExecutionResult)
+        ? { $case: "externalExecutionResult", value: ExternalExecutionResult.fromJSON(object.externalExecutionResult) }
+        : isSet(object.external_execution_result)
+        ? {
+          $case: "externalExecutionResult",
+          value: ExternalExecutionResult.fromJSON(object.external_execution_result),
+        }
+        : isSet(object.userInterrupt)
+        ? { $case: "userInterrupt", value: UserInterrupt.fromJSON(object.userInterrupt) }
+        : isSet(object.user_interrupt)
+        ? { $case: "userInterrupt", value: UserInterrupt.fromJSON(object.user_interrupt) }
+        : undefined,
+    };
+  },
+
+  toJSON(message: SendRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.input?.$case === "userMessage") {
+      obj.userMessage = UserMessage.toJSON(message.input.value);
+    } else if (message.input?.$case === "userConfirmResult") {
+      obj.userConfirmResult = UserConfirmResult.toJSON(message.input.value);
+    } else if (message.input?.$case === "externalExecutionResult") {
+      obj.externalExecutionResult = ExternalExecutionResult.toJSON(message.input.value);
+    } else if (message.input?.$case === "userInterrupt") {
+      obj.userInterrupt = UserInterrupt.toJSON(message.input.value);
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SendRequest>): SendRequest {
+    return SendRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SendRequest>): SendRequest {
+    const message = createBaseSendRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.requestId = object.requestId ?? "";
+    switch (object.input?.$case) {
+      case "userMessage": {
+        if (object.input?.value !== undefined && object.input?.value !== null) {
+          message.input = { $case: "userMessage", value: UserMessage.fromPartial(object.input.value) };
+        }
+        break;
+      }
+      case "userConfirmResult": {
+        if (object.input?.value !== undefined && object.input?.value !== null) {
+          message.input = { $case: "userConfirmResult", value: UserConfirmResult.fromPartial(object.input.value) };
+        }
+        break;
+      }
+      case "externalExecutionResult": {
+        if (object.input?.value !== undefined && object.input?.value !== null) {
+          message.input = {
+            $case: "externalExecutionResult",
+            value: ExternalExecutionResult.fromPartial(object.input.value),
+          };
+        }
+        break;
+      }
+      case "userInterrupt": {
+        if (object.input?.value !== undefined && object.input?.value !== null) {
+          message.input = { $case: "userInterrupt", value: UserInterrupt.fromPartial(object.input.value) };
+        }
+        break;
+      }
+    }
+    return message;
+  },
+};
+
+function createBaseSendResponse(): SendResponse {
+  return { requestId: "", replyId: "" };
+}
+
+export const SendResponse: MessageFns<SendResponse> = {
+  encode(message: SendResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.requestId !== "") {
+      writer.uint32(10).string(message.requestId);
+    }
+    if (message.replyId !== "") {
+      writer.uint32(18).string(message.replyId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SendResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSendResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.replyId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SendResponse {
+    return {
+      requestId: isSet(object.requestId)
+        ? globalThis.String(object.requestId)
+        : isSet(object.request_id)
+        ? globalThis.String(object.request_id)
+        : "",
+      replyId: isSet(object.replyId)
+        ? globalThis.String(object.replyId)
+        : isSet(object.reply_id)
+        ? globalThis.String(object.reply_id)
+        : "",
+    };
+  },
+
+  toJSON(message: SendResponse): unknown {
+    const obj: any = {};
+    if (message.requestId !== "") {
+      obj.requestId = message.requestId;
+    }
+    if (message.replyId !== "") {
+      obj.replyId = message.replyId;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<SendResponse>): SendResponse {
+    return SendResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<SendResponse>): SendResponse {
+    const message = createBaseSendResponse();
+    message.requestId = object.requestId ?? "";
+    message.replyId = object.replyId ?? "";
+    return message;
+  },
+};
+
+function createBaseListMessagesRequest(): ListMessagesRequest {
+  return { sessionId: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListMessagesRequest: MessageFns<ListMessagesRequest> = {
+  encode(message: ListMessagesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.sessionId !== "") {
+      writer.uint32(10).string(message.sessionId);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMessagesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMessagesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMessagesRequest {
+    return {
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListMessagesRequest): unknown {
+    const obj: any = {};
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListMessagesRequest>): ListMessagesRequest {
+    return ListMessagesRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListMessagesRequest>): ListMessagesRequest {
+    const message = createBaseListMessagesRequest();
+    message.sessionId = object.sessionId ?? "";
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListMessagesResponse(): ListMessagesResponse {
+  return { messages: [], nextPageToken: "" };
+}
+
+export const ListMessagesResponse: MessageFns<ListMessagesResponse> = {
+  encode(message: ListMessagesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.messages) {
+      Msg.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListMessagesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListMessagesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.messages.push(Msg.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListMessagesResponse {
+    return {
+      messages: globalThis.Array.isArray(object?.messages) ? object.messages.map((e: any) => Msg.fromJSON(e)) : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListMessagesResponse): unknown {
+    const obj: any = {};
+    if (message.messages?.length) {
+      obj.messages = message.messages.map((e) => Msg.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListMessagesResponse>): ListMessagesResponse {
+    return ListMessagesResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListMessagesResponse>): ListMessagesResponse {
+    const message = createBaseListMessagesResponse();
+    message.messages = object.messages?.map((e) => Msg.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 function createBaseCreateSessionRequest(): CreateSessionRequest {
   return { agentId: "", externalTools: [], permissionMode: 0, workingDirectories: [], metadata: undefined };
 }
@@ -2305,6 +2976,53 @@ export const AgentServiceService = {
     responseDeserialize: (value: Buffer): ServerEvent => ServerEvent.decode(value),
   },
   /**
+   * Chat's events without a bidi stream, for clients that cannot keep one open both ways (browsers,
+   * serverless functions): replays stored events after after_seq, re-announces the pending
+   * REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
+   * Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
+   * no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+   * UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+   * for a client that reads too slowly; otherwise it lasts until the client cancels it.
+   */
+  watch: {
+    path: "/parkway.v1.AgentService/Watch" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRequest): Buffer => Buffer.from(WatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRequest => WatchRequest.decode(value),
+    responseSerialize: (value: ServerEvent): Buffer => Buffer.from(ServerEvent.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ServerEvent => ServerEvent.decode(value),
+  },
+  /**
+   * One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
+   * same request_id semantics, the same checks and errors). Returns as soon as the input is applied;
+   * its events reach every Watch and Chat stream attached to the session.
+   */
+  send: {
+    path: "/parkway.v1.AgentService/Send" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: SendRequest): Buffer => Buffer.from(SendRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): SendRequest => SendRequest.decode(value),
+    responseSerialize: (value: SendResponse): Buffer => Buffer.from(SendResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): SendResponse => SendResponse.decode(value),
+  },
+  /**
+   * The session's messages, newest first, paged: the user's messages, the final message of each
+   * finished reply (also of replies whose events retention has compacted away), and the active
+   * reply's message so far.
+   */
+  listMessages: {
+    path: "/parkway.v1.AgentService/ListMessages" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListMessagesRequest): Buffer => Buffer.from(ListMessagesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListMessagesRequest => ListMessagesRequest.decode(value),
+    responseSerialize: (value: ListMessagesResponse): Buffer =>
+      Buffer.from(ListMessagesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListMessagesResponse => ListMessagesResponse.decode(value),
+  },
+  /**
    * One input, run until the reply finishes or parks: returns the final message, or the waiting
    * notice (finished_reason unset) with the pending tool calls.
    */
@@ -2383,6 +3101,28 @@ export interface AgentServiceServer extends UntypedServiceImplementation {
    */
   chat: handleBidiStreamingCall<ClientEvent, ServerEvent>;
   /**
+   * Chat's events without a bidi stream, for clients that cannot keep one open both ways (browsers,
+   * serverless functions): replays stored events after after_seq, re-announces the pending
+   * REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
+   * Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
+   * no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+   * UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+   * for a client that reads too slowly; otherwise it lasts until the client cancels it.
+   */
+  watch: handleServerStreamingCall<WatchRequest, ServerEvent>;
+  /**
+   * One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
+   * same request_id semantics, the same checks and errors). Returns as soon as the input is applied;
+   * its events reach every Watch and Chat stream attached to the session.
+   */
+  send: handleUnaryCall<SendRequest, SendResponse>;
+  /**
+   * The session's messages, newest first, paged: the user's messages, the final message of each
+   * finished reply (also of replies whose events retention has compacted away), and the active
+   * reply's message so far.
+   */
+  listMessages: handleUnaryCall<ListMessagesRequest, ListMessagesResponse>;
+  /**
    * One input, run until the reply finishes or parks: returns the final message, or the waiting
    * notice (finished_reason unset) with the pending tool calls.
    */
@@ -2411,6 +3151,54 @@ export interface AgentServiceClient extends Client {
   chat(): ClientDuplexStream<ClientEvent, ServerEvent>;
   chat(options: Partial<CallOptions>): ClientDuplexStream<ClientEvent, ServerEvent>;
   chat(metadata: Metadata, options?: Partial<CallOptions>): ClientDuplexStream<ClientEvent, ServerEvent>;
+  /**
+   * Chat's events without a bidi stream, for clients that cannot keep one open both ways (browsers,
+   * serverless functions): replays stored events after after_seq, re-announces the pending
+   * REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
+   * Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
+   * no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+   * UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+   * for a client that reads too slowly; otherwise it lasts until the client cancels it.
+   */
+  watch(request: WatchRequest, options?: Partial<CallOptions>): ClientReadableStream<ServerEvent>;
+  watch(request: WatchRequest, metadata?: Metadata, options?: Partial<CallOptions>): ClientReadableStream<ServerEvent>;
+  /**
+   * One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
+   * same request_id semantics, the same checks and errors). Returns as soon as the input is applied;
+   * its events reach every Watch and Chat stream attached to the session.
+   */
+  send(request: SendRequest, callback: (error: ServiceError | null, response: SendResponse) => void): ClientUnaryCall;
+  send(
+    request: SendRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: SendResponse) => void,
+  ): ClientUnaryCall;
+  send(
+    request: SendRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: SendResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * The session's messages, newest first, paged: the user's messages, the final message of each
+   * finished reply (also of replies whose events retention has compacted away), and the active
+   * reply's message so far.
+   */
+  listMessages(
+    request: ListMessagesRequest,
+    callback: (error: ServiceError | null, response: ListMessagesResponse) => void,
+  ): ClientUnaryCall;
+  listMessages(
+    request: ListMessagesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListMessagesResponse) => void,
+  ): ClientUnaryCall;
+  listMessages(
+    request: ListMessagesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListMessagesResponse) => void,
+  ): ClientUnaryCall;
   /**
    * One input, run until the reply finishes or parks: returns the final message, or the waiting
    * notice (finished_reason unset) with the pending tool calls.

@@ -773,6 +773,388 @@ func (x *ReplyResponse) GetStatus() SessionStatus {
 	return SessionStatus_SESSION_STATUS_UNSPECIFIED
 }
 
+// Request of Watch.
+type WatchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session to watch; another tenant's session answers NOT_FOUND.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The last seq the client has seen; 0 replays from the start (as Attach.after_seq). Events that
+	// retention compacted away are not replayed; ListMessages returns their replies' final messages.
+	AfterSeq      uint64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchRequest) Reset() {
+	*x = WatchRequest{}
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchRequest) ProtoMessage() {}
+
+func (x *WatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
+func (*WatchRequest) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *WatchRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *WatchRequest) GetAfterSeq() uint64 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
+// Request of Send: exactly one input.
+type SendRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Idempotency key, compared and remembered as ClientEvent.request_id (the same ids, per session,
+	// shared with Chat and Reply). A retry with the same request_id and input is not applied again
+	// and returns the same response; a different input with a remembered request_id is refused with
+	// INVALID_ARGUMENT (field request_id) and nothing changes.
+	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The input.
+	//
+	// Types that are valid to be assigned to Input:
+	//
+	//	*SendRequest_UserMessage
+	//	*SendRequest_UserConfirmResult
+	//	*SendRequest_ExternalExecutionResult
+	//	*SendRequest_UserInterrupt
+	Input         isSendRequest_Input `protobuf_oneof:"input"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendRequest) Reset() {
+	*x = SendRequest{}
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendRequest) ProtoMessage() {}
+
+func (x *SendRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendRequest.ProtoReflect.Descriptor instead.
+func (*SendRequest) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *SendRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *SendRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SendRequest) GetInput() isSendRequest_Input {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *SendRequest) GetUserMessage() *UserMessage {
+	if x != nil {
+		if x, ok := x.Input.(*SendRequest_UserMessage); ok {
+			return x.UserMessage
+		}
+	}
+	return nil
+}
+
+func (x *SendRequest) GetUserConfirmResult() *UserConfirmResult {
+	if x != nil {
+		if x, ok := x.Input.(*SendRequest_UserConfirmResult); ok {
+			return x.UserConfirmResult
+		}
+	}
+	return nil
+}
+
+func (x *SendRequest) GetExternalExecutionResult() *ExternalExecutionResult {
+	if x != nil {
+		if x, ok := x.Input.(*SendRequest_ExternalExecutionResult); ok {
+			return x.ExternalExecutionResult
+		}
+	}
+	return nil
+}
+
+func (x *SendRequest) GetUserInterrupt() *UserInterrupt {
+	if x != nil {
+		if x, ok := x.Input.(*SendRequest_UserInterrupt); ok {
+			return x.UserInterrupt
+		}
+	}
+	return nil
+}
+
+type isSendRequest_Input interface {
+	isSendRequest_Input()
+}
+
+type SendRequest_UserMessage struct {
+	// A new user message: starts a reply (refused while a reply is running or parked).
+	UserMessage *UserMessage `protobuf:"bytes,10,opt,name=user_message,json=userMessage,proto3,oneof"`
+}
+
+type SendRequest_UserConfirmResult struct {
+	// Answers to REQUIRE_USER_CONFIRM.
+	UserConfirmResult *UserConfirmResult `protobuf:"bytes,11,opt,name=user_confirm_result,json=userConfirmResult,proto3,oneof"`
+}
+
+type SendRequest_ExternalExecutionResult struct {
+	// Results of REQUIRE_EXTERNAL_EXECUTION.
+	ExternalExecutionResult *ExternalExecutionResult `protobuf:"bytes,12,opt,name=external_execution_result,json=externalExecutionResult,proto3,oneof"`
+}
+
+type SendRequest_UserInterrupt struct {
+	// Stop the running or parked reply.
+	UserInterrupt *UserInterrupt `protobuf:"bytes,13,opt,name=user_interrupt,json=userInterrupt,proto3,oneof"`
+}
+
+func (*SendRequest_UserMessage) isSendRequest_Input() {}
+
+func (*SendRequest_UserConfirmResult) isSendRequest_Input() {}
+
+func (*SendRequest_ExternalExecutionResult) isSendRequest_Input() {}
+
+func (*SendRequest_UserInterrupt) isSendRequest_Input() {}
+
+// Response of Send: the input was applied (or was a retry of one applied before). An input that is
+// refused fails the call instead, with the status (code, message and google.rpc details) that the
+// INPUT_ACK of the same input on a Chat stream carries: INVALID_ARGUMENT with BadRequest field
+// violations, FAILED_PRECONDITION or NOT_FOUND with a PreconditionFailure naming the call's state,
+// RESOURCE_EXHAUSTED for a limit, UNAVAILABLE while the server shuts down.
+type SendResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The request_id of the input.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The reply the input started, answered or interrupted (for a retry, the one it did the first
+	// time); empty when there was none (an interrupt of an idle session).
+	ReplyId       string `protobuf:"bytes,2,opt,name=reply_id,json=replyId,proto3" json:"reply_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendResponse) Reset() {
+	*x = SendResponse{}
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendResponse) ProtoMessage() {}
+
+func (x *SendResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendResponse.ProtoReflect.Descriptor instead.
+func (*SendResponse) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *SendResponse) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *SendResponse) GetReplyId() string {
+	if x != nil {
+		return x.ReplyId
+	}
+	return ""
+}
+
+// Request of ListMessages.
+type ListMessagesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The session; another tenant's session answers NOT_FOUND.
+	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Most messages per page (1–1000); 0 means 100.
+	PageSize uint32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page; empty for the first page.
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMessagesRequest) Reset() {
+	*x = ListMessagesRequest{}
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMessagesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMessagesRequest) ProtoMessage() {}
+
+func (x *ListMessagesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMessagesRequest.ProtoReflect.Descriptor instead.
+func (*ListMessagesRequest) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListMessagesRequest) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *ListMessagesRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListMessagesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Response of ListMessages.
+type ListMessagesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The messages of this page, newest first. User messages have role USER; each finished reply's
+	// final message has role ASSISTANT, its id the reply id and finished_reason set. The active
+	// (running or parked) reply's message, when there is one, comes first, with finished_reason
+	// unset: a parked reply's holds its pending tool calls; a running reply's is as of the reply's
+	// last stored checkpoint (Watch streams the rest). A page ends early (with a next_page_token)
+	// where the next message would make the response pass 3 MiB.
+	Messages []*Msg `protobuf:"bytes,1,rep,name=messages,proto3" json:"messages,omitempty"`
+	// Token of the next (older) page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMessagesResponse) Reset() {
+	*x = ListMessagesResponse{}
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMessagesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMessagesResponse) ProtoMessage() {}
+
+func (x *ListMessagesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMessagesResponse.ProtoReflect.Descriptor instead.
+func (*ListMessagesResponse) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListMessagesResponse) GetMessages() []*Msg {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+func (x *ListMessagesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 // Request of CreateSession.
 type CreateSessionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -797,7 +1179,7 @@ type CreateSessionRequest struct {
 
 func (x *CreateSessionRequest) Reset() {
 	*x = CreateSessionRequest{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[6]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +1191,7 @@ func (x *CreateSessionRequest) String() string {
 func (*CreateSessionRequest) ProtoMessage() {}
 
 func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[6]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +1204,7 @@ func (x *CreateSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionRequest.ProtoReflect.Descriptor instead.
 func (*CreateSessionRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{6}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateSessionRequest) GetAgentId() string {
@@ -871,7 +1253,7 @@ type CreateSessionResponse struct {
 
 func (x *CreateSessionResponse) Reset() {
 	*x = CreateSessionResponse{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[7]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +1265,7 @@ func (x *CreateSessionResponse) String() string {
 func (*CreateSessionResponse) ProtoMessage() {}
 
 func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[7]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +1278,7 @@ func (x *CreateSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSessionResponse.ProtoReflect.Descriptor instead.
 func (*CreateSessionResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{7}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateSessionResponse) GetSession() *Session {
@@ -917,7 +1299,7 @@ type GetSessionRequest struct {
 
 func (x *GetSessionRequest) Reset() {
 	*x = GetSessionRequest{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[8]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1311,7 @@ func (x *GetSessionRequest) String() string {
 func (*GetSessionRequest) ProtoMessage() {}
 
 func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[8]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1324,7 @@ func (x *GetSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionRequest.ProtoReflect.Descriptor instead.
 func (*GetSessionRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{8}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetSessionRequest) GetSessionId() string {
@@ -963,7 +1345,7 @@ type GetSessionResponse struct {
 
 func (x *GetSessionResponse) Reset() {
 	*x = GetSessionResponse{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[9]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -975,7 +1357,7 @@ func (x *GetSessionResponse) String() string {
 func (*GetSessionResponse) ProtoMessage() {}
 
 func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[9]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -988,7 +1370,7 @@ func (x *GetSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetSessionResponse.ProtoReflect.Descriptor instead.
 func (*GetSessionResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{9}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetSessionResponse) GetSession() *Session {
@@ -1015,7 +1397,7 @@ type ListSessionsRequest struct {
 
 func (x *ListSessionsRequest) Reset() {
 	*x = ListSessionsRequest{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[10]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1027,7 +1409,7 @@ func (x *ListSessionsRequest) String() string {
 func (*ListSessionsRequest) ProtoMessage() {}
 
 func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[10]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1040,7 +1422,7 @@ func (x *ListSessionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsRequest.ProtoReflect.Descriptor instead.
 func (*ListSessionsRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{10}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListSessionsRequest) GetStatus() SessionStatus {
@@ -1085,7 +1467,7 @@ type ListSessionsResponse struct {
 
 func (x *ListSessionsResponse) Reset() {
 	*x = ListSessionsResponse{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[11]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1479,7 @@ func (x *ListSessionsResponse) String() string {
 func (*ListSessionsResponse) ProtoMessage() {}
 
 func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[11]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1492,7 @@ func (x *ListSessionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSessionsResponse.ProtoReflect.Descriptor instead.
 func (*ListSessionsResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{11}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListSessionsResponse) GetSessions() []*Session {
@@ -1138,7 +1520,7 @@ type DeleteSessionRequest struct {
 
 func (x *DeleteSessionRequest) Reset() {
 	*x = DeleteSessionRequest{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[12]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1150,7 +1532,7 @@ func (x *DeleteSessionRequest) String() string {
 func (*DeleteSessionRequest) ProtoMessage() {}
 
 func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[12]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1163,7 +1545,7 @@ func (x *DeleteSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionRequest.ProtoReflect.Descriptor instead.
 func (*DeleteSessionRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{12}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DeleteSessionRequest) GetSessionId() string {
@@ -1182,7 +1564,7 @@ type DeleteSessionResponse struct {
 
 func (x *DeleteSessionResponse) Reset() {
 	*x = DeleteSessionResponse{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[13]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1194,7 +1576,7 @@ func (x *DeleteSessionResponse) String() string {
 func (*DeleteSessionResponse) ProtoMessage() {}
 
 func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[13]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1207,7 +1589,7 @@ func (x *DeleteSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteSessionResponse.ProtoReflect.Descriptor instead.
 func (*DeleteSessionResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{13}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{18}
 }
 
 // Request of ListAgents.
@@ -1219,7 +1601,7 @@ type ListAgentsRequest struct {
 
 func (x *ListAgentsRequest) Reset() {
 	*x = ListAgentsRequest{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[14]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1231,7 +1613,7 @@ func (x *ListAgentsRequest) String() string {
 func (*ListAgentsRequest) ProtoMessage() {}
 
 func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[14]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1244,7 +1626,7 @@ func (x *ListAgentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsRequest.ProtoReflect.Descriptor instead.
 func (*ListAgentsRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{14}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{19}
 }
 
 // Response of ListAgents.
@@ -1258,7 +1640,7 @@ type ListAgentsResponse struct {
 
 func (x *ListAgentsResponse) Reset() {
 	*x = ListAgentsResponse{}
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[15]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1270,7 +1652,7 @@ func (x *ListAgentsResponse) String() string {
 func (*ListAgentsResponse) ProtoMessage() {}
 
 func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_agent_service_proto_msgTypes[15]
+	mi := &file_parkway_v1_agent_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1283,7 +1665,7 @@ func (x *ListAgentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListAgentsResponse.ProtoReflect.Descriptor instead.
 func (*ListAgentsResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{15}
+	return file_parkway_v1_agent_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListAgentsResponse) GetAgents() []*Agent {
@@ -1350,7 +1732,35 @@ const file_parkway_v1_agent_service_proto_rawDesc = "" +
 	"\rReplyResponse\x12)\n" +
 	"\amessage\x18\x01 \x01(\v2\x0f.parkway.v1.MsgR\amessage\x12G\n" +
 	"\x12pending_tool_calls\x18\x02 \x03(\v2\x19.parkway.v1.ToolCallBlockR\x10pendingToolCalls\x121\n" +
-	"\x06status\x18\x03 \x01(\x0e2\x19.parkway.v1.SessionStatusR\x06status\"\x9d\x02\n" +
+	"\x06status\x18\x03 \x01(\x0e2\x19.parkway.v1.SessionStatusR\x06status\"J\n" +
+	"\fWatchRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"\tafter_seq\x18\x02 \x01(\x04R\bafterSeq\"\x8a\x03\n" +
+	"\vSendRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x02 \x01(\tR\trequestId\x12<\n" +
+	"\fuser_message\x18\n" +
+	" \x01(\v2\x17.parkway.v1.UserMessageH\x00R\vuserMessage\x12O\n" +
+	"\x13user_confirm_result\x18\v \x01(\v2\x1d.parkway.v1.UserConfirmResultH\x00R\x11userConfirmResult\x12a\n" +
+	"\x19external_execution_result\x18\f \x01(\v2#.parkway.v1.ExternalExecutionResultH\x00R\x17externalExecutionResult\x12B\n" +
+	"\x0euser_interrupt\x18\r \x01(\v2\x19.parkway.v1.UserInterruptH\x00R\ruserInterruptB\a\n" +
+	"\x05input\"H\n" +
+	"\fSendResponse\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x19\n" +
+	"\breply_id\x18\x02 \x01(\tR\areplyId\"p\n" +
+	"\x13ListMessagesRequest\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"k\n" +
+	"\x14ListMessagesResponse\x12+\n" +
+	"\bmessages\x18\x01 \x03(\v2\x0f.parkway.v1.MsgR\bmessages\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x9d\x02\n" +
 	"\x14CreateSessionRequest\x12\x19\n" +
 	"\bagent_id\x18\x01 \x01(\tR\aagentId\x12?\n" +
 	"\x0eexternal_tools\x18\x02 \x03(\v2\x18.parkway.v1.ExternalToolR\rexternalTools\x12C\n" +
@@ -1389,9 +1799,12 @@ const file_parkway_v1_agent_service_proto_rawDesc = "" +
 	"\fExpiryPolicy\x12\x1d\n" +
 	"\x19EXPIRY_POLICY_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12EXPIRY_POLICY_DENY\x10\x01\x12\x1b\n" +
-	"\x17EXPIRY_POLICY_INTERRUPT\x10\x022\xa3\x04\n" +
+	"\x17EXPIRY_POLICY_INTERRUPT\x10\x022\xef\x05\n" +
 	"\fAgentService\x12<\n" +
 	"\x04Chat\x12\x17.parkway.v1.ClientEvent\x1a\x17.parkway.v1.ServerEvent(\x010\x01\x12<\n" +
+	"\x05Watch\x12\x18.parkway.v1.WatchRequest\x1a\x17.parkway.v1.ServerEvent0\x01\x129\n" +
+	"\x04Send\x12\x17.parkway.v1.SendRequest\x1a\x18.parkway.v1.SendResponse\x12Q\n" +
+	"\fListMessages\x12\x1f.parkway.v1.ListMessagesRequest\x1a .parkway.v1.ListMessagesResponse\x12<\n" +
 	"\x05Reply\x12\x18.parkway.v1.ReplyRequest\x1a\x19.parkway.v1.ReplyResponse\x12T\n" +
 	"\rCreateSession\x12 .parkway.v1.CreateSessionRequest\x1a!.parkway.v1.CreateSessionResponse\x12K\n" +
 	"\n" +
@@ -1414,7 +1827,7 @@ func file_parkway_v1_agent_service_proto_rawDescGZIP() []byte {
 }
 
 var file_parkway_v1_agent_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_parkway_v1_agent_service_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_parkway_v1_agent_service_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_parkway_v1_agent_service_proto_goTypes = []any{
 	(SessionStatus)(0),              // 0: parkway.v1.SessionStatus
 	(ExpiryPolicy)(0),               // 1: parkway.v1.ExpiryPolicy
@@ -1424,77 +1837,93 @@ var file_parkway_v1_agent_service_proto_goTypes = []any{
 	(*Session)(nil),                 // 5: parkway.v1.Session
 	(*ReplyRequest)(nil),            // 6: parkway.v1.ReplyRequest
 	(*ReplyResponse)(nil),           // 7: parkway.v1.ReplyResponse
-	(*CreateSessionRequest)(nil),    // 8: parkway.v1.CreateSessionRequest
-	(*CreateSessionResponse)(nil),   // 9: parkway.v1.CreateSessionResponse
-	(*GetSessionRequest)(nil),       // 10: parkway.v1.GetSessionRequest
-	(*GetSessionResponse)(nil),      // 11: parkway.v1.GetSessionResponse
-	(*ListSessionsRequest)(nil),     // 12: parkway.v1.ListSessionsRequest
-	(*ListSessionsResponse)(nil),    // 13: parkway.v1.ListSessionsResponse
-	(*DeleteSessionRequest)(nil),    // 14: parkway.v1.DeleteSessionRequest
-	(*DeleteSessionResponse)(nil),   // 15: parkway.v1.DeleteSessionResponse
-	(*ListAgentsRequest)(nil),       // 16: parkway.v1.ListAgentsRequest
-	(*ListAgentsResponse)(nil),      // 17: parkway.v1.ListAgentsResponse
-	(PermissionMode)(0),             // 18: parkway.v1.PermissionMode
-	(*durationpb.Duration)(nil),     // 19: google.protobuf.Duration
-	(*ToolCallBlock)(nil),           // 20: parkway.v1.ToolCallBlock
-	(*timestamppb.Timestamp)(nil),   // 21: google.protobuf.Timestamp
-	(*structpb.Struct)(nil),         // 22: google.protobuf.Struct
-	(*Usage)(nil),                   // 23: parkway.v1.Usage
-	(*UserMessage)(nil),             // 24: parkway.v1.UserMessage
-	(*UserConfirmResult)(nil),       // 25: parkway.v1.UserConfirmResult
-	(*ExternalExecutionResult)(nil), // 26: parkway.v1.ExternalExecutionResult
-	(*UserInterrupt)(nil),           // 27: parkway.v1.UserInterrupt
-	(*Msg)(nil),                     // 28: parkway.v1.Msg
-	(*ClientEvent)(nil),             // 29: parkway.v1.ClientEvent
-	(*ServerEvent)(nil),             // 30: parkway.v1.ServerEvent
+	(*WatchRequest)(nil),            // 8: parkway.v1.WatchRequest
+	(*SendRequest)(nil),             // 9: parkway.v1.SendRequest
+	(*SendResponse)(nil),            // 10: parkway.v1.SendResponse
+	(*ListMessagesRequest)(nil),     // 11: parkway.v1.ListMessagesRequest
+	(*ListMessagesResponse)(nil),    // 12: parkway.v1.ListMessagesResponse
+	(*CreateSessionRequest)(nil),    // 13: parkway.v1.CreateSessionRequest
+	(*CreateSessionResponse)(nil),   // 14: parkway.v1.CreateSessionResponse
+	(*GetSessionRequest)(nil),       // 15: parkway.v1.GetSessionRequest
+	(*GetSessionResponse)(nil),      // 16: parkway.v1.GetSessionResponse
+	(*ListSessionsRequest)(nil),     // 17: parkway.v1.ListSessionsRequest
+	(*ListSessionsResponse)(nil),    // 18: parkway.v1.ListSessionsResponse
+	(*DeleteSessionRequest)(nil),    // 19: parkway.v1.DeleteSessionRequest
+	(*DeleteSessionResponse)(nil),   // 20: parkway.v1.DeleteSessionResponse
+	(*ListAgentsRequest)(nil),       // 21: parkway.v1.ListAgentsRequest
+	(*ListAgentsResponse)(nil),      // 22: parkway.v1.ListAgentsResponse
+	(PermissionMode)(0),             // 23: parkway.v1.PermissionMode
+	(*durationpb.Duration)(nil),     // 24: google.protobuf.Duration
+	(*ToolCallBlock)(nil),           // 25: parkway.v1.ToolCallBlock
+	(*timestamppb.Timestamp)(nil),   // 26: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),         // 27: google.protobuf.Struct
+	(*Usage)(nil),                   // 28: parkway.v1.Usage
+	(*UserMessage)(nil),             // 29: parkway.v1.UserMessage
+	(*UserConfirmResult)(nil),       // 30: parkway.v1.UserConfirmResult
+	(*ExternalExecutionResult)(nil), // 31: parkway.v1.ExternalExecutionResult
+	(*UserInterrupt)(nil),           // 32: parkway.v1.UserInterrupt
+	(*Msg)(nil),                     // 33: parkway.v1.Msg
+	(*ClientEvent)(nil),             // 34: parkway.v1.ClientEvent
+	(*ServerEvent)(nil),             // 35: parkway.v1.ServerEvent
 }
 var file_parkway_v1_agent_service_proto_depIdxs = []int32{
 	3,  // 0: parkway.v1.Agent.tools:type_name -> parkway.v1.ToolInfo
-	18, // 1: parkway.v1.Agent.permission_mode:type_name -> parkway.v1.PermissionMode
-	19, // 2: parkway.v1.Agent.confirm_timeout:type_name -> google.protobuf.Duration
+	23, // 1: parkway.v1.Agent.permission_mode:type_name -> parkway.v1.PermissionMode
+	24, // 2: parkway.v1.Agent.confirm_timeout:type_name -> google.protobuf.Duration
 	1,  // 3: parkway.v1.Agent.expiry_policy:type_name -> parkway.v1.ExpiryPolicy
 	0,  // 4: parkway.v1.Session.status:type_name -> parkway.v1.SessionStatus
-	20, // 5: parkway.v1.Session.pending_tool_calls:type_name -> parkway.v1.ToolCallBlock
-	18, // 6: parkway.v1.Session.permission_mode:type_name -> parkway.v1.PermissionMode
+	25, // 5: parkway.v1.Session.pending_tool_calls:type_name -> parkway.v1.ToolCallBlock
+	23, // 6: parkway.v1.Session.permission_mode:type_name -> parkway.v1.PermissionMode
 	2,  // 7: parkway.v1.Session.external_tools:type_name -> parkway.v1.ExternalTool
-	21, // 8: parkway.v1.Session.created_at:type_name -> google.protobuf.Timestamp
-	21, // 9: parkway.v1.Session.updated_at:type_name -> google.protobuf.Timestamp
-	22, // 10: parkway.v1.Session.metadata:type_name -> google.protobuf.Struct
-	23, // 11: parkway.v1.Session.usage:type_name -> parkway.v1.Usage
-	24, // 12: parkway.v1.ReplyRequest.user_message:type_name -> parkway.v1.UserMessage
-	25, // 13: parkway.v1.ReplyRequest.user_confirm_result:type_name -> parkway.v1.UserConfirmResult
-	26, // 14: parkway.v1.ReplyRequest.external_execution_result:type_name -> parkway.v1.ExternalExecutionResult
-	27, // 15: parkway.v1.ReplyRequest.user_interrupt:type_name -> parkway.v1.UserInterrupt
-	28, // 16: parkway.v1.ReplyResponse.message:type_name -> parkway.v1.Msg
-	20, // 17: parkway.v1.ReplyResponse.pending_tool_calls:type_name -> parkway.v1.ToolCallBlock
+	26, // 8: parkway.v1.Session.created_at:type_name -> google.protobuf.Timestamp
+	26, // 9: parkway.v1.Session.updated_at:type_name -> google.protobuf.Timestamp
+	27, // 10: parkway.v1.Session.metadata:type_name -> google.protobuf.Struct
+	28, // 11: parkway.v1.Session.usage:type_name -> parkway.v1.Usage
+	29, // 12: parkway.v1.ReplyRequest.user_message:type_name -> parkway.v1.UserMessage
+	30, // 13: parkway.v1.ReplyRequest.user_confirm_result:type_name -> parkway.v1.UserConfirmResult
+	31, // 14: parkway.v1.ReplyRequest.external_execution_result:type_name -> parkway.v1.ExternalExecutionResult
+	32, // 15: parkway.v1.ReplyRequest.user_interrupt:type_name -> parkway.v1.UserInterrupt
+	33, // 16: parkway.v1.ReplyResponse.message:type_name -> parkway.v1.Msg
+	25, // 17: parkway.v1.ReplyResponse.pending_tool_calls:type_name -> parkway.v1.ToolCallBlock
 	0,  // 18: parkway.v1.ReplyResponse.status:type_name -> parkway.v1.SessionStatus
-	2,  // 19: parkway.v1.CreateSessionRequest.external_tools:type_name -> parkway.v1.ExternalTool
-	18, // 20: parkway.v1.CreateSessionRequest.permission_mode:type_name -> parkway.v1.PermissionMode
-	22, // 21: parkway.v1.CreateSessionRequest.metadata:type_name -> google.protobuf.Struct
-	5,  // 22: parkway.v1.CreateSessionResponse.session:type_name -> parkway.v1.Session
-	5,  // 23: parkway.v1.GetSessionResponse.session:type_name -> parkway.v1.Session
-	0,  // 24: parkway.v1.ListSessionsRequest.status:type_name -> parkway.v1.SessionStatus
-	5,  // 25: parkway.v1.ListSessionsResponse.sessions:type_name -> parkway.v1.Session
-	4,  // 26: parkway.v1.ListAgentsResponse.agents:type_name -> parkway.v1.Agent
-	29, // 27: parkway.v1.AgentService.Chat:input_type -> parkway.v1.ClientEvent
-	6,  // 28: parkway.v1.AgentService.Reply:input_type -> parkway.v1.ReplyRequest
-	8,  // 29: parkway.v1.AgentService.CreateSession:input_type -> parkway.v1.CreateSessionRequest
-	10, // 30: parkway.v1.AgentService.GetSession:input_type -> parkway.v1.GetSessionRequest
-	12, // 31: parkway.v1.AgentService.ListSessions:input_type -> parkway.v1.ListSessionsRequest
-	14, // 32: parkway.v1.AgentService.DeleteSession:input_type -> parkway.v1.DeleteSessionRequest
-	16, // 33: parkway.v1.AgentService.ListAgents:input_type -> parkway.v1.ListAgentsRequest
-	30, // 34: parkway.v1.AgentService.Chat:output_type -> parkway.v1.ServerEvent
-	7,  // 35: parkway.v1.AgentService.Reply:output_type -> parkway.v1.ReplyResponse
-	9,  // 36: parkway.v1.AgentService.CreateSession:output_type -> parkway.v1.CreateSessionResponse
-	11, // 37: parkway.v1.AgentService.GetSession:output_type -> parkway.v1.GetSessionResponse
-	13, // 38: parkway.v1.AgentService.ListSessions:output_type -> parkway.v1.ListSessionsResponse
-	15, // 39: parkway.v1.AgentService.DeleteSession:output_type -> parkway.v1.DeleteSessionResponse
-	17, // 40: parkway.v1.AgentService.ListAgents:output_type -> parkway.v1.ListAgentsResponse
-	34, // [34:41] is the sub-list for method output_type
-	27, // [27:34] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	29, // 19: parkway.v1.SendRequest.user_message:type_name -> parkway.v1.UserMessage
+	30, // 20: parkway.v1.SendRequest.user_confirm_result:type_name -> parkway.v1.UserConfirmResult
+	31, // 21: parkway.v1.SendRequest.external_execution_result:type_name -> parkway.v1.ExternalExecutionResult
+	32, // 22: parkway.v1.SendRequest.user_interrupt:type_name -> parkway.v1.UserInterrupt
+	33, // 23: parkway.v1.ListMessagesResponse.messages:type_name -> parkway.v1.Msg
+	2,  // 24: parkway.v1.CreateSessionRequest.external_tools:type_name -> parkway.v1.ExternalTool
+	23, // 25: parkway.v1.CreateSessionRequest.permission_mode:type_name -> parkway.v1.PermissionMode
+	27, // 26: parkway.v1.CreateSessionRequest.metadata:type_name -> google.protobuf.Struct
+	5,  // 27: parkway.v1.CreateSessionResponse.session:type_name -> parkway.v1.Session
+	5,  // 28: parkway.v1.GetSessionResponse.session:type_name -> parkway.v1.Session
+	0,  // 29: parkway.v1.ListSessionsRequest.status:type_name -> parkway.v1.SessionStatus
+	5,  // 30: parkway.v1.ListSessionsResponse.sessions:type_name -> parkway.v1.Session
+	4,  // 31: parkway.v1.ListAgentsResponse.agents:type_name -> parkway.v1.Agent
+	34, // 32: parkway.v1.AgentService.Chat:input_type -> parkway.v1.ClientEvent
+	8,  // 33: parkway.v1.AgentService.Watch:input_type -> parkway.v1.WatchRequest
+	9,  // 34: parkway.v1.AgentService.Send:input_type -> parkway.v1.SendRequest
+	11, // 35: parkway.v1.AgentService.ListMessages:input_type -> parkway.v1.ListMessagesRequest
+	6,  // 36: parkway.v1.AgentService.Reply:input_type -> parkway.v1.ReplyRequest
+	13, // 37: parkway.v1.AgentService.CreateSession:input_type -> parkway.v1.CreateSessionRequest
+	15, // 38: parkway.v1.AgentService.GetSession:input_type -> parkway.v1.GetSessionRequest
+	17, // 39: parkway.v1.AgentService.ListSessions:input_type -> parkway.v1.ListSessionsRequest
+	19, // 40: parkway.v1.AgentService.DeleteSession:input_type -> parkway.v1.DeleteSessionRequest
+	21, // 41: parkway.v1.AgentService.ListAgents:input_type -> parkway.v1.ListAgentsRequest
+	35, // 42: parkway.v1.AgentService.Chat:output_type -> parkway.v1.ServerEvent
+	35, // 43: parkway.v1.AgentService.Watch:output_type -> parkway.v1.ServerEvent
+	10, // 44: parkway.v1.AgentService.Send:output_type -> parkway.v1.SendResponse
+	12, // 45: parkway.v1.AgentService.ListMessages:output_type -> parkway.v1.ListMessagesResponse
+	7,  // 46: parkway.v1.AgentService.Reply:output_type -> parkway.v1.ReplyResponse
+	14, // 47: parkway.v1.AgentService.CreateSession:output_type -> parkway.v1.CreateSessionResponse
+	16, // 48: parkway.v1.AgentService.GetSession:output_type -> parkway.v1.GetSessionResponse
+	18, // 49: parkway.v1.AgentService.ListSessions:output_type -> parkway.v1.ListSessionsResponse
+	20, // 50: parkway.v1.AgentService.DeleteSession:output_type -> parkway.v1.DeleteSessionResponse
+	22, // 51: parkway.v1.AgentService.ListAgents:output_type -> parkway.v1.ListAgentsResponse
+	42, // [42:52] is the sub-list for method output_type
+	32, // [32:42] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_parkway_v1_agent_service_proto_init() }
@@ -1511,13 +1940,19 @@ func file_parkway_v1_agent_service_proto_init() {
 		(*ReplyRequest_ExternalExecutionResult)(nil),
 		(*ReplyRequest_UserInterrupt)(nil),
 	}
+	file_parkway_v1_agent_service_proto_msgTypes[7].OneofWrappers = []any{
+		(*SendRequest_UserMessage)(nil),
+		(*SendRequest_UserConfirmResult)(nil),
+		(*SendRequest_ExternalExecutionResult)(nil),
+		(*SendRequest_UserInterrupt)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parkway_v1_agent_service_proto_rawDesc), len(file_parkway_v1_agent_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   16,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,6 +20,9 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	AgentService_Chat_FullMethodName          = "/parkway.v1.AgentService/Chat"
+	AgentService_Watch_FullMethodName         = "/parkway.v1.AgentService/Watch"
+	AgentService_Send_FullMethodName          = "/parkway.v1.AgentService/Send"
+	AgentService_ListMessages_FullMethodName  = "/parkway.v1.AgentService/ListMessages"
 	AgentService_Reply_FullMethodName         = "/parkway.v1.AgentService/Reply"
 	AgentService_CreateSession_FullMethodName = "/parkway.v1.AgentService/CreateSession"
 	AgentService_GetSession_FullMethodName    = "/parkway.v1.AgentService/GetSession"
@@ -41,6 +44,22 @@ type AgentServiceClient interface {
 	// as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
 	// the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
 	Chat(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ClientEvent, ServerEvent], error)
+	// Chat's events without a bidi stream, for clients that cannot keep one open both ways (browsers,
+	// serverless functions): replays stored events after after_seq, re-announces the pending
+	// REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
+	// Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
+	// no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+	// UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+	// for a client that reads too slowly; otherwise it lasts until the client cancels it.
+	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ServerEvent], error)
+	// One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
+	// same request_id semantics, the same checks and errors). Returns as soon as the input is applied;
+	// its events reach every Watch and Chat stream attached to the session.
+	Send(ctx context.Context, in *SendRequest, opts ...grpc.CallOption) (*SendResponse, error)
+	// The session's messages, newest first, paged: the user's messages, the final message of each
+	// finished reply (also of replies whose events retention has compacted away), and the active
+	// reply's message so far.
+	ListMessages(ctx context.Context, in *ListMessagesRequest, opts ...grpc.CallOption) (*ListMessagesResponse, error)
 	// One input, run until the reply finishes or parks: returns the final message, or the waiting
 	// notice (finished_reason unset) with the pending tool calls.
 	Reply(ctx context.Context, in *ReplyRequest, opts ...grpc.CallOption) (*ReplyResponse, error)
@@ -76,6 +95,45 @@ func (c *agentServiceClient) Chat(ctx context.Context, opts ...grpc.CallOption) 
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type AgentService_ChatClient = grpc.BidiStreamingClient[ClientEvent, ServerEvent]
+
+func (c *agentServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ServerEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &AgentService_ServiceDesc.Streams[1], AgentService_Watch_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchRequest, ServerEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AgentService_WatchClient = grpc.ServerStreamingClient[ServerEvent]
+
+func (c *agentServiceClient) Send(ctx context.Context, in *SendRequest, opts ...grpc.CallOption) (*SendResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SendResponse)
+	err := c.cc.Invoke(ctx, AgentService_Send_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *agentServiceClient) ListMessages(ctx context.Context, in *ListMessagesRequest, opts ...grpc.CallOption) (*ListMessagesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMessagesResponse)
+	err := c.cc.Invoke(ctx, AgentService_ListMessages_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
 
 func (c *agentServiceClient) Reply(ctx context.Context, in *ReplyRequest, opts ...grpc.CallOption) (*ReplyResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
@@ -150,6 +208,22 @@ type AgentServiceServer interface {
 	// as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
 	// the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
 	Chat(grpc.BidiStreamingServer[ClientEvent, ServerEvent]) error
+	// Chat's events without a bidi stream, for clients that cannot keep one open both ways (browsers,
+	// serverless functions): replays stored events after after_seq, re-announces the pending
+	// REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
+	// Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
+	// no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+	// UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+	// for a client that reads too slowly; otherwise it lasts until the client cancels it.
+	Watch(*WatchRequest, grpc.ServerStreamingServer[ServerEvent]) error
+	// One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
+	// same request_id semantics, the same checks and errors). Returns as soon as the input is applied;
+	// its events reach every Watch and Chat stream attached to the session.
+	Send(context.Context, *SendRequest) (*SendResponse, error)
+	// The session's messages, newest first, paged: the user's messages, the final message of each
+	// finished reply (also of replies whose events retention has compacted away), and the active
+	// reply's message so far.
+	ListMessages(context.Context, *ListMessagesRequest) (*ListMessagesResponse, error)
 	// One input, run until the reply finishes or parks: returns the final message, or the waiting
 	// notice (finished_reason unset) with the pending tool calls.
 	Reply(context.Context, *ReplyRequest) (*ReplyResponse, error)
@@ -175,6 +249,15 @@ type UnimplementedAgentServiceServer struct{}
 
 func (UnimplementedAgentServiceServer) Chat(grpc.BidiStreamingServer[ClientEvent, ServerEvent]) error {
 	return status.Error(codes.Unimplemented, "method Chat not implemented")
+}
+func (UnimplementedAgentServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[ServerEvent]) error {
+	return status.Error(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedAgentServiceServer) Send(context.Context, *SendRequest) (*SendResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Send not implemented")
+}
+func (UnimplementedAgentServiceServer) ListMessages(context.Context, *ListMessagesRequest) (*ListMessagesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMessages not implemented")
 }
 func (UnimplementedAgentServiceServer) Reply(context.Context, *ReplyRequest) (*ReplyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Reply not implemented")
@@ -221,6 +304,53 @@ func _AgentService_Chat_Handler(srv interface{}, stream grpc.ServerStream) error
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type AgentService_ChatServer = grpc.BidiStreamingServer[ClientEvent, ServerEvent]
+
+func _AgentService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(AgentServiceServer).Watch(m, &grpc.GenericServerStream[WatchRequest, ServerEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AgentService_WatchServer = grpc.ServerStreamingServer[ServerEvent]
+
+func _AgentService_Send_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SendRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).Send(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_Send_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).Send(ctx, req.(*SendRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AgentService_ListMessages_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMessagesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AgentServiceServer).ListMessages(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AgentService_ListMessages_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AgentServiceServer).ListMessages(ctx, req.(*ListMessagesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
 
 func _AgentService_Reply_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ReplyRequest)
@@ -338,6 +468,14 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 	HandlerType: (*AgentServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
+			MethodName: "Send",
+			Handler:    _AgentService_Send_Handler,
+		},
+		{
+			MethodName: "ListMessages",
+			Handler:    _AgentService_ListMessages_Handler,
+		},
+		{
 			MethodName: "Reply",
 			Handler:    _AgentService_Reply_Handler,
 		},
@@ -368,6 +506,11 @@ var AgentService_ServiceDesc = grpc.ServiceDesc{
 			Handler:       _AgentService_Chat_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Watch",
+			Handler:       _AgentService_Watch_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "parkway/v1/agent_service.proto",

@@ -30,7 +30,7 @@ from parkway.v1 import events_pb2 as parkway_dot_v1_dot_events__pb2
 from parkway.v1 import permission_pb2 as parkway_dot_v1_dot_permission__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eparkway/v1/agent_service.proto\x12\nparkway.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18parkway/v1/content.proto\x1a\x17parkway/v1/events.proto\x1a\x1bparkway/v1/permission.proto\"`\n\x0c\x45xternalTool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x14\n\x0cinput_schema\x18\x03 \x01(\t\x12\x17\n\x0fmetadata_schema\x18\x04 \x01(\t\"U\n\x08ToolInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x14\n\x0cinput_schema\x18\x03 \x01(\t\x12\x10\n\x08\x65xternal\x18\x04 \x01(\x08\"\xa6\x02\n\x05\x41gent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12#\n\x05tools\x18\x04 \x03(\x0b\x32\x14.parkway.v1.ToolInfo\x12\x33\n\x0fpermission_mode\x18\x05 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12\x1b\n\x13working_directories\x18\x06 \x03(\t\x12\x11\n\tmax_iters\x18\x07 \x01(\r\x12\x32\n\x0f\x63onfirm_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\rexpiry_policy\x18\t \x01(\x0e\x32\x18.parkway.v1.ExpiryPolicy\"\xde\x03\n\x07Session\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.parkway.v1.SessionStatus\x12\x35\n\x12pending_tool_calls\x18\x04 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\x12\x10\n\x08last_seq\x18\x05 \x01(\x04\x12\x10\n\x08reply_id\x18\x06 \x01(\t\x12\x33\n\x0fpermission_mode\x18\x07 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12\x1b\n\x13working_directories\x18\x08 \x03(\t\x12\x30\n\x0e\x65xternal_tools\x18\t \x03(\x0b\x32\x18.parkway.v1.ExternalTool\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x08metadata\x18\x0c \x01(\x0b\x32\x17.google.protobuf.Struct\x12 \n\x05usage\x18\r \x01(\x0b\x32\x11.parkway.v1.Usage\"\xad\x02\n\x0cReplyRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12/\n\x0cuser_message\x18\n \x01(\x0b\x32\x17.parkway.v1.UserMessageH\x00\x12<\n\x13user_confirm_result\x18\x0b \x01(\x0b\x32\x1d.parkway.v1.UserConfirmResultH\x00\x12H\n\x19\x65xternal_execution_result\x18\x0c \x01(\x0b\x32#.parkway.v1.ExternalExecutionResultH\x00\x12\x33\n\x0euser_interrupt\x18\r \x01(\x0b\x32\x19.parkway.v1.UserInterruptH\x00\x42\x07\n\x05input\"\x93\x01\n\rReplyResponse\x12 \n\x07message\x18\x01 \x01(\x0b\x32\x0f.parkway.v1.Msg\x12\x35\n\x12pending_tool_calls\x18\x02 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.parkway.v1.SessionStatus\"\xd7\x01\n\x14\x43reateSessionRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x30\n\x0e\x65xternal_tools\x18\x02 \x03(\x0b\x32\x18.parkway.v1.ExternalTool\x12\x33\n\x0fpermission_mode\x18\x03 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12\x1b\n\x13working_directories\x18\x04 \x03(\t\x12)\n\x08metadata\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"=\n\x15\x43reateSessionResponse\x12$\n\x07session\x18\x01 \x01(\x0b\x32\x13.parkway.v1.Session\"\'\n\x11GetSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\":\n\x12GetSessionResponse\x12$\n\x07session\x18\x01 \x01(\x0b\x32\x13.parkway.v1.Session\"y\n\x13ListSessionsRequest\x12)\n\x06status\x18\x01 \x01(\x0e\x32\x19.parkway.v1.SessionStatus\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"V\n\x14ListSessionsResponse\x12%\n\x08sessions\x18\x01 \x03(\x0b\x32\x13.parkway.v1.Session\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"*\n\x14\x44\x65leteSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x17\n\x15\x44\x65leteSessionResponse\"\x13\n\x11ListAgentsRequest\"7\n\x12ListAgentsResponse\x12!\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x11.parkway.v1.Agent*\xb9\x01\n\rSessionStatus\x12\x1e\n\x1aSESSION_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13SESSION_STATUS_IDLE\x10\x01\x12\x1a\n\x16SESSION_STATUS_RUNNING\x10\x02\x12&\n\"SESSION_STATUS_AWAITING_PERMISSION\x10\x03\x12+\n\'SESSION_STATUS_AWAITING_EXTERNAL_RESULT\x10\x04*b\n\x0c\x45xpiryPolicy\x12\x1d\n\x19\x45XPIRY_POLICY_UNSPECIFIED\x10\x00\x12\x16\n\x12\x45XPIRY_POLICY_DENY\x10\x01\x12\x1b\n\x17\x45XPIRY_POLICY_INTERRUPT\x10\x02\x32\xa3\x04\n\x0c\x41gentService\x12<\n\x04\x43hat\x12\x17.parkway.v1.ClientEvent\x1a\x17.parkway.v1.ServerEvent(\x01\x30\x01\x12<\n\x05Reply\x12\x18.parkway.v1.ReplyRequest\x1a\x19.parkway.v1.ReplyResponse\x12T\n\rCreateSession\x12 .parkway.v1.CreateSessionRequest\x1a!.parkway.v1.CreateSessionResponse\x12K\n\nGetSession\x12\x1d.parkway.v1.GetSessionRequest\x1a\x1e.parkway.v1.GetSessionResponse\x12Q\n\x0cListSessions\x12\x1f.parkway.v1.ListSessionsRequest\x1a .parkway.v1.ListSessionsResponse\x12T\n\rDeleteSession\x12 .parkway.v1.DeleteSessionRequest\x1a!.parkway.v1.DeleteSessionResponse\x12K\n\nListAgents\x12\x1d.parkway.v1.ListAgentsRequest\x1a\x1e.parkway.v1.ListAgentsResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eparkway/v1/agent_service.proto\x12\nparkway.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18parkway/v1/content.proto\x1a\x17parkway/v1/events.proto\x1a\x1bparkway/v1/permission.proto\"`\n\x0c\x45xternalTool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x14\n\x0cinput_schema\x18\x03 \x01(\t\x12\x17\n\x0fmetadata_schema\x18\x04 \x01(\t\"U\n\x08ToolInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x14\n\x0cinput_schema\x18\x03 \x01(\t\x12\x10\n\x08\x65xternal\x18\x04 \x01(\x08\"\xa6\x02\n\x05\x41gent\x12\n\n\x02id\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\r\n\x05model\x18\x03 \x01(\t\x12#\n\x05tools\x18\x04 \x03(\x0b\x32\x14.parkway.v1.ToolInfo\x12\x33\n\x0fpermission_mode\x18\x05 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12\x1b\n\x13working_directories\x18\x06 \x03(\t\x12\x11\n\tmax_iters\x18\x07 \x01(\r\x12\x32\n\x0f\x63onfirm_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\rexpiry_policy\x18\t \x01(\x0e\x32\x18.parkway.v1.ExpiryPolicy\"\xde\x03\n\x07Session\x12\n\n\x02id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.parkway.v1.SessionStatus\x12\x35\n\x12pending_tool_calls\x18\x04 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\x12\x10\n\x08last_seq\x18\x05 \x01(\x04\x12\x10\n\x08reply_id\x18\x06 \x01(\t\x12\x33\n\x0fpermission_mode\x18\x07 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12\x1b\n\x13working_directories\x18\x08 \x03(\t\x12\x30\n\x0e\x65xternal_tools\x18\t \x03(\x0b\x32\x18.parkway.v1.ExternalTool\x12.\n\ncreated_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12)\n\x08metadata\x18\x0c \x01(\x0b\x32\x17.google.protobuf.Struct\x12 \n\x05usage\x18\r \x01(\x0b\x32\x11.parkway.v1.Usage\"\xad\x02\n\x0cReplyRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12/\n\x0cuser_message\x18\n \x01(\x0b\x32\x17.parkway.v1.UserMessageH\x00\x12<\n\x13user_confirm_result\x18\x0b \x01(\x0b\x32\x1d.parkway.v1.UserConfirmResultH\x00\x12H\n\x19\x65xternal_execution_result\x18\x0c \x01(\x0b\x32#.parkway.v1.ExternalExecutionResultH\x00\x12\x33\n\x0euser_interrupt\x18\r \x01(\x0b\x32\x19.parkway.v1.UserInterruptH\x00\x42\x07\n\x05input\"\x93\x01\n\rReplyResponse\x12 \n\x07message\x18\x01 \x01(\x0b\x32\x0f.parkway.v1.Msg\x12\x35\n\x12pending_tool_calls\x18\x02 \x03(\x0b\x32\x19.parkway.v1.ToolCallBlock\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.parkway.v1.SessionStatus\"5\n\x0cWatchRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x04\"\xac\x02\n\x0bSendRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12/\n\x0cuser_message\x18\n \x01(\x0b\x32\x17.parkway.v1.UserMessageH\x00\x12<\n\x13user_confirm_result\x18\x0b \x01(\x0b\x32\x1d.parkway.v1.UserConfirmResultH\x00\x12H\n\x19\x65xternal_execution_result\x18\x0c \x01(\x0b\x32#.parkway.v1.ExternalExecutionResultH\x00\x12\x33\n\x0euser_interrupt\x18\r \x01(\x0b\x32\x19.parkway.v1.UserInterruptH\x00\x42\x07\n\x05input\"4\n\x0cSendResponse\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x10\n\x08reply_id\x18\x02 \x01(\t\"P\n\x13ListMessagesRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\r\x12\x12\n\npage_token\x18\x03 \x01(\t\"R\n\x14ListMessagesResponse\x12!\n\x08messages\x18\x01 \x03(\x0b\x32\x0f.parkway.v1.Msg\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xd7\x01\n\x14\x43reateSessionRequest\x12\x10\n\x08\x61gent_id\x18\x01 \x01(\t\x12\x30\n\x0e\x65xternal_tools\x18\x02 \x03(\x0b\x32\x18.parkway.v1.ExternalTool\x12\x33\n\x0fpermission_mode\x18\x03 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12\x1b\n\x13working_directories\x18\x04 \x03(\t\x12)\n\x08metadata\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\"=\n\x15\x43reateSessionResponse\x12$\n\x07session\x18\x01 \x01(\x0b\x32\x13.parkway.v1.Session\"\'\n\x11GetSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\":\n\x12GetSessionResponse\x12$\n\x07session\x18\x01 \x01(\x0b\x32\x13.parkway.v1.Session\"y\n\x13ListSessionsRequest\x12)\n\x06status\x18\x01 \x01(\x0e\x32\x19.parkway.v1.SessionStatus\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"V\n\x14ListSessionsResponse\x12%\n\x08sessions\x18\x01 \x03(\x0b\x32\x13.parkway.v1.Session\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"*\n\x14\x44\x65leteSessionRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\"\x17\n\x15\x44\x65leteSessionResponse\"\x13\n\x11ListAgentsRequest\"7\n\x12ListAgentsResponse\x12!\n\x06\x61gents\x18\x01 \x03(\x0b\x32\x11.parkway.v1.Agent*\xb9\x01\n\rSessionStatus\x12\x1e\n\x1aSESSION_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13SESSION_STATUS_IDLE\x10\x01\x12\x1a\n\x16SESSION_STATUS_RUNNING\x10\x02\x12&\n\"SESSION_STATUS_AWAITING_PERMISSION\x10\x03\x12+\n\'SESSION_STATUS_AWAITING_EXTERNAL_RESULT\x10\x04*b\n\x0c\x45xpiryPolicy\x12\x1d\n\x19\x45XPIRY_POLICY_UNSPECIFIED\x10\x00\x12\x16\n\x12\x45XPIRY_POLICY_DENY\x10\x01\x12\x1b\n\x17\x45XPIRY_POLICY_INTERRUPT\x10\x02\x32\xef\x05\n\x0c\x41gentService\x12<\n\x04\x43hat\x12\x17.parkway.v1.ClientEvent\x1a\x17.parkway.v1.ServerEvent(\x01\x30\x01\x12<\n\x05Watch\x12\x18.parkway.v1.WatchRequest\x1a\x17.parkway.v1.ServerEvent0\x01\x12\x39\n\x04Send\x12\x17.parkway.v1.SendRequest\x1a\x18.parkway.v1.SendResponse\x12Q\n\x0cListMessages\x12\x1f.parkway.v1.ListMessagesRequest\x1a .parkway.v1.ListMessagesResponse\x12<\n\x05Reply\x12\x18.parkway.v1.ReplyRequest\x1a\x19.parkway.v1.ReplyResponse\x12T\n\rCreateSession\x12 .parkway.v1.CreateSessionRequest\x1a!.parkway.v1.CreateSessionResponse\x12K\n\nGetSession\x12\x1d.parkway.v1.GetSessionRequest\x1a\x1e.parkway.v1.GetSessionResponse\x12Q\n\x0cListSessions\x12\x1f.parkway.v1.ListSessionsRequest\x1a .parkway.v1.ListSessionsResponse\x12T\n\rDeleteSession\x12 .parkway.v1.DeleteSessionRequest\x1a!.parkway.v1.DeleteSessionResponse\x12K\n\nListAgents\x12\x1d.parkway.v1.ListAgentsRequest\x1a\x1e.parkway.v1.ListAgentsResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -38,10 +38,10 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parkway.v1.agent_service_pb
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'ZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1'
-  _globals['_SESSIONSTATUS']._serialized_start=2379
-  _globals['_SESSIONSTATUS']._serialized_end=2564
-  _globals['_EXPIRYPOLICY']._serialized_start=2566
-  _globals['_EXPIRYPOLICY']._serialized_end=2664
+  _globals['_SESSIONSTATUS']._serialized_start=2957
+  _globals['_SESSIONSTATUS']._serialized_end=3142
+  _globals['_EXPIRYPOLICY']._serialized_start=3144
+  _globals['_EXPIRYPOLICY']._serialized_end=3242
   _globals['_EXTERNALTOOL']._serialized_start=221
   _globals['_EXTERNALTOOL']._serialized_end=317
   _globals['_TOOLINFO']._serialized_start=319
@@ -54,26 +54,36 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REPLYREQUEST']._serialized_end=1486
   _globals['_REPLYRESPONSE']._serialized_start=1489
   _globals['_REPLYRESPONSE']._serialized_end=1636
-  _globals['_CREATESESSIONREQUEST']._serialized_start=1639
-  _globals['_CREATESESSIONREQUEST']._serialized_end=1854
-  _globals['_CREATESESSIONRESPONSE']._serialized_start=1856
-  _globals['_CREATESESSIONRESPONSE']._serialized_end=1917
-  _globals['_GETSESSIONREQUEST']._serialized_start=1919
-  _globals['_GETSESSIONREQUEST']._serialized_end=1958
-  _globals['_GETSESSIONRESPONSE']._serialized_start=1960
-  _globals['_GETSESSIONRESPONSE']._serialized_end=2018
-  _globals['_LISTSESSIONSREQUEST']._serialized_start=2020
-  _globals['_LISTSESSIONSREQUEST']._serialized_end=2141
-  _globals['_LISTSESSIONSRESPONSE']._serialized_start=2143
-  _globals['_LISTSESSIONSRESPONSE']._serialized_end=2229
-  _globals['_DELETESESSIONREQUEST']._serialized_start=2231
-  _globals['_DELETESESSIONREQUEST']._serialized_end=2273
-  _globals['_DELETESESSIONRESPONSE']._serialized_start=2275
-  _globals['_DELETESESSIONRESPONSE']._serialized_end=2298
-  _globals['_LISTAGENTSREQUEST']._serialized_start=2300
-  _globals['_LISTAGENTSREQUEST']._serialized_end=2319
-  _globals['_LISTAGENTSRESPONSE']._serialized_start=2321
-  _globals['_LISTAGENTSRESPONSE']._serialized_end=2376
-  _globals['_AGENTSERVICE']._serialized_start=2667
-  _globals['_AGENTSERVICE']._serialized_end=3214
+  _globals['_WATCHREQUEST']._serialized_start=1638
+  _globals['_WATCHREQUEST']._serialized_end=1691
+  _globals['_SENDREQUEST']._serialized_start=1694
+  _globals['_SENDREQUEST']._serialized_end=1994
+  _globals['_SENDRESPONSE']._serialized_start=1996
+  _globals['_SENDRESPONSE']._serialized_end=2048
+  _globals['_LISTMESSAGESREQUEST']._serialized_start=2050
+  _globals['_LISTMESSAGESREQUEST']._serialized_end=2130
+  _globals['_LISTMESSAGESRESPONSE']._serialized_start=2132
+  _globals['_LISTMESSAGESRESPONSE']._serialized_end=2214
+  _globals['_CREATESESSIONREQUEST']._serialized_start=2217
+  _globals['_CREATESESSIONREQUEST']._serialized_end=2432
+  _globals['_CREATESESSIONRESPONSE']._serialized_start=2434
+  _globals['_CREATESESSIONRESPONSE']._serialized_end=2495
+  _globals['_GETSESSIONREQUEST']._serialized_start=2497
+  _globals['_GETSESSIONREQUEST']._serialized_end=2536
+  _globals['_GETSESSIONRESPONSE']._serialized_start=2538
+  _globals['_GETSESSIONRESPONSE']._serialized_end=2596
+  _globals['_LISTSESSIONSREQUEST']._serialized_start=2598
+  _globals['_LISTSESSIONSREQUEST']._serialized_end=2719
+  _globals['_LISTSESSIONSRESPONSE']._serialized_start=2721
+  _globals['_LISTSESSIONSRESPONSE']._serialized_end=2807
+  _globals['_DELETESESSIONREQUEST']._serialized_start=2809
+  _globals['_DELETESESSIONREQUEST']._serialized_end=2851
+  _globals['_DELETESESSIONRESPONSE']._serialized_start=2853
+  _globals['_DELETESESSIONRESPONSE']._serialized_end=2876
+  _globals['_LISTAGENTSREQUEST']._serialized_start=2878
+  _globals['_LISTAGENTSREQUEST']._serialized_end=2897
+  _globals['_LISTAGENTSRESPONSE']._serialized_start=2899
+  _globals['_LISTAGENTSRESPONSE']._serialized_end=2954
+  _globals['_AGENTSERVICE']._serialized_start=3245
+  _globals['_AGENTSERVICE']._serialized_end=3996
 # @@protoc_insertion_point(module_scope)

@@ -139,6 +139,56 @@ class ReplyResponse(_message.Message):
     status: SessionStatus
     def __init__(self, message: _Optional[_Union[_content_pb2.Msg, _Mapping]] = ..., pending_tool_calls: _Optional[_Iterable[_Union[_content_pb2.ToolCallBlock, _Mapping]]] = ..., status: _Optional[_Union[SessionStatus, str]] = ...) -> None: ...
 
+class WatchRequest(_message.Message):
+    __slots__ = ("session_id", "after_seq")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_SEQ_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    after_seq: int
+    def __init__(self, session_id: _Optional[str] = ..., after_seq: _Optional[int] = ...) -> None: ...
+
+class SendRequest(_message.Message):
+    __slots__ = ("session_id", "request_id", "user_message", "user_confirm_result", "external_execution_result", "user_interrupt")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    USER_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    USER_CONFIRM_RESULT_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_EXECUTION_RESULT_FIELD_NUMBER: _ClassVar[int]
+    USER_INTERRUPT_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    request_id: str
+    user_message: _events_pb2.UserMessage
+    user_confirm_result: _events_pb2.UserConfirmResult
+    external_execution_result: _events_pb2.ExternalExecutionResult
+    user_interrupt: _events_pb2.UserInterrupt
+    def __init__(self, session_id: _Optional[str] = ..., request_id: _Optional[str] = ..., user_message: _Optional[_Union[_events_pb2.UserMessage, _Mapping]] = ..., user_confirm_result: _Optional[_Union[_events_pb2.UserConfirmResult, _Mapping]] = ..., external_execution_result: _Optional[_Union[_events_pb2.ExternalExecutionResult, _Mapping]] = ..., user_interrupt: _Optional[_Union[_events_pb2.UserInterrupt, _Mapping]] = ...) -> None: ...
+
+class SendResponse(_message.Message):
+    __slots__ = ("request_id", "reply_id")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLY_ID_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    reply_id: str
+    def __init__(self, request_id: _Optional[str] = ..., reply_id: _Optional[str] = ...) -> None: ...
+
+class ListMessagesRequest(_message.Message):
+    __slots__ = ("session_id", "page_size", "page_token")
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    session_id: str
+    page_size: int
+    page_token: str
+    def __init__(self, session_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListMessagesResponse(_message.Message):
+    __slots__ = ("messages", "next_page_token")
+    MESSAGES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    messages: _containers.RepeatedCompositeFieldContainer[_content_pb2.Msg]
+    next_page_token: str
+    def __init__(self, messages: _Optional[_Iterable[_Union[_content_pb2.Msg, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
 class CreateSessionRequest(_message.Message):
     __slots__ = ("agent_id", "external_tools", "permission_mode", "working_directories", "metadata")
     AGENT_ID_FIELD_NUMBER: _ClassVar[int]

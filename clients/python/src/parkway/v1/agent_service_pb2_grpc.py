@@ -41,6 +41,21 @@ class AgentServiceStub:
                 request_serializer=parkway_dot_v1_dot_events__pb2.ClientEvent.SerializeToString,
                 response_deserializer=parkway_dot_v1_dot_events__pb2.ServerEvent.FromString,
                 _registered_method=True)
+        self.Watch = channel.unary_stream(
+                '/parkway.v1.AgentService/Watch',
+                request_serializer=parkway_dot_v1_dot_agent__service__pb2.WatchRequest.SerializeToString,
+                response_deserializer=parkway_dot_v1_dot_events__pb2.ServerEvent.FromString,
+                _registered_method=True)
+        self.Send = channel.unary_unary(
+                '/parkway.v1.AgentService/Send',
+                request_serializer=parkway_dot_v1_dot_agent__service__pb2.SendRequest.SerializeToString,
+                response_deserializer=parkway_dot_v1_dot_agent__service__pb2.SendResponse.FromString,
+                _registered_method=True)
+        self.ListMessages = channel.unary_unary(
+                '/parkway.v1.AgentService/ListMessages',
+                request_serializer=parkway_dot_v1_dot_agent__service__pb2.ListMessagesRequest.SerializeToString,
+                response_deserializer=parkway_dot_v1_dot_agent__service__pb2.ListMessagesResponse.FromString,
+                _registered_method=True)
         self.Reply = channel.unary_unary(
                 '/parkway.v1.AgentService/Reply',
                 request_serializer=parkway_dot_v1_dot_agent__service__pb2.ReplyRequest.SerializeToString,
@@ -84,6 +99,37 @@ class AgentServiceServicer:
         the server still applies and acknowledges every input sent before, then ends the stream with OK
         as soon as the session runs no reply: at once if it is idle or parked, otherwise right after
         the REPLY_END or REPLY_PARKED that stops the running reply (every event before it is sent).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Watch(self, request, context):
+        """Chat's events without a bidi stream, for clients that cannot keep one open both ways (browsers,
+        serverless functions): replays stored events after after_seq, re-announces the pending
+        REQUIRE_* events of a parked reply, then streams live events, exactly as a Chat attach does.
+        Inputs go through Send; their acknowledgements are Send's responses, so a Watch stream carries
+        no INPUT_ACK. It ends as a Chat stream does: NOT_FOUND when the session is deleted,
+        UNAVAILABLE when the server shuts down (watch again after the last seq read), RESOURCE_EXHAUSTED
+        for a client that reads too slowly; otherwise it lasts until the client cancels it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Send(self, request, context):
+        """One input, as a ClientEvent of a Chat stream would bring it (the same inputs except attach, the
+        same request_id semantics, the same checks and errors). Returns as soon as the input is applied;
+        its events reach every Watch and Chat stream attached to the session.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMessages(self, request, context):
+        """The session's messages, newest first, paged: the user's messages, the final message of each
+        finished reply (also of replies whose events retention has compacted away), and the active
+        reply's message so far.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -139,6 +185,21 @@ def add_AgentServiceServicer_to_server(servicer, server):
                     servicer.Chat,
                     request_deserializer=parkway_dot_v1_dot_events__pb2.ClientEvent.FromString,
                     response_serializer=parkway_dot_v1_dot_events__pb2.ServerEvent.SerializeToString,
+            ),
+            'Watch': grpc.unary_stream_rpc_method_handler(
+                    servicer.Watch,
+                    request_deserializer=parkway_dot_v1_dot_agent__service__pb2.WatchRequest.FromString,
+                    response_serializer=parkway_dot_v1_dot_events__pb2.ServerEvent.SerializeToString,
+            ),
+            'Send': grpc.unary_unary_rpc_method_handler(
+                    servicer.Send,
+                    request_deserializer=parkway_dot_v1_dot_agent__service__pb2.SendRequest.FromString,
+                    response_serializer=parkway_dot_v1_dot_agent__service__pb2.SendResponse.SerializeToString,
+            ),
+            'ListMessages': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMessages,
+                    request_deserializer=parkway_dot_v1_dot_agent__service__pb2.ListMessagesRequest.FromString,
+                    response_serializer=parkway_dot_v1_dot_agent__service__pb2.ListMessagesResponse.SerializeToString,
             ),
             'Reply': grpc.unary_unary_rpc_method_handler(
                     servicer.Reply,
@@ -199,6 +260,87 @@ class AgentService:
             '/parkway.v1.AgentService/Chat',
             parkway_dot_v1_dot_events__pb2.ClientEvent.SerializeToString,
             parkway_dot_v1_dot_events__pb2.ServerEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Watch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/parkway.v1.AgentService/Watch',
+            parkway_dot_v1_dot_agent__service__pb2.WatchRequest.SerializeToString,
+            parkway_dot_v1_dot_events__pb2.ServerEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Send(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parkway.v1.AgentService/Send',
+            parkway_dot_v1_dot_agent__service__pb2.SendRequest.SerializeToString,
+            parkway_dot_v1_dot_agent__service__pb2.SendResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMessages(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parkway.v1.AgentService/ListMessages',
+            parkway_dot_v1_dot_agent__service__pb2.ListMessagesRequest.SerializeToString,
+            parkway_dot_v1_dot_agent__service__pb2.ListMessagesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,46 @@
+import type { Metrics } from "../common/telemetry.js";
+import { invalidArgument } from "../common/errors.js";
+import type { SessionManager } from "../session/session-manager.js";
+import type { AgentServiceHandlers } from "./agent-service.js";
+import { applySent } from "./apply-sent.js";
+import { attachCall, attachedEvents, type OpenStreams } from "./attached-events.js";
+
+/**
+ * Watch and Send: Chat split in two for clients without bidi streams. Watch attaches as Chat's
+ * attach does and streams the same events (it has no inputs, so no INPUT_ACK); Send applies one
+ * input as a Chat input is applied, with the same request ids, checks, metrics and logs, and answers
+ * with its acknowledgement — or fails with the status that acknowledgement would carry.
+ *
+ * The per-stream `inputsPerSecond` limit is Chat's own: a Send is a call of its own, not an input
+ * on a stream, so it does not apply. Everything the session checks applies as for Chat: request
+ * ids, the running-replies limit, the session's state and the tenant.
+ */
+export function watchSendHandlers(
+  manager: SessionManager,
+  metrics: Metrics,
+  streams: OpenStreams,
+): Pick<AgentServiceHandlers, "watch" | "send"> {
+  return {
+    async *watch(request, ctx) {
+      const { sessionId, afterSeq } = request;
+      const attached = await attachCall(manager, ctx, streams, sessionId, afterSeq);
+      yield* attachedEvents(attached, sessionId, streams);
+    },
+
+    async send(request, ctx) {
+      let applied;
+      try {
+        applied = await applySent(manager, metrics, ctx, request, "input", () => {
+          if (!request.sessionId) {
+            throw invalidArgument([{ field: "session_id", description: "is required" }]);
+          }
+        });
+      } catch (err) {
+        // Logged with the input's fields, and not again when the call ends.
+        ctx.reported(err);
+        throw err;
+      }
+      return { requestId: request.requestId, replyId: applied.replyId ?? "" };
+    },
+  };
+}
