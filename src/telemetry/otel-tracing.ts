@@ -39,10 +39,17 @@ function contextOf(traceparent: string | undefined): Context {
   return parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
 }
 
-function clean(attributes: SpanAttributes): Record<string, string | number | boolean | string[]> {
-  const out: Record<string, string | number | boolean | string[]> = {};
-  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
-  return out;
+type Defined = Record<string, string | number | boolean | string[]>;
+
+/** The attributes without the undefined ones (copied only when there are some). */
+function clean(attributes: SpanAttributes): Defined {
+  for (const key in attributes) {
+    if (attributes[key] !== undefined) continue;
+    const out: Defined = {};
+    for (const [k, value] of Object.entries(attributes)) if (value !== undefined) out[k] = value;
+    return out;
+  }
+  return attributes as Defined;
 }
 
 class OtelSpan implements TraceSpan {

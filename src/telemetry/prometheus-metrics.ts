@@ -43,6 +43,8 @@ export class PrometheusMetrics implements Metrics {
   private readonly decisions: Counter;
   private readonly acks: Counter;
   private readonly store: Histogram;
+  /** The store histogram's series, one per operation, bound once: a store call hashes no labels. */
+  private readonly storeSeries = new Map<StoreOperation, Histogram.Internal<string>>();
 
   constructor(private readonly tenantLabel = false) {
     const registers = [this.registry];
@@ -187,6 +189,11 @@ export class PrometheusMetrics implements Metrics {
   }
 
   storeOperation(operation: StoreOperation, seconds: number): void {
-    this.store.observe({ operation }, seconds);
+    let series = this.storeSeries.get(operation);
+    if (!series) {
+      series = this.store.labels({ operation });
+      this.storeSeries.set(operation, series);
+    }
+    series.observe(seconds);
   }
 }
