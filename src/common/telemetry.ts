@@ -29,12 +29,20 @@ export interface SpanOptions {
   attributes?: SpanAttributes;
   /** Spans (their `traceparent`) this one is linked to without being their child. */
   links?: readonly string[];
+  /** The `traceparent` that `Tracing.reserve` gave: the span takes its trace and span ids. */
+  reserved?: string | undefined;
 }
 
 /** Starts spans; `enabled` is false when no exporter is configured. */
 export interface Tracing {
   readonly enabled: boolean;
   start(name: string, options?: SpanOptions): TraceSpan;
+  /**
+   * The `traceparent` of a span not started yet (a child of `parent`, or the root of a new trace):
+   * what can be stored now, while the span itself is started later with it (`reserved`), off the
+   * path of the write that stores it. Undefined when tracing is off.
+   */
+  reserve(parent?: string): string | undefined;
 }
 
 /** What a parked call waited for: a person's confirmation, an external tool's result, an answer. */
@@ -104,7 +112,7 @@ const noSpan: TraceSpan = {
 };
 
 /** Tracing that records nothing. */
-export const noTracing: Tracing = { enabled: false, start: () => noSpan };
+export const noTracing: Tracing = { enabled: false, start: () => noSpan, reserve: () => undefined };
 
 /** Metrics that measure nothing. */
 export const noMetrics: Metrics = {

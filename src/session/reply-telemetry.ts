@@ -51,6 +51,8 @@ export function parkKind(call: ToolCallBlock): ParkKind {
  */
 export class ReplyTelemetry {
   private run: TraceSpan | undefined;
+  /** Starts the run's span (see `running`). */
+  private pending: (() => void) | undefined;
   private model: ModelCall | undefined;
   private readonly tools = new Map<string, ToolCall>();
 
@@ -62,24 +64,40 @@ export class ReplyTelemetry {
   /**
    * The reply runs, from its start or after an answer that `caller` (a `traceparent`) sent. A new
    * reply's span is the child of the caller's; a resumed run is the child of the reply's span,
-   * linked to the caller's.
+   * linked to the caller's. The reply's `traceparent` is reserved now, to be stored with the write
+   * that starts it; the span itself starts right after that write is issued (with the time of now),
+   * or at the reply's first event if that comes first.
    */
   running(data: ReplyData, caller: string | undefined): void {
     if (!this.t.tracing.enabled) return;
     const resumed = data.trace !== undefined;
+    const reserved = resumed ? undefined : this.t.tracing.reserve(caller);
+    data.trace ??= reserved;
+    const at = Date.now();
     const { sessionId, agent } = this.owner;
-    this.run = this.t.tracing.start(`invoke_agent ${agent}`, {
-      parent: data.trace ?? caller,
-      links: resumed && caller ? [caller] : [],
-      attributes: {
-        "gen_ai.operation.name": "invoke_agent",
-        "gen_ai.agent.name": agent,
-        "gen_ai.conversation.id": sessionId,
-        "parkway.reply.id": data.replyId,
-        "parkway.reply.resumed": resumed,
-      },
-    });
-    data.trace ??= this.run.traceparent;
+    this.pending = () => {
+      this.run = this.t.tracing.start(`invoke_agent ${agent}`, {
+        parent: resumed ? data.trace : caller,
+        reserved,
+        at,
+        links: resumed && caller ? [caller] : [],
+        attributes: {
+          "gen_ai.operation.name": "invoke_agent",
+          "gen_ai.agent.name": agent,
+          "gen_ai.conversation.id": sessionId,
+          "parkway.reply.id": data.replyId,
+          "parkway.reply.resumed": resumed,
+        },
+      });
+    };
+    setImmediate(() => this.startRun());
+  }
+
+  /** Starts the run's span if it is still to start. */
+  private startRun(): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.();
   }
 
   /** The `traceparent` the model call under way carries onward. */
@@ -125,6 +143,7 @@ export class ReplyTelemetry {
         this.modelEnded(body, now);
         return;
       case "tool_result_start":
+        this.startRun();
         this.tools.set(body.toolCallId, {
           at: now,
           name: body.toolCallName,
@@ -201,6 +220,7 @@ export class ReplyTelemetry {
    * time is the park's, not the tool's.
    */
   parked(): void {
+    this.startRun();
     for (const tool of this.tools.values()) tool.span.end();
     this.tools.clear();
     this.run?.setAttributes({ "parkway.reply.state": "parked" });
@@ -245,6 +265,7 @@ export class ReplyTelemetry {
 
   /** The reply ended (its REPLY_END is stored). */
   ended(finishedReason: FinishedReason, error: Failure | undefined): void {
+    this.startRun();
     this.t.metrics.replyEnded(this.owner.agent, finishedReason, this.owner.tenant);
     for (const tool of this.tools.values()) tool.span.end({ error: "unfinished" });
     this.tools.clear();

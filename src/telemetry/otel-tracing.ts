@@ -10,6 +10,7 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { SpanAttributes, SpanOptions, TraceSpan, Tracing } from "../common/telemetry.js";
+import type { PresetIds } from "./preset-ids.js";
 
 /** A W3C `traceparent` of version 00: trace id, parent span id, flags. */
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
@@ -90,7 +91,18 @@ class OtelSpan implements TraceSpan {
 export class OtelTracing implements Tracing {
   readonly enabled = true;
 
-  constructor(private readonly tracer: Tracer) {}
+  constructor(
+    private readonly tracer: Tracer,
+    private readonly ids: PresetIds,
+  ) {}
+
+  reserve(parent?: string): string {
+    const within = spanContextOf(parent);
+    const fresh = this.ids.fresh();
+    const traceId = within?.traceId ?? fresh.traceId;
+    const flags = within ? (within.traceFlags & 0xff).toString(16).padStart(2, "0") : "01";
+    return `00-${traceId}-${fresh.spanId}-${flags}`;
+  }
 
   start(name: string, options: SpanOptions = {}): TraceSpan {
     const links: Link[] = [];
@@ -98,16 +110,23 @@ export class OtelTracing implements Tracing {
       const linked = spanContextOf(parent);
       if (linked) links.push({ context: linked });
     }
-    const span = this.tracer.startSpan(
-      name,
-      {
-        kind: KINDS[options.kind ?? "internal"],
-        ...(options.at === undefined ? {} : { startTime: options.at }),
-        ...(options.attributes ? { attributes: clean(options.attributes) } : {}),
-        links,
-      },
-      contextOf(options.parent),
-    );
+    const reserved = spanContextOf(options.reserved);
+    this.ids.preset = reserved && { traceId: reserved.traceId, spanId: reserved.spanId };
+    let span: Span;
+    try {
+      span = this.tracer.startSpan(
+        name,
+        {
+          kind: KINDS[options.kind ?? "internal"],
+          ...(options.at === undefined ? {} : { startTime: options.at }),
+          ...(options.attributes ? { attributes: clean(options.attributes) } : {}),
+          links,
+        },
+        contextOf(options.parent),
+      );
+    } finally {
+      this.ids.preset = undefined;
+    }
     return new OtelSpan(span);
   }
 }

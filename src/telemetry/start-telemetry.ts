@@ -4,6 +4,7 @@ import { noMetrics, noTracing, type Telemetry, type Tracing } from "../common/te
 import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
 import { ExplicitContextManager } from "./explicit-context.js";
 import { OtelTracing } from "./otel-tracing.js";
+import { PresetIds } from "./preset-ids.js";
 import { PrometheusMetrics } from "./prometheus-metrics.js";
 
 /** What to turn on. */
@@ -44,7 +45,9 @@ let sdk: Promise<SharedSdk> | undefined;
 async function startSdk(serviceName: string | undefined): Promise<SharedSdk> {
   // Loaded only when tracing is on: the SDK and its exporters cost start time and memory.
   const { NodeSDK } = await import("@opentelemetry/sdk-node");
+  const ids = new PresetIds();
   const node = new NodeSDK({
+    idGenerator: ids,
     ...(serviceName === undefined ? {} : { serviceName }),
     instrumentations: [],
     // Spans get their parents explicitly: no context is carried across every await.
@@ -55,7 +58,7 @@ async function startSdk(serviceName: string | undefined): Promise<SharedSdk> {
   });
   node.start();
   return {
-    tracing: new OtelTracing(trace.getTracer("parkway")),
+    tracing: new OtelTracing(trace.getTracer("parkway"), ids),
     users: 0,
     shutdown: () => node.shutdown(),
   };
