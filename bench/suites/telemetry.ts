@@ -30,13 +30,23 @@ const PER_ROUND = 50;
 
 /** A way of running the server. */
 interface Variant {
-  key: "plain" | "both" | "metrics" | "tracing";
+  key: "plain" | "both" | "metrics" | "tracing" | "control";
   label: string;
   metrics: boolean;
   tracing: boolean;
 }
 
 const PLAIN: Variant = { key: "plain", label: "no telemetry", metrics: false, tracing: false };
+/**
+ * A second plain server, measured like the others against the first: its ratios are the noise
+ * floor of the run (what the same server shows against itself on this machine at this load).
+ */
+const CONTROL: Variant = {
+  key: "control",
+  label: "no telemetry either (a second plain server: the run's noise floor)",
+  metrics: false,
+  tracing: false,
+};
 const BOTH: Variant = { key: "both", label: "metrics + tracing", metrics: true, tracing: true };
 const METRICS: Variant = { key: "metrics", label: "metrics only", metrics: true, tracing: false };
 const TRACING: Variant = { key: "tracing", label: "tracing only", metrics: false, tracing: true };
@@ -248,7 +258,7 @@ interface StreamRun {
 export async function telemetry(config: BenchConfig): Promise<Row[]> {
   await ensureBuilt();
   const bin = await buildLoad(path.join(config.scratch, "bin"));
-  const variants = config.smoke ? [PLAIN, BOTH] : [PLAIN, BOTH, METRICS, TRACING];
+  const variants = config.smoke ? [PLAIN, BOTH] : [PLAIN, BOTH, METRICS, TRACING, CONTROL];
   const measured = new Map<Variant, Measured>(
     variants.map((v) => [
       v,
