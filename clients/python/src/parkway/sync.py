@@ -292,6 +292,52 @@ class Client:
         """See :meth:`AsyncClient.get_session`."""
         return self._loop.run(self.aio.get_session(session_id, timeout=timeout))
 
+    def send(
+        self,
+        session_id: str,
+        message: str | None = None,
+        *,
+        confirm: Iterable[events_pb2.ConfirmResult] | None = None,
+        results: Iterable[content_pb2.ToolResultBlock] | None = None,
+        interrupt: bool = False,
+        reply_id: str = "",
+        request_id: str = "",
+        timeout: float | None = None,
+    ) -> agent_service_pb2.SendResponse:
+        """See :meth:`AsyncClient.send`."""
+        return self._loop.run(
+            self.aio.send(
+                session_id,
+                message,
+                confirm=confirm,
+                results=results,
+                interrupt=interrupt,
+                reply_id=reply_id,
+                request_id=request_id,
+                timeout=timeout,
+            )
+        )
+
+    def watch(self, session_id: str, after_seq: int = 0) -> Iterator[events_pb2.ServerEvent]:
+        """See :meth:`AsyncClient.watch`: iterates until the loop stops (close the iterator to
+        end the stream)."""
+        return self._loop.iterate(self.aio.watch(session_id, after_seq))
+
+    def list_messages(
+        self,
+        session_id: str,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        timeout: float | None = None,
+    ) -> agent_service_pb2.ListMessagesResponse:
+        """See :meth:`AsyncClient.list_messages`."""
+        return self._loop.run(
+            self.aio.list_messages(
+                session_id, page_size=page_size, page_token=page_token, timeout=timeout
+            )
+        )
+
     def list_sessions(
         self,
         *,
