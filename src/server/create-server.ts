@@ -245,10 +245,17 @@ export function createServer(deps: ServerDeps): ParkwayServer {
       stopped ??= (async () => {
         self.drain();
         const drained = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
-        const timer = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-        if (drain) await Promise.race([Promise.allSettled([...env.inFlight]), timer]);
-        shutdownController.abort(new ServerShutdownError());
-        await Promise.race([Promise.allSettled([...env.inFlight]).then(() => drained), timer]);
+        // A ref'd timer, cleared once done: were it the last handle and unref'd, the process would
+        // exit with the shutdown's await unsettled.
+        let grace: NodeJS.Timeout | undefined;
+        const timer = new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)));
+        try {
+          if (drain) await Promise.race([Promise.allSettled([...env.inFlight]), timer]);
+          shutdownController.abort(new ServerShutdownError());
+          await Promise.race([Promise.allSettled([...env.inFlight]).then(() => drained), timer]);
+        } finally {
+          clearTimeout(grace);
+        }
         server.forceShutdown();
         await deps.store.close();
       })();

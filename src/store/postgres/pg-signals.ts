@@ -2,6 +2,7 @@ import pg from "pg";
 import { newId } from "../../common/ids.js";
 import type { Logger } from "../../common/logger.js";
 import { Listeners, type StoreSignals } from "../signals.js";
+import { boundedWait } from "../../common/bounded-wait.js";
 
 /** The PostgreSQL channel of Parkway's signals. */
 const CHANNEL = "parkway_signals";
@@ -51,9 +52,9 @@ export class PgSignals implements StoreSignals {
     clearTimeout(this.retry);
     if (this.flushing) clearImmediate(this.flushing);
     this.local.clear();
-    // A connection whose peer vanished may never finish ending.
+    // A connection whose peer vanished may never finish ending: wait a second at most.
     const ended = this.client?.end().catch(() => undefined);
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+    await boundedWait(ended, 1000);
     this.client = undefined;
   }
 

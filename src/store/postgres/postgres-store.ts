@@ -14,6 +14,7 @@ import {
   type QueuedWrite,
   type TransactionGuard,
 } from "./writer.js";
+import { boundedWait } from "../../common/bounded-wait.js";
 
 /** How a `PostgresStore` connects and reads. */
 export interface PostgresStoreOptions {
@@ -141,7 +142,7 @@ export class PostgresStore implements Store {
     this.writer = undefined;
     // A connection whose peer vanished may never finish ending.
     const ended = pool.end().catch(() => undefined);
-    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    await boundedWait(ended, 2000);
   }
 
   get failure(): StorageFailure | undefined {
