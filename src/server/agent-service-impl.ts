@@ -11,7 +11,7 @@ import { schemaError } from "../tools/external-tool.js";
 import { toolCallToPb, msgToPb } from "./mappers/content.js";
 import { permissionMode, sessionStatus } from "./mappers/enums.js";
 import { agentToPb } from "./mappers/agents.js";
-import { applySent } from "./apply-sent.js";
+import { applySent, applyUnary } from "./apply-sent.js";
 import { attachCall, attachedEvents, endsReply, itemToPb } from "./attached-events.js";
 import { listMessagesHandler } from "./list-messages.js";
 import { watchSendHandlers } from "./watch-send.js";
@@ -181,18 +181,7 @@ export function createAgentService(
 
     async reply(request, ctx) {
       const tenant = ctx.principal.tenant;
-      let applied;
-      try {
-        applied = await applySent(manager, metrics, ctx, request, "input", () => {
-          if (!request.sessionId) {
-            throw invalidArgument([{ field: "session_id", description: "is required" }]);
-          }
-        });
-      } catch (err) {
-        // Logged with the input's fields, and not again when the call ends.
-        ctx.reported(err);
-        throw err;
-      }
+      const applied = await applyUnary(manager, metrics, ctx, request);
       // A retry gets the outcome the input had the first time, not the session's state now.
       const done = applied.settled ? await applied.settled : await applied.firstOutcome?.();
       if (!done) {

@@ -1,4 +1,5 @@
 import { status as Status } from "@grpc/grpc-js";
+import { invalidArgument } from "../common/errors.js";
 import type { Metrics } from "../common/telemetry.js";
 import type { Applied } from "../session/apply-input.js";
 import type { SessionManager } from "../session/session-manager.js";
@@ -41,6 +42,28 @@ export async function applySent(
   } catch (err) {
     logUnapplied(ctx, sent, err);
     metrics.inputAcked(ackCode(err));
+    throw err;
+  }
+}
+
+/**
+ * `applySent` for a unary call carrying one input (Reply, Send): `session_id` is required, and a
+ * refusal, logged with the input's fields, is not logged again when the call ends.
+ */
+export async function applyUnary(
+  manager: SessionManager,
+  metrics: Metrics,
+  ctx: CallContext,
+  sent: SentInput,
+): Promise<Applied> {
+  try {
+    return await applySent(manager, metrics, ctx, sent, "input", () => {
+      if (!sent.sessionId) {
+        throw invalidArgument([{ field: "session_id", description: "is required" }]);
+      }
+    });
+  } catch (err) {
+    ctx.reported(err);
     throw err;
   }
 }

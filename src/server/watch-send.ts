@@ -1,8 +1,7 @@
 import type { Metrics } from "../common/telemetry.js";
-import { invalidArgument } from "../common/errors.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { AgentServiceHandlers } from "./agent-service.js";
-import { applySent } from "./apply-sent.js";
+import { applyUnary } from "./apply-sent.js";
 import { attachCall, attachedEvents, type OpenStreams } from "./attached-events.js";
 
 /**
@@ -28,18 +27,7 @@ export function watchSendHandlers(
     },
 
     async send(request, ctx) {
-      let applied;
-      try {
-        applied = await applySent(manager, metrics, ctx, request, "input", () => {
-          if (!request.sessionId) {
-            throw invalidArgument([{ field: "session_id", description: "is required" }]);
-          }
-        });
-      } catch (err) {
-        // Logged with the input's fields, and not again when the call ends.
-        ctx.reported(err);
-        throw err;
-      }
+      const applied = await applyUnary(manager, metrics, ctx, request);
       return { requestId: request.requestId, replyId: applied.replyId ?? "" };
     },
   };
