@@ -1,7 +1,5 @@
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import type {
   Server,
   ServiceDefinition,
@@ -10,12 +8,7 @@ import type {
 } from "@grpc/grpc-js";
 import type { PackageDefinition } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
-
-/**
- * The descriptor set that `npm run gen` builds from proto/, with every imported file and the vendored
- * grpc.health.v1 health.proto.
- */
-const DESCRIPTOR_SET = fileURLToPath(new URL("../generated/parkway.binpb", import.meta.url));
+import { descriptorSet } from "./descriptor-set.js";
 
 type Services = { service: ServiceDefinition; impl: UntypedServiceImplementation }[];
 
@@ -31,8 +24,7 @@ function servicesOf(reflection: ReflectionService): Services {
 
 /** The reflection service over Parkway's descriptors, with every imported file. */
 function parkwayReflection(): ReflectionService {
-  const set = fromBinary(FileDescriptorSetSchema, readFileSync(DESCRIPTOR_SET));
-  const files = set.file.map((file) => toBinary(FileDescriptorProtoSchema, file));
+  const files = descriptorSet().file.map((file) => toBinary(FileDescriptorProtoSchema, file));
   // The reflection service reads only `fileDescriptorProtos` from each entry of the definition.
   return new ReflectionService({
     parkway: { format: "Protocol Buffer 3 FileDescriptorProto", fileDescriptorProtos: files },
