@@ -1,5 +1,6 @@
 // Lint: type-aware rules that catch async bugs, import cycles, and imports against the layer arrows
 // of DESIGN.md §1 (each layer may import only the layers below it).
+import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
@@ -85,6 +86,31 @@ function onlyImportedBy(owners) {
   ];
 }
 
+/**
+ * The rule for code that runs in browsers (src/web and the console): no Node built-in, no gRPC
+ * runtime, no Node-only Connect package, and of Parkway only the folders `allowed` gives.
+ */
+function browserOnly(files, allowed, message) {
+  return {
+    files,
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: builtinModules.map((name) => ({ name, message })),
+          patterns: [
+            {
+              group: [...allowed, "node:*", "@grpc/*", "@connectrpc/connect-node", "pg", "pino"],
+              message,
+              allowTypeImports: false,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 /** Parkway's folders under src/ (`runtime` and `index.ts` sit above them all). */
 const FOLDERS = [
   "common",
@@ -97,7 +123,9 @@ const FOLDERS = [
   "session",
   "server",
   "generated",
+  "generated-es",
   "client",
+  "web",
   "cli",
   "telemetry",
   "runtime",
@@ -115,6 +143,7 @@ export default tseslint.config(
   {
     ignores: [
       "src/generated/**",
+      "src/generated-es/**",
       "clients/**",
       "node_modules/**",
       "dist/**",
@@ -214,6 +243,11 @@ export default tseslint.config(
     "src/client imports only src/generated and src/common.",
   ),
   layer("common", importsOnly(), "src/common imports nothing of Parkway."),
+  browserOnly(
+    ["src/web/**/*.ts"],
+    importsOnly("generated-es")("web"),
+    "src/web runs in browsers: it imports only src/generated-es and browser-safe packages.",
+  ),
   // Packages only one part of the code imports. Every file gets one rule with all restrictions
   // that apply to it (a later config's rule replaces an earlier one's, so they are not stacked).
   ...onlyImportedBy(PACKAGE_OWNERS),
