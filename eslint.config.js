@@ -248,6 +248,11 @@ export default tseslint.config(
     importsOnly("generated-es")("web"),
     "src/web runs in browsers: it imports only src/generated-es and browser-safe packages.",
   ),
+  browserOnly(
+    ["console/src/**/*.ts"],
+    importsOnly("web", "generated-es")(undefined),
+    "The console runs in browsers: of Parkway it imports only src/web.",
+  ),
   // Packages only one part of the code imports. Every file gets one rule with all restrictions
   // that apply to it (a later config's rule replaces an earlier one's, so they are not stacked).
   ...onlyImportedBy(PACKAGE_OWNERS),
