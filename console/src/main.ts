@@ -15,7 +15,7 @@ type View = "parked" | "rules" | "audit";
 
 const client = createWebClient({
   baseUrl: window.location.origin,
-  token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined,
+  token: () => sessionStorage.getItem(TOKEN_KEY) || undefined,
 });
 
 const announcer = document.getElementById("announcer")!;
@@ -94,8 +94,11 @@ async function pollSessions(signal: AbortSignal) {
     } catch (err) {
       if (signal.aborted) return;
       if (err instanceof ConnectError && err.code === Code.Unauthenticated) {
+        sessionStorage.removeItem(TOKEN_KEY);
         requireSignIn(
-          sessionStorage.getItem(TOKEN_KEY) ? "The token was refused; sign in again." : "",
+          tokenWasGiven
+            ? "The token was refused; sign in again."
+            : "This server needs a tenant token.",
         );
         return;
       }
@@ -110,10 +113,13 @@ async function pollSessions(signal: AbortSignal) {
   }
 }
 
+let tokenWasGiven = false;
+
 function start() {
+  tokenWasGiven = Boolean(sessionStorage.getItem(TOKEN_KEY));
   signInSection.hidden = true;
   app.hidden = false;
-  signOut.hidden = sessionStorage.getItem(TOKEN_KEY) === null;
+  signOut.hidden = false;
   polling?.abort();
   polling = new AbortController();
   void pollSessions(polling.signal);
@@ -133,13 +139,8 @@ function requireSignIn(message: string) {
 
 signInForm.addEventListener("submit", (event) => {
   event.preventDefault();
-  const token = tokenInput.value.trim();
-  if (!token) {
-    signInError.textContent = "Enter your tenant token.";
-    tokenInput.focus();
-    return;
-  }
-  sessionStorage.setItem(TOKEN_KEY, token);
+  // An empty token signs in to a server without tenants.
+  sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
   tokenInput.value = "";
   start();
 });
@@ -150,4 +151,5 @@ signOut.addEventListener("click", () => {
 });
 
 show("parked");
-start();
+if (sessionStorage.getItem(TOKEN_KEY) === null) requireSignIn("");
+else start();

@@ -1,0 +1,343 @@
+/**
+ * The web console in a real browser: headless Chromium from Debian's package (no browser download),
+ * driven by playwright-core, against the compiled server serving its web port. A Python client
+ * starts replies that park; the console shows each park within a second; clicks approve one with
+ * an "always allow" rule (the Python client sees its reply complete, the rule appears in the rules
+ * view) and answer an AskUser (single choice with previews, multi-select, Other). Each step's
+ * screenshot goes to test-results/console-browser/. Any console error, page error, failed request
+ * or HTTP error response of the page fails the test.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Script, startScriptedModel } from "../../src/model/scripted/index.js";
+import type { ScriptedModelServer } from "../../src/model/scripted/index.js";
+import { pythonClient } from "../helpers/python-client.js";
+import { REPO_ROOT, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+
+/** Debian's Chromium; PARKWAY_CHROMIUM names another executable. */
+const CHROMIUM = process.env.PARKWAY_CHROMIUM ?? "/usr/bin/chromium";
+const SHOTS = path.join(REPO_ROOT, "test-results/console-browser");
+const TOKEN = "console-test-token";
+/** How soon a park must show in the console. */
+const PARK_VISIBLE_MS = 1000;
+
+const SCRIPT: Script = {
+  defaults: { chunkSize: 16, delayMs: 5 },
+  turns: [
+    {
+      match: { lastUser: "^deploy$" },
+      repeat: true,
+      text: "I will create the release marker.",
+      toolCalls: [{ name: "Bash", input: { command: "touch release-marker.txt" } }],
+    },
+    { match: { toolName: "Bash" }, repeat: true, text: "The release marker is in place." },
+    {
+      match: { lastUser: "^choose$" },
+      repeat: true,
+      toolCalls: [
+        {
+          name: "AskUser",
+          input: {
+            questions: [
+              {
+                question: "Which layout should the page use?",
+                header: "Layout",
+                multi_select: false,
+                options: [
+                  {
+                    label: "Cards",
+                    description: "one card per item",
+                    preview: "[ card ] [ card ]",
+                  },
+                  { label: "Table", description: "one row per item", preview: "| row |\n| row |" },
+                ],
+              },
+              {
+                question: "Which checks should run?",
+                header: "Checks",
+                multi_select: true,
+                options: [
+                  { label: "Lint", description: "style and mistakes" },
+                  { label: "Types", description: "the type checker" },
+                  { label: "Tests", description: "the test suite" },
+                ],
+              },
+              {
+                question: "Who reviews it?",
+                header: "Reviewer",
+                multi_select: false,
+                options: [
+                  { label: "Ana", description: "front end" },
+                  { label: "Bo", description: "back end" },
+                ],
+              },
+            ],
+          },
+        },
+      ],
+    },
+    { match: { toolName: "AskUser" }, repeat: true, text: "Thanks, noted." },
+  ],
+};
+
+/** One line the Python client writes (see console_client.py). */
+type PyRecord =
+  | { parked: string; reply: string; calls: string[] }
+  | { answers: { question: string; selected?: string[]; other?: string }[] }
+  | { finished: string; text: string };
+
+/** The Python client's output lines, read as they come. */
+function pythonLines(child: ChildProcessWithoutNullStreams) {
+  const lines: PyRecord[] = [];
+  const waiters: (() => void)[] = [];
+  const stderr: string[] = [];
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    lines.push(JSON.parse(line) as PyRecord);
+    for (const wake of waiters.splice(0)) wake();
+  });
+  createInterface({ input: child.stderr }).on("line", (line) => stderr.push(line));
+  child.on("exit", () => {
+    for (const wake of waiters.splice(0)) wake();
+  });
+  let read = 0;
+  return {
+    /** The next line, waiting up to `ms` for it. */
+    async next(ms = 20_000): Promise<PyRecord> {
+      const deadline = Date.now() + ms;
+      while (read >= lines.length) {
+        if (child.exitCode !== null) {
+          throw new Error(`the Python client exited (${child.exitCode}):\n${stderr.join("\n")}`);
+        }
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`no line from the Python client within ${ms} ms`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return lines[read++]!;
+    },
+  };
+}
+
+describe("the web console in a real browser", () => {
+  let model: ScriptedModelServer;
+  let server: SpawnedServer;
+  let browser: Browser;
+  let page: Page;
+  let python: ChildProcessWithoutNullStreams | undefined;
+  const problems: string[] = [];
+  let step = 0;
+
+  async function shot(name: string) {
+    step += 1;
+    await page.screenshot({
+      path: path.join(SHOTS, `${String(step).padStart(2, "0")}-${name}.png`),
+      fullPage: true,
+    });
+  }
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `Chromium is missing at ${CHROMIUM}: install Debian's package (apt-get install chromium) or set PARKWAY_CHROMIUM to a Chromium executable`,
+      );
+    }
+    await rm(SHOTS, { recursive: true, force: true });
+    await mkdir(SHOTS, { recursive: true });
+    const root = await tempDir("parkway-console-");
+    const workdir = path.join(root, "work");
+    await mkdir(workdir, { recursive: true });
+    model = await startScriptedModel({ script: SCRIPT });
+    const config = path.join(root, "parkway.json");
+    await writeFile(
+      config,
+      JSON.stringify({
+        model: { url: model.url, name: "scripted", maxRetries: 2 },
+        agents: [{ id: "test", workingDirectories: [workdir] }],
+        tenants: [
+          {
+            id: "acme",
+            tokens: [{ name: "console", sha256: createHash("sha256").update(TOKEN).digest("hex") }],
+          },
+        ],
+      }),
+    );
+    server = await spawnServer({
+      dataDir: path.join(root, "data"),
+      direct: true,
+      args: ["--config", config, "--web-listen", "127.0.0.1:0"],
+    });
+    if (!server.webUrl)
+      throw new Error(`the server logged no webUrl:\n${server.output.join("\n")}`);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      // Chromium's sandbox cannot start as root (CI containers).
+      args: process.getuid?.() === 0 ? ["--no-sandbox"] : [],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(`console error: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("requestfailed", (r) =>
+      problems.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`),
+    );
+    page.on("response", (r) => {
+      if (r.status() >= 400)
+        problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    if (python && python.exitCode === null) python.kill("SIGKILL");
+    await browser?.close();
+    await server?.stop();
+    await model?.close();
+  });
+
+  it("signs in, approves with always allow, shows the rule, answers AskUser", async () => {
+    await page.goto(server.webUrl!);
+    const token = page.getByLabel("Tenant token");
+    await token.waitFor({ state: "visible", timeout: 10_000 });
+    await shot("sign-in");
+    await token.fill(TOKEN);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByText("Connected").waitFor({ timeout: 10_000 });
+
+    const { python: interpreter, env } = await pythonClient();
+    python = spawn(
+      interpreter,
+      [
+        path.join(REPO_ROOT, "test/e2e/console_client.py"),
+        server.address,
+        TOKEN,
+        "deploy",
+        "choose",
+      ],
+      { env },
+    );
+    const out = pythonLines(python);
+
+    // A reply parks on a confirmation: the console shows it within a second.
+    const parked = await out.next();
+    expect(parked).toMatchObject({ calls: ["Bash"] });
+    const sessionId = (parked as { parked: string }).parked;
+    const started = Date.now();
+    const card = page.locator(`[data-session-id="${sessionId}"] article.call.confirm`);
+    await card.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    const visibleAfter = Date.now() - started;
+    expect(visibleAfter).toBeLessThanOrEqual(PARK_VISIBLE_MS);
+    await expect(card.locator("h3").innerText()).resolves.toContain("Bash");
+    await expect(card.locator(".why").innerText()).resolves.toMatch(/Why it asks/);
+    await expect(card.locator("pre").first().innerText()).resolves.toContain(
+      "touch release-marker.txt",
+    );
+    await shot("parked-confirm");
+
+    // Always allow, scoped to the agent, with the suggested rule.
+    const rule = (await card.locator("fieldset.always label code").first().innerText()).trim();
+    expect(rule).toMatch(/^Bash/);
+    await card.getByLabel("Scope").selectOption({ label: "Every session of agent test" });
+    await card.getByRole("button", { name: "Always allow" }).click();
+
+    // The Python client sees the reply complete.
+    await expect(out.next()).resolves.toEqual({
+      finished: "FINISHED_REASON_COMPLETED",
+      text: "I will create the release marker.The release marker is in place.",
+    });
+    await card.waitFor({ state: "detached", timeout: 5_000 });
+    await shot("approved");
+
+    // The rule appears in the rules view, in the agent's scope.
+    await page.getByRole("button", { name: "Rules" }).click();
+    const row = page
+      .locator("section.rule-group", { hasText: "Every session of agent test" })
+      .locator("tr", { hasText: rule });
+    await row.waitFor({ state: "visible", timeout: 5_000 });
+    await expect(row.innerText()).resolves.toMatch(/allow\s+agent\s+confirmation/);
+    await expect(row.getByRole("button", { name: `Revoke ${rule}` }).isVisible()).resolves.toBe(
+      true,
+    );
+    await shot("rules");
+
+    // The next reply asks the user: answered in the browser.
+    await page.getByRole("button", { name: /^Waiting/ }).click();
+    const asked = await out.next();
+    expect(asked).toMatchObject({ parked: sessionId, calls: ["AskUser"] });
+    const askedAt = Date.now();
+    const ask = page.locator(`[data-session-id="${sessionId}"] article.call.external`);
+    await ask.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    expect(Date.now() - askedAt).toBeLessThanOrEqual(PARK_VISIBLE_MS);
+
+    const layout = ask.getByRole("group", { name: /Which layout/ });
+    await expect(layout.locator("pre.preview").innerText()).resolves.toBe("[ card ] [ card ]");
+    await layout.getByLabel(/^Table/).check();
+    await expect(layout.locator("pre.preview").innerText()).resolves.toBe("| row |\n| row |");
+    const checks = ask.getByRole("group", { name: /Which checks/ });
+    await checks.getByLabel(/^Lint/).check();
+    await checks.getByLabel(/^Tests/).check();
+    await ask
+      .getByRole("group", { name: /Who reviews/ })
+      .getByLabel("Other answer: Who reviews it?")
+      .fill("Cleo");
+    await shot("ask-user");
+    await ask.getByRole("button", { name: "Send answers" }).click();
+
+    const answers = await out.next();
+    expect(answers).toEqual({
+      answers: [
+        { question: "Which layout should the page use?", selected: ["Table"] },
+        { question: "Which checks should run?", selected: ["Lint", "Tests"] },
+        { question: "Who reviews it?", other: "Cleo" },
+      ],
+    });
+    await expect(out.next()).resolves.toEqual({
+      finished: "FINISHED_REASON_COMPLETED",
+      text: "Thanks, noted.",
+    });
+    await ask.waitFor({ state: "detached", timeout: 5_000 });
+    await shot("answered");
+
+    // The audit trail has the confirmation with its rule and the answer.
+    await page.getByRole("button", { name: "Audit" }).click();
+    const audit = page.locator("table.audit tbody");
+    await audit.locator("tr", { hasText: "answered" }).waitFor({ timeout: 5_000 });
+    await expect(audit.locator("tr", { hasText: "confirmed" }).innerText()).resolves.toContain(
+      `accepted ${rule}`,
+    );
+    await shot("audit");
+
+    // The session's transcript: the user's messages, the replies' text and tool calls.
+    await page.getByRole("button", { name: /^Waiting/ }).click();
+    await page.locator("details.others summary").click();
+    await page
+      .locator(".other-sessions li", { hasText: sessionId })
+      .getByRole("button", { name: "Transcript" })
+      .click();
+    const transcript = page.locator("section.transcript");
+    await transcript.getByText("The release marker is in place.").waitFor({ timeout: 5_000 });
+    await expect(transcript.innerText()).resolves.toMatch(/deploy[\s\S]*Bash[\s\S]*choose/);
+    await shot("transcript");
+
+    // Narrow screen: nothing scrolls sideways.
+    await page.setViewportSize({ width: 380, height: 800 });
+    await expect(
+      page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"),
+    ).resolves.toBe(true);
+    await shot("narrow");
+
+    if (python.exitCode === null) await new Promise((resolve) => python!.once("exit", resolve));
+    expect(python.exitCode).toBe(0);
+    expect(problems).toEqual([]);
+  }, 120_000);
+});
