@@ -26,7 +26,7 @@ function whyItAsks(call: ToolCallBlock): HTMLElement | null {
   return h(
     "p",
     { class: "why" },
-    h("strong", {}, "Why it asks: "),
+    h("strong", {}, call.state === ToolCallState.ASKING ? "Why it asks: " : "Why it waits: "),
     d.reason || "no reason given",
     d.check ? h("span", { class: "muted" }, ` (${d.check})`) : null,
     d.bypassImmune ? h("span", { class: "badge warn" }, "safety check: no rule clears it") : null,

@@ -6,9 +6,10 @@ import {
   type Interceptor,
 } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import {
   AgentService,
-  type SendRequest,
+  type SendRequestSchema,
   type SendResponse,
 } from "../generated-es/parkway/v1/agent_service_pb.js";
 import { AuditService } from "../generated-es/parkway/v1/audit_pb.js";
@@ -31,8 +32,11 @@ export interface WebClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-/** One input of Send: the oneof of SendRequest. */
-export type SendInput = SendRequest["input"];
+/**
+ * One input of Send: the oneof of SendRequest, e.g. `{ case: "userMessage", value: { text } }`
+ * (plain objects, or messages made by the input builders).
+ */
+export type SendInput = MessageInitShape<typeof SendRequestSchema>["input"];
 
 /** Parkway's services over Connect or gRPC-web, and helpers for a session's events and inputs. */
 export interface WebClient {

@@ -7,16 +7,20 @@
  * screenshot goes to test-results/console-browser/. Any console error, page error, failed request
  * or HTTP error response of the page fails the test.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { promisify } from "node:util";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Script, startScriptedModel } from "../../src/model/scripted/index.js";
-import type { ScriptedModelServer } from "../../src/model/scripted/index.js";
+import {
+  type Script,
+  type ScriptedModelServer,
+  startScriptedModel,
+} from "../../src/model/scripted/index.js";
 import { pythonClient } from "../helpers/python-client.js";
 import { REPO_ROOT, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
@@ -163,7 +167,7 @@ describe("the web console in a real browser", () => {
       config,
       JSON.stringify({
         model: { url: model.url, name: "scripted", maxRetries: 2 },
-        agents: [{ id: "test", workingDirectories: [workdir] }],
+        agents: [{ id: "assistant", workingDirectories: [workdir] }],
         tenants: [
           {
             id: "acme",
@@ -204,6 +208,35 @@ describe("the web console in a real browser", () => {
     await server?.stop();
     await model?.close();
   });
+
+  it("runs the README's connect-web snippet against the web port", async () => {
+    const readme = await readFile(path.join(REPO_ROOT, "README.md"), "utf8");
+    const block = /test\/e2e\/console-browser\.test\.ts runs it -->\s*```ts\n([\s\S]*?)```/.exec(
+      readme,
+    );
+    expect(block, "the README's connect-web snippet").not.toBeNull();
+    const placeholder = 'baseUrl: "http://127.0.0.1:8081"';
+    expect(block![1]).toContain(placeholder);
+    // What the snippet leaves to the reader: the web port's URL and, on this server, the token.
+    const code = block![1]!.replace(placeholder, `baseUrl: "${server.webUrl}", token: "${TOKEN}"`);
+    const dir = await tempDir("parkway-web-snippet-");
+    await mkdir(path.join(dir, "node_modules"));
+    await symlink(REPO_ROOT, path.join(dir, "node_modules", "parkway"), "dir");
+    await symlink(
+      path.join(REPO_ROOT, "node_modules", "tsx"),
+      path.join(dir, "node_modules", "tsx"),
+      "dir",
+    );
+    await writeFile(path.join(dir, "package.json"), JSON.stringify({ type: "module" }));
+    await writeFile(path.join(dir, "snippet.ts"), code);
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ["--import", "tsx", "snippet.ts"],
+      { cwd: dir, timeout: 45_000 },
+    );
+    // The second text comes only after the approved Bash call ran.
+    expect(stdout.trim()).toBe("I will create the release marker.The release marker is in place.");
+  }, 60_000);
 
   it("signs in, approves with always allow, shows the rule, answers AskUser", async () => {
     await page.goto(server.webUrl!);
@@ -247,7 +280,7 @@ describe("the web console in a real browser", () => {
     // Always allow, scoped to the agent, with the suggested rule.
     const rule = (await card.locator("fieldset.always label code").first().innerText()).trim();
     expect(rule).toMatch(/^Bash/);
-    await card.getByLabel("Scope").selectOption({ label: "Every session of agent test" });
+    await card.getByLabel("Scope").selectOption({ label: "Every session of agent assistant" });
     await card.getByRole("button", { name: "Always allow" }).click();
 
     // The Python client sees the reply complete.
@@ -261,7 +294,7 @@ describe("the web console in a real browser", () => {
     // The rule appears in the rules view, in the agent's scope.
     await page.getByRole("button", { name: "Rules" }).click();
     const row = page
-      .locator("section.rule-group", { hasText: "Every session of agent test" })
+      .locator("section.rule-group", { hasText: "Every session of agent assistant" })
       .locator("tr", { hasText: rule });
     await row.waitFor({ state: "visible", timeout: 5_000 });
     await expect(row.innerText()).resolves.toMatch(/allow\s+agent\s+confirmation/);

@@ -1,7 +1,7 @@
 """The Python side of console-browser.test.ts: a client that starts replies which park, then waits
 while a person answers them in the web console.
 
-Usage: python console_client.py ADDRESS TOKEN MESSAGE... Creates a session of agent "test", and for
+Usage: python console_client.py ADDRESS TOKEN MESSAGE... Creates a session of agent "assistant", and for
 each MESSAGE starts a reply and follows it until it finishes. Writes one JSON object per line:
 ``{"parked": SESSION, "reply": ID, "calls": [NAME...]}`` each time the reply parks,
 ``{"answers": [...]}`` when an AskUser result arrives, and ``{"finished": REASON, "text": TEXT}``
@@ -45,7 +45,7 @@ def follow(session: Session, message: str) -> None:
 def main() -> None:
     address, token, *messages = sys.argv[1:]
     with Client(address, token or None) as client:
-        created = client.create_session("test")
+        created = client.create_session("assistant")
         with client.attach(created.id) as session:
             for message in messages:
                 follow(session, message)
