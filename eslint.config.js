@@ -26,6 +26,12 @@ const PACKAGE_OWNERS = [
   {
     owners: ["src/server/**", "src/client/**", "src/generated/**", "src/cli/**", "src/index.ts"],
     paths: [{ name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." }],
+    patterns: [
+      {
+        group: ["@connectrpc/*"],
+        message: "Only src/server (the web port) and src/client speak Connect and gRPC-web.",
+      },
+    ],
   },
   {
     owners: ["src/model/openai*.ts"],
