@@ -25,8 +25,23 @@ function layer(folder, allowed, message, extra = []) {
 /** Packages and the files that alone may import them. */
 const PACKAGE_OWNERS = [
   {
-    owners: ["src/server/**", "src/client/**", "src/generated/**", "src/cli/**", "src/index.ts"],
+    // src/web speaks Connect; its browser rule (browserOnly) keeps gRPC out of it.
+    owners: [
+      "src/server/**",
+      "src/client/**",
+      "src/web/**",
+      "src/generated/**",
+      "src/cli/**",
+      "src/index.ts",
+    ],
     paths: [{ name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." }],
+    patterns: [
+      {
+        group: ["@connectrpc/*"],
+        message:
+          "Only src/server (the web port), src/client and src/web speak Connect and gRPC-web.",
+      },
+    ],
   },
   {
     owners: ["src/model/openai*.ts"],

@@ -33,7 +33,8 @@ export async function serve(flags: ConfigFlags): Promise<number> {
     ? { database: parkway.store.location }
     : { data: path.resolve(config.data) };
   const metrics = parkway.metricsUrl ? { metricsUrl: parkway.metricsUrl } : {};
-  log.info({ address: parkway.address, ...where, transport, ...metrics }, "listening");
+  const web = parkway.webUrl ? { webUrl: parkway.webUrl } : {};
+  log.info({ address: parkway.address, ...where, transport, ...metrics, ...web }, "listening");
   const stop = await new Promise<{ signal: NodeJS.Signals } | { storageFailed: true }>(
     (resolve) => {
       if (received) resolve({ signal: received });

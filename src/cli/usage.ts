@@ -15,6 +15,9 @@ options:
   --metrics-listen HOST:PORT
                         serve Prometheus metrics at http://HOST:PORT/metrics (PARKWAY_METRICS_LISTEN;
                         default off); traces go where the standard OTEL_* variables say
+  --web-listen HOST:PORT
+                        serve Connect and gRPC-web, and the web console at /, on HOST:PORT
+                        (PARKWAY_WEB_LISTEN; default off)
   --model-url URL       OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1 (PARKWAY_MODEL_URL)
   --model NAME          model name sent to the endpoint (PARKWAY_MODEL)
   --tls-cert FILE       server certificate, PEM (PARKWAY_TLS_CERT; needs --tls-key)

@@ -14,6 +14,7 @@ export interface ConfigFlags {
   data?: string;
   databaseUrl?: string;
   metricsListen?: string;
+  webListen?: string;
   modelUrl?: string;
   model?: string;
   tlsCert?: string;
@@ -29,6 +30,7 @@ const ENV_KEYS = {
   PARKWAY_NODE_ID: ["database", "nodeId"],
   PARKWAY_LOG_LEVEL: ["logLevel"],
   PARKWAY_METRICS_LISTEN: ["metrics", "listen"],
+  PARKWAY_WEB_LISTEN: ["web", "listen"],
   PARKWAY_SHUTDOWN_GRACE: ["shutdownGrace"],
   PARKWAY_MODEL_URL: ["model", "url"],
   PARKWAY_MODEL: ["model", "name"],
@@ -131,6 +133,7 @@ const FLAG_KEYS: readonly [Exclude<keyof ConfigFlags, "config">, string, readonl
   ["data", "data", ["data"]],
   ["databaseUrl", "database-url", ["database", "url"]],
   ["metricsListen", "metrics-listen", ["metrics", "listen"]],
+  ["webListen", "web-listen", ["web", "listen"]],
   ["modelUrl", "model-url", ["model", "url"]],
   ["model", "model", ["model", "name"]],
   ["tlsCert", "tls-cert", ["tls", "cert"]],

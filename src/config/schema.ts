@@ -19,6 +19,14 @@ export const listenAddress = z.string().superRefine((value, ctx) => {
   }
 });
 
+/** An origin allowed to call the web port from a browser: `scheme://host[:port]`, or `*`. */
+const corsOrigin = z
+  .string()
+  .regex(
+    /^(\*|https?:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(:\d{1,5})?)$/,
+    'an origin such as "https://console.example.com" or "http://localhost:5173" (no path), or "*"',
+  );
+
 /** The model every agent without its own model uses. */
 export const modelConfigSchema = z.strictObject({
   /** Base URL of an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1; unset = the demo model. */
@@ -305,6 +313,19 @@ export const configSchema = z.strictObject({
       tenantLabel: z.boolean().default(false),
     })
     .default({ tenantLabel: false }),
+  /**
+   * The web port: every service over the Connect protocol (JSON and binary) and gRPC-web, and the
+   * web console at `/`, on `listen` (`HOST:PORT`; unset = off), bound to loopback unless tenants
+   * are configured or `allowRemote` is set, with the gRPC port's TLS, tokens and limits.
+   * `corsOrigins` are the origins that browser apps may call it from (`scheme://host[:port]`, or
+   * `*` for any); default none (no CORS headers).
+   */
+  web: z
+    .strictObject({
+      listen: listenAddress.optional(),
+      corsOrigins: z.array(corsOrigin).default([]),
+    })
+    .default({ corsOrigins: [] }),
   /** The agents; none configured = one agent "assistant" with every built-in tool. */
   agents: z
     .array(agentConfigSchema)

@@ -68,6 +68,11 @@ export interface RunningParkway {
   /** Where Prometheus scrapes the metrics (`http://HOST:PORT/metrics`), when they are on. */
   readonly metricsUrl: string | undefined;
   /**
+   * The web port (`http://HOST:PORT`, `https://` with TLS), when it is on: Connect, gRPC-web and
+   * the web console.
+   */
+  readonly webUrl: string | undefined;
+  /**
    * Resolves when a write to the store fails (and never otherwise). By then the failure is logged,
    * health reports NOT_SERVING, inputs answer UNAVAILABLE naming the failure, running replies are
    * aborted and streams ended; reads are still answered. Nothing is written again by this process:
@@ -149,6 +154,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   for (const [key, listen] of [
     ["listen", config.listen],
     ["metrics.listen", config.metrics.listen],
+    ["web.listen", config.web.listen],
   ] as const) {
     if (listen !== undefined && remote(listen)) {
       await demo?.close();
@@ -220,6 +226,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       : false,
     ...(tls ? { tls } : {}),
     tracing: telemetry.tracing,
+    web: { corsOrigins: config.web.corsOrigins },
     agentService: createAgentService(manager, {
       inputsPerSecond: config.limits.inputsPerSecond,
       metrics: telemetry.metrics,
@@ -244,8 +251,14 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     }),
   );
   let port: number;
+  let webUrl: string | undefined;
   try {
     port = await server.bind(config.listen);
+    if (config.web.listen !== undefined) {
+      const webPort = await server.bindWeb(config.web.listen);
+      const webHost = config.web.listen.slice(0, config.web.listen.lastIndexOf(":"));
+      webUrl = `${tls ? "https" : "http"}://${webHost}:${webPort}`;
+    }
     // MCP tools join the agents before recovery and before any session loads.
     const [opened, connected] = await Promise.allSettled([store.open(), mcp.connect()]);
     if (opened.status === "rejected") throw opened.reason;
@@ -266,6 +279,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     server,
     store,
     metricsUrl: running.metricsUrl,
+    webUrl,
     storageFailure,
     liveSessions: () => manager.liveActors,
     async close(options = {}) {

@@ -24,6 +24,8 @@ import {
   unimplementedPermissionService,
 } from "./permission-service.js";
 import { addReflection } from "./reflection.js";
+import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
+import { createWebServer, type WebOptions, type WebServer } from "./web/web-server.js";
 
 /** The address cannot be listened on; `message` is one line naming it and the cause. */
 export class ListenError extends Error {
@@ -51,6 +53,8 @@ export interface ServerDeps {
   keepalive?: ServerKeepalive | false;
   /** Server spans of every call (see `AdapterEnv.tracing`); default none. */
   tracing?: Tracing;
+  /** The web port's CORS origins and console folder (see `ParkwayServer.bindWeb`). */
+  web?: WebOptions;
 }
 
 /** The server's keepalive pings. */
@@ -81,6 +85,13 @@ export interface ParkwayServer {
    * it rejects.
    */
   listen(address: string): Promise<number>;
+  /**
+   * Binds the web port on `address` (`HOST:PORT`): every service over Connect (JSON and binary)
+   * and gRPC-web through the same handlers, admission, auth, limits and TLS as the gRPC port, and
+   * the web console's files at `/`. Call it before `serve`; `shutdown` closes it. Rejects with
+   * `ListenError` naming the address when it cannot be bound.
+   */
+  bindWeb(address: string): Promise<number>;
   /** Stops taking new calls and reports NOT_SERVING (see above); calls in flight go on. */
   drain(): void;
   /**
@@ -111,6 +122,20 @@ function serverCredentials(tls: TlsMaterial | undefined): ServerCredentials {
     [{ private_key: tls.key, cert_chain: tls.cert }],
     tls.clientCa !== undefined,
   );
+}
+
+/** The one-line error of an address that cannot be bound, naming its cause. */
+function listenError(address: string, err: Error): ListenError {
+  const cause = (err as NodeJS.ErrnoException).code ?? /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
+  const why =
+    cause === "EADDRINUSE"
+      ? "address in use (EADDRINUSE)"
+      : cause === "EADDRNOTAVAIL"
+        ? "address not available on this machine (EADDRNOTAVAIL)"
+        : cause === "EACCES"
+          ? "permission denied (EACCES)"
+          : err.message;
+  return new ListenError(`cannot listen on ${address}: ${why}`);
 }
 
 /** grpc-js's own messages (such as a failed bind's) go to the log, not to stderr. */
@@ -178,11 +203,9 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   server.addService(PermissionServiceService, permImpl);
 
   const audit = deps.auditService ?? unimplementedAuditService();
+  const auditEnv: AdapterEnv = { ...env, service: "parkway.v1.AuditService" };
   server.addService(AuditServiceService, {
-    listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, {
-      ...env,
-      service: "parkway.v1.AuditService",
-    }),
+    listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, auditEnv),
   });
 
   const health = new HealthImplementation(
@@ -193,24 +216,35 @@ export function createServer(deps: ServerDeps): ParkwayServer {
 
   let stopped: Promise<void> | undefined;
   let serving = true;
+  let web: WebServer | undefined;
+  const webServer = (): WebServer =>
+    (web ??= createWebServer({
+      services: [
+        { definition: AgentServiceService, handlers: agent, env: agentEnv },
+        { definition: PermissionServiceService, handlers: perms, env: permEnv },
+        { definition: AuditServiceService, handlers: audit, env: auditEnv },
+      ],
+      maxMessageBytes: deps.maxMessageBytes ?? 4 * 1024 * 1024,
+      tls: deps.tls,
+      corsOrigins: deps.web?.corsOrigins ?? [],
+      staticDir: deps.web?.staticDir ?? DEFAULT_CONSOLE_DIR,
+    }));
 
   const self: ParkwayServer = {
     async bind(address) {
       return new Promise<number>((resolve, reject) =>
-        server.bindAsync(address, serverCredentials(deps.tls), (err, bound) => {
-          if (!err) return resolve(bound);
-          const cause = /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
-          const why =
-            cause === "EADDRINUSE"
-              ? "address in use (EADDRINUSE)"
-              : cause === "EADDRNOTAVAIL"
-                ? "address not available on this machine (EADDRNOTAVAIL)"
-                : cause === "EACCES"
-                  ? "permission denied (EACCES)"
-                  : err.message;
-          reject(new ListenError(`cannot listen on ${address}: ${why}`));
-        }),
+        server.bindAsync(address, serverCredentials(deps.tls), (err, bound) =>
+          err ? reject(listenError(address, err)) : resolve(bound),
+        ),
       );
+    },
+
+    async bindWeb(address) {
+      try {
+        return await webServer().listen(address);
+      } catch (err) {
+        throw listenError(address, err as Error);
+      }
     },
 
     serve() {
@@ -244,6 +278,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     shutdown({ graceMs = 5000, drain = false } = {}) {
       stopped ??= (async () => {
         self.drain();
+        web?.stopAccepting();
         const drained = new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
         // A ref'd timer, cleared once done: were it the last handle and unref'd, the process would
         // exit with the shutdown's await unsettled.
@@ -257,6 +292,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
           clearTimeout(grace);
         }
         server.forceShutdown();
+        web?.destroyConnections();
         await deps.store.close();
       })();
       return stopped;

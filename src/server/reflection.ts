@@ -1,16 +1,9 @@
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
-import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import { FileDescriptorProtoSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import type { Server } from "@grpc/grpc-js";
 import type { PackageDefinition } from "@grpc/proto-loader";
 import { ReflectionService } from "@grpc/reflection";
-
-/**
- * The descriptor set that `npm run gen` builds from proto/, with every imported file and the vendored
- * grpc.health.v1 health.proto.
- */
-const DESCRIPTOR_SET = fileURLToPath(new URL("../generated/parkway.binpb", import.meta.url));
+import { descriptorSet } from "./descriptor-set.js";
 
 /**
  * Adds gRPC server reflection (v1 and v1alpha) for the parkway.v1 services and grpc.health.v1.Health.
@@ -18,8 +11,7 @@ const DESCRIPTOR_SET = fileURLToPath(new URL("../generated/parkway.binpb", impor
  * referenced type (google.protobuf.*, google.rpc.*) by file name and by symbol.
  */
 export function addReflection(server: Server): void {
-  const set = fromBinary(FileDescriptorSetSchema, readFileSync(DESCRIPTOR_SET));
-  const files = set.file.map((file) => toBinary(FileDescriptorProtoSchema, file));
+  const files = descriptorSet().file.map((file) => toBinary(FileDescriptorProtoSchema, file));
   // The reflection service reads only `fileDescriptorProtos` from each entry of the definition.
   const definition = {
     parkway: { format: "Protocol Buffer 3 FileDescriptorProto", fileDescriptorProtos: files },

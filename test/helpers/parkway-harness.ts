@@ -50,8 +50,8 @@ export async function startHarness(
   const agentConfig = typeof agent === "function" ? agent(workdir) : agent;
   const model = await startScriptedModel({ script });
   const log = captureLog();
-  // A restart passes the first server's address.
-  const start = (address?: string) =>
+  // A restart passes the first server's addresses.
+  const start = (address?: string, webAddress?: string) =>
     startParkway({
       config: parseConfig({
         listen: "127.0.0.1:0",
@@ -59,6 +59,7 @@ export async function startHarness(
         agents: [{ id: "test", workingDirectories: [workdir], ...agentConfig }] as never,
         ...config,
         ...(address ? { listen: address } : {}),
+        ...(webAddress ? { web: { ...config.web, listen: webAddress } } : {}),
         // `config.model` adds to the scripted model's settings (e.g. timeout, maxRetries).
         model: { url: model.url, name: "scripted", maxRetries: 2, ...config.model },
       }),
@@ -75,8 +76,9 @@ export async function startHarness(
     log,
     async restart() {
       const address = harness.parkway.address;
+      const webUrl = harness.parkway.webUrl;
       await harness.parkway.close();
-      harness.parkway = await start(address);
+      harness.parkway = await start(address, webUrl && new URL(webUrl).host);
     },
     async close() {
       client.close();

@@ -16,7 +16,12 @@ export async function playScenario(text: string, options: RunOptions = {}): Prom
     ...(instantiate(text, workdir).agent ?? {}),
   });
   const crashes = instantiate(text, "").steps.some((step) => step.crash);
-  const h = crashes ? await startProcessHarness(agent) : await startHarness({ turns: [] }, agent);
+  const web =
+    options.transport !== undefined && !["chat", "watch-send"].includes(options.transport);
+  if (web && crashes) throw new Error("the web transports run Parkway in this process: no crash");
+  const h = crashes
+    ? await startProcessHarness(agent)
+    : await startHarness({ turns: [] }, agent, web ? { web: { listen: "127.0.0.1:0" } } : {});
   try {
     const scenario = instantiate(text, h.workdir);
     await mkdir(h.workdir, { recursive: true });
@@ -29,6 +34,7 @@ export async function playScenario(text: string, options: RunOptions = {}): Prom
       model: h.model,
       workdir: h.workdir,
       restart: () => h.restart(),
+      ...("parkway" in h && h.parkway.webUrl ? { webUrls: [h.parkway.webUrl] } : {}),
       ...("crash" in h ? { crash: () => h.crash() } : {}),
     };
     await new ScenarioRunner(host, scenario, options).run();

@@ -9,6 +9,8 @@ import type { ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { CallAliases, type Scenario, shapeAgainst, type Step, stepInput } from "./scenario.js";
 import { SessionWatcher } from "./session-watcher.js";
 import { type ScenarioStream, WatchSendStream } from "./watch-send-stream.js";
+import type { WebProtocol } from "./web-client.js";
+import { WebWatchSendStream } from "./web-stream.js";
 
 /** Where a scenario runs: one node or several sharing their data, each reached by its client. */
 export interface ScenarioHost {
@@ -20,6 +22,8 @@ export interface ScenarioHost {
   restart(): Promise<void>;
   /** Every node is killed with SIGKILL and started again likewise. */
   crash?(): Promise<void>;
+  /** The web port of each node (`http://HOST:PORT`), for the web transports. */
+  webUrls?: readonly string[];
 }
 
 export interface RunOptions {
@@ -35,9 +39,10 @@ export interface RunOptions {
   watchOn?: number;
   /**
    * How the runner talks to the session: one Chat stream (default), or Watch for the events and
-   * Send for each input, held to the same expected events and errors.
+   * Send for each input, held to the same expected events and errors; the web transports do the
+   * same on the web port, over the Connect protocol (JSON or binary) or gRPC-web.
    */
-  transport?: "chat" | "watch-send";
+  transport?: "chat" | "watch-send" | WebProtocol;
 }
 
 /** Plays one scenario (see test/scenarios/README.md) and checks what it expects. */
@@ -95,8 +100,14 @@ export class ScenarioRunner {
 
   /** A stream of the session on the current node, after `afterSeq`, over the chosen transport. */
   private async stream(afterSeq: number): Promise<ScenarioStream> {
-    if (this.options.transport === "watch-send") {
+    const transport = this.options.transport ?? "chat";
+    if (transport === "watch-send") {
       return new WatchSendStream(this.client, this.sessionId, afterSeq);
+    }
+    if (transport !== "chat") {
+      const url = this.h.webUrls?.[this.node];
+      if (!url) throw new Error(`transport ${transport} needs the node's web port`);
+      return new WebWatchSendStream(url, transport, this.sessionId, afterSeq);
     }
     return this.client.attach(this.sessionId, { afterSeq });
   }
