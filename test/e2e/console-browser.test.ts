@@ -343,9 +343,12 @@ describe("the web console in a real browser", () => {
 
     // The audit trail has the confirmation with its rule and the answer.
     await page.getByRole("button", { name: "Audit" }).click();
-    const audit = page.locator("table.audit tbody");
-    await audit.locator("tr", { hasText: "answered" }).waitFor({ timeout: 5_000 });
-    await expect(audit.locator("tr", { hasText: "confirmed" }).innerText()).resolves.toContain(
+    const audit = page.locator("table.audit tbody tr", { hasText: sessionId });
+    await audit
+      .filter({ hasText: "answered" })
+      .filter({ hasText: "selected Table, Lint, Tests" })
+      .waitFor({ timeout: 5_000 });
+    await expect(audit.filter({ hasText: "confirmed" }).innerText()).resolves.toContain(
       `accepted ${rule}`,
     );
     await shot("audit");
