@@ -13,6 +13,8 @@ import {
 interface LiveReply {
   el: HTMLElement;
   blocks: Map<string, HTMLElement>;
+  /** False for a reply that started while watched, until its user message is shown. */
+  userShown: boolean;
 }
 
 function blockView(block: ContentBlock): HTMLElement | null {
@@ -104,6 +106,7 @@ export function createTranscript(client: WebClient) {
       reply = {
         el: h("article", { class: "msg assistant live" }, h("h3", {}, "Assistant")),
         blocks: new Map(),
+        userShown: true,
       };
       replies.set(event.replyId, reply);
       log.append(reply.el);
@@ -125,6 +128,26 @@ export function createTranscript(client: WebClient) {
     reply.el.append(h("p", { class: "muted meta" }, text));
   }
 
+  /**
+   * Puts the user message that started a live reply before it (Watch carries no user input): read
+   * once the reply parks or ends, when ListMessages lists it, just older than the reply's message.
+   */
+  async function showUserMessage(event: ServerEvent, reply: LiveReply) {
+    if (reply.userShown) return;
+    reply.userShown = true;
+    try {
+      const { messages } = await client.agent.listMessages({
+        sessionId: event.sessionId,
+        pageSize: 3,
+      });
+      const at = messages.findIndex((m) => m.id === event.replyId);
+      const user = at >= 0 ? messages[at + 1] : undefined;
+      if (user?.role === Role.USER && reply.el.isConnected) reply.el.before(messageView(user));
+    } catch {
+      // The transcript still shows the reply itself.
+    }
+  }
+
   function apply(event: ServerEvent) {
     const e = event.event;
     if (e.case === undefined || e.case === "inputAck") return;
@@ -133,6 +156,7 @@ export function createTranscript(client: WebClient) {
     switch (e.case) {
       case "replyStart":
         replace(reply.el.querySelector("h3") ?? reply.el, e.value.name || "Assistant");
+        reply.userShown = false;
         break;
       case "textBlockStart":
         text(e.value.blockId);
@@ -200,11 +224,13 @@ export function createTranscript(client: WebClient) {
         break;
       case "replyParked":
         note(reply, "Parked");
+        void showUserMessage(event, reply);
         break;
       case "modelCallEnd":
         if (e.value.usage) note(reply, `Model call: ${usageText(e.value.usage)}`);
         break;
       case "replyEnd":
+        void showUserMessage(event, reply);
         note(
           reply,
           `Finished: ${finishedText(e.value.finishedReason)}${e.value.usage ? ` · ${usageText(e.value.usage)}` : ""}${e.value.error ? ` · ${e.value.error.code}: ${e.value.error.message}` : ""}`,
@@ -226,13 +252,14 @@ export function createTranscript(client: WebClient) {
     const { session } = await client.agent.getSession({ sessionId }, { signal });
     const { messages } = await client.agent.listMessages({ sessionId, pageSize: 100 }, { signal });
     const ordered = [...messages].reverse();
-    replace(log, ordered.map(messageView));
-    for (const msg of ordered) {
+    const views = ordered.map((msg) => {
+      const view = messageView(msg);
       if (msg.role === Role.ASSISTANT && msg.finishedReason === FinishedReason.UNSPECIFIED) {
-        const view = log.lastElementChild as HTMLElement | null;
-        if (view) replies.set(msg.id, { el: view, blocks: new Map() });
+        replies.set(msg.id, { el: view, blocks: new Map(), userShown: true });
       }
-    }
+      return view;
+    });
+    replace(log, views);
     status.textContent = "Live";
     for await (const event of client.watch(sessionId, {
       afterSeq: session?.lastSeq ?? 0n,

@@ -193,9 +193,14 @@ describe("the web console in a real browser", () => {
       if (m.type() === "error") problems.push(`console error: ${m.text()}`);
     });
     page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-    page.on("requestfailed", (r) =>
-      problems.push(`request failed: ${r.method()} ${r.url()}: ${r.failure()?.errorText}`),
-    );
+    page.on("requestfailed", (r) => {
+      const error = r.failure()?.errorText;
+      // Opening another transcript cancels the previous one's Watch stream: the page's own abort.
+      if (error === "net::ERR_ABORTED" && r.url().endsWith("/parkway.v1.AgentService/Watch")) {
+        return;
+      }
+      problems.push(`request failed: ${r.method()} ${r.url()}: ${error}`);
+    });
     page.on("response", (r) => {
       if (r.status() >= 400)
         problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
@@ -275,6 +280,16 @@ describe("the web console in a real browser", () => {
     await expect(card.locator("pre").first().innerText()).resolves.toContain(
       "touch release-marker.txt",
     );
+    // The session's transcript, live beside the pending call.
+    await page
+      .locator(`[data-session-id="${sessionId}"] > header`)
+      .getByRole("button", { name: "Transcript" })
+      .click();
+    const transcript = page.locator("section.transcript");
+    await transcript.getByText("Live").waitFor({ timeout: 5_000 });
+    await expect(transcript.innerText()).resolves.toMatch(
+      /deploy[\s\S]*I will create the release marker\.[\s\S]*Bash/,
+    );
     await shot("parked-confirm");
 
     // Always allow, scoped to the agent, with the suggested rule.
@@ -289,6 +304,9 @@ describe("the web console in a real browser", () => {
       text: "I will create the release marker.The release marker is in place.",
     });
     await card.waitFor({ state: "detached", timeout: 5_000 });
+    // Watch brought the rest of the reply into the open transcript.
+    await transcript.getByText("The release marker is in place.").waitFor({ timeout: 5_000 });
+    await expect(transcript.innerText()).resolves.toMatch(/Finished: completed/);
     await shot("approved");
 
     // The rule appears in the rules view, in the agent's scope.
@@ -311,6 +329,12 @@ describe("the web console in a real browser", () => {
     const ask = page.locator(`[data-session-id="${sessionId}"] article.call.external`);
     await ask.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
     expect(Date.now() - askedAt).toBeLessThanOrEqual(PARK_VISIBLE_MS);
+
+    // The open transcript shows the new reply, after the message that started it.
+    await transcript
+      .locator(".msg.user + .msg.assistant", { hasText: "AskUser" })
+      .waitFor({ timeout: 5_000 });
+    await expect(transcript.locator(".msg.user").last().innerText()).resolves.toContain("choose");
 
     const layout = ask.getByRole("group", { name: /Which layout/ });
     await expect(layout.locator("pre.preview").innerText()).resolves.toBe("[ card ] [ card ]");
@@ -360,9 +384,11 @@ describe("the web console in a real browser", () => {
       .locator(".other-sessions li", { hasText: sessionId })
       .getByRole("button", { name: "Transcript" })
       .click();
-    const transcript = page.locator("section.transcript");
-    await transcript.getByText("The release marker is in place.").waitFor({ timeout: 5_000 });
-    await expect(transcript.innerText()).resolves.toMatch(/deploy[\s\S]*Bash[\s\S]*choose/);
+    await transcript.getByText("Thanks, noted.").waitFor({ timeout: 5_000 });
+    await transcript.locator(".msg.user", { hasText: "choose" }).waitFor({ timeout: 5_000 });
+    await expect(transcript.innerText()).resolves.toMatch(
+      /deploy[\s\S]*Bash[\s\S]*The release marker is in place\.[\s\S]*choose[\s\S]*AskUser/,
+    );
     await shot("transcript");
 
     // Narrow screen: nothing scrolls sideways.
