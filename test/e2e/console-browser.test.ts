@@ -40,6 +40,16 @@ const SCRIPT: Script = {
       text: "I will create the release marker.",
       toolCalls: [{ name: "Bash", input: { command: "touch release-marker.txt" } }],
     },
+    {
+      match: { lastUser: "^clean up$" },
+      repeat: true,
+      toolCalls: [{ name: "Bash", input: { command: "mkdir build-output" } }],
+    },
+    {
+      match: { toolName: "Bash", lastToolResult: "Not now" },
+      repeat: true,
+      text: "Understood: not now.",
+    },
     { match: { toolName: "Bash" }, repeat: true, text: "The release marker is in place." },
     {
       match: { lastUser: "^choose$" },
@@ -243,7 +253,7 @@ describe("the web console in a real browser", () => {
     expect(stdout.trim()).toBe("I will create the release marker.The release marker is in place.");
   }, 60_000);
 
-  it("signs in, approves with always allow, shows the rule, answers AskUser", async () => {
+  it("signs in, approves with always allow, shows the rule, answers AskUser, denies by keyboard", async () => {
     await page.goto(server.webUrl!);
     const token = page.getByLabel("Tenant token");
     await token.waitFor({ state: "visible", timeout: 10_000 });
@@ -261,6 +271,7 @@ describe("the web console in a real browser", () => {
         TOKEN,
         "deploy",
         "choose",
+        "clean up",
       ],
       { env },
     );
@@ -376,6 +387,31 @@ describe("the web console in a real browser", () => {
       `accepted ${rule}`,
     );
     await shot("audit");
+
+    // Keyboard alone: the next park is denied with a reason.
+    await page.getByRole("button", { name: /^Waiting/ }).click();
+    const third = await out.next();
+    expect(third).toMatchObject({ parked: sessionId, calls: ["Bash"] });
+    const denied = page.locator(`[data-session-id="${sessionId}"] article.call.confirm`);
+    await denied.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    await denied.getByRole("button", { name: "Approve", exact: true }).focus();
+    const reasonId = await denied.getByLabel("Reason").getAttribute("id");
+    let reached = false;
+    for (let i = 0; i < 10 && !reached; i++) {
+      await page.keyboard.press("Tab");
+      reached = await page.evaluate(`document.activeElement?.id === ${JSON.stringify(reasonId)}`);
+    }
+    expect(reached, "Tab reaches the reason field").toBe(true);
+    await page.keyboard.type("Not now");
+    await page.keyboard.press("Tab");
+    await expect(page.evaluate("document.activeElement?.textContent")).resolves.toBe("Deny");
+    await shot("deny-by-keyboard");
+    await page.keyboard.press("Enter");
+    await expect(out.next()).resolves.toEqual({
+      finished: "FINISHED_REASON_COMPLETED",
+      text: "Understood: not now.",
+    });
+    await denied.waitFor({ state: "detached", timeout: 5_000 });
 
     // The session's transcript: the user's messages, the replies' text and tool calls.
     await page.getByRole("button", { name: /^Waiting/ }).click();
