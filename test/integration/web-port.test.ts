@@ -40,7 +40,8 @@ async function curlPost(url: string, method: string, body: string, headers: stri
   args.push("-w", "\n%{http_code}", "--data", body, `${url}/parkway.v1.${method}`);
   const { stdout } = await run("curl", args);
   const cut = stdout.lastIndexOf("\n");
-  return { status: Number(stdout.slice(cut + 1)), json: JSON.parse(stdout.slice(0, cut)) };
+  const json = JSON.parse(stdout.slice(0, cut)) as Record<string, unknown>;
+  return { status: Number(stdout.slice(cut + 1)), json };
 }
 
 /** What a web call fails with, as a gRPC client would report it. */
@@ -59,7 +60,7 @@ describe("the web port", () => {
     expect(h.parkway.webUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const { status, json } = await curlPost(h.parkway.webUrl!, "AgentService/ListAgents", "{}");
     expect(status).toBe(200);
-    expect(json.agents.map((a: { id: string }) => a.id)).toEqual(["test"]);
+    expect((json.agents as { id: string }[]).map((a) => a.id)).toEqual(["test"]);
   });
 
   it("serves Connect (JSON and binary) and gRPC-web, and names the field of bad input", async () => {
