@@ -13,6 +13,7 @@ import type { Script } from "../../src/model/scripted/index.js";
 import { startParkway } from "../../src/runtime/start-parkway.js";
 import { makeCerts } from "../helpers/make-certs.js";
 import { type Harness, startHarness } from "../helpers/parkway-harness.js";
+import { spawnServer } from "../helpers/spawn-server.js";
 import {
   serverEvent,
   serviceDesc,
@@ -61,6 +62,26 @@ describe("the web port", () => {
     const { status, json } = await curlPost(h.parkway.webUrl!, "AgentService/ListAgents", "{}");
     expect(status).toBe(200);
     expect((json.agents as { id: string }[]).map((a) => a.id)).toEqual(["test"]);
+  });
+
+  it("is turned on by parkway serve --web-listen, and the listening line names its webUrl", async () => {
+    const server = await spawnServer({ direct: true, args: ["--web-listen", "127.0.0.1:0"] });
+    try {
+      const listening = server.output
+        .map((line) => {
+          try {
+            return JSON.parse(line) as { msg?: string; webUrl?: string };
+          } catch {
+            return {};
+          }
+        })
+        .find((entry) => entry.msg === "listening");
+      expect(listening?.webUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      const { json } = await curlPost(listening!.webUrl!, "AgentService/ListAgents", "{}");
+      expect((json.agents as { id: string }[]).map((a) => a.id)).toEqual(["assistant"]);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
   });
 
   it("serves Connect (JSON and binary) and gRPC-web, and names the field of bad input", async () => {
