@@ -148,7 +148,7 @@ describe("the web port", () => {
     expect(allowed.status).toBe(200);
   });
 
-  it("refuses to listen beyond loopback without tenants or allowRemote", async () => {
+  it("refuses to listen beyond loopback without tenants or allowRemote, or on a port in use", async () => {
     const data = await mkdtemp(path.join(tmpdir(), "parkway-web-"));
     const config = parseConfig({
       listen: "127.0.0.1:0",
@@ -158,6 +158,17 @@ describe("the web port", () => {
     });
     await expect(startParkway({ config })).rejects.toThrow(
       /web\.listen: 0\.0\.0\.0:0 is not a loopback address/,
+    );
+    h = await startHarness(echo, {}, WEB);
+    const taken = new URL(h.parkway.webUrl!).host;
+    const clash = parseConfig({
+      listen: "127.0.0.1:0",
+      data,
+      web: { listen: taken },
+      logLevel: "silent",
+    });
+    await expect(startParkway({ config: clash })).rejects.toThrow(
+      `cannot listen on ${taken}: address in use (EADDRINUSE)`,
     );
   });
 
