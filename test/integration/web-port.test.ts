@@ -172,6 +172,15 @@ describe("the web port", () => {
     );
   });
 
+  it("answers unavailable once the server drains, as the gRPC port does", async () => {
+    h = await startHarness(echo, {}, WEB);
+    const agent = webClient(h.parkway.webUrl!, "connect", "parkway.v1.AgentService");
+    expect(((await agent.listAgents!({})).agents as unknown[]).length).toBe(1);
+    h.parkway.server.drain();
+    const err = await failure(agent.listAgents!({}));
+    expect([err.codeName, err.message]).toEqual(["UNAVAILABLE", "server shutting down"]);
+  });
+
   it("ends a Watch with unavailable when the server shuts down", async () => {
     const started = await startHarness(echo, {}, WEB);
     const session = await started.client.createSession({ agentId: "test" });
@@ -225,5 +234,23 @@ describe("the web port", () => {
     expect(err).toBeInstanceOf(ConnectError);
     expect((err as ConnectError).code).toBe(Code.Unimplemented);
     expect((err as ConnectError).rawMessage).toMatch(/use Watch for the events and Send/);
+  });
+
+  it("asks web clients for a certificate signed by tls.clientCa (mTLS)", async () => {
+    const certs = await makeCerts(await mkdtemp(path.join(tmpdir(), "parkway-web-certs-")));
+    const [ca, cert, key] = await Promise.all(
+      [certs.ca, certs.clientCert, certs.clientKey].map((file) => readFile(file)),
+    );
+    const tls = { cert: certs.serverCert, key: certs.serverKey, clientCa: certs.ca };
+    h = await startHarness(echo, {}, { ...WEB, tls });
+    const desc = serviceDesc("parkway.v1.AgentService");
+    const client = (nodeOptions: Record<string, unknown>) =>
+      createClient(
+        desc,
+        createConnectTransport({ baseUrl: h!.parkway.webUrl!, httpVersion: "1.1", nodeOptions }),
+      ) as never as Record<string, (req: unknown) => Promise<{ agents: unknown[] }>>;
+    expect((await client({ ca, cert, key }).listAgents!({})).agents.length).toBe(1);
+    const refused = await client({ ca }).listAgents!({}).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConnectError);
   });
 });
