@@ -5,7 +5,8 @@ export class ListenError extends Error {
 
 /** The one-line error of an address that cannot be bound, naming its cause. */
 export function listenError(address: string, err: Error): ListenError {
-  const cause = (err as NodeJS.ErrnoException).code ?? /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
+  const code: unknown = (err as NodeJS.ErrnoException).code;
+  const cause = typeof code === "string" ? code : /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
   const why =
     cause === "EADDRINUSE"
       ? "address in use (EADDRINUSE)"
