@@ -43,6 +43,8 @@ export interface StartOptions {
    * under `config.data`).
    */
   store?: Store;
+  /** The web console's folder, served at `/` on the web port; default `dist/console/` of the package. */
+  consoleDir?: string;
 }
 
 /**
@@ -226,7 +228,10 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       : false,
     ...(tls ? { tls } : {}),
     tracing: telemetry.tracing,
-    web: { corsOrigins: config.web.corsOrigins },
+    web: {
+      corsOrigins: config.web.corsOrigins,
+      ...(options.consoleDir === undefined ? {} : { staticDir: options.consoleDir }),
+    },
     agentService: createAgentService(manager, {
       inputsPerSecond: config.limits.inputsPerSecond,
       metrics: telemetry.metrics,

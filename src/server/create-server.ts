@@ -23,14 +23,12 @@ import {
   type PermissionServiceHandlers,
   unimplementedPermissionService,
 } from "./permission-service.js";
+import { ListenError, listenError } from "./listen-error.js";
 import { addReflection } from "./reflection.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
 import { createWebServer, type WebOptions, type WebServer } from "./web/web-server.js";
 
-/** The address cannot be listened on; `message` is one line naming it and the cause. */
-export class ListenError extends Error {
-  override readonly name = "ListenError";
-}
+export { ListenError };
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -122,20 +120,6 @@ function serverCredentials(tls: TlsMaterial | undefined): ServerCredentials {
     [{ private_key: tls.key, cert_chain: tls.cert }],
     tls.clientCa !== undefined,
   );
-}
-
-/** The one-line error of an address that cannot be bound, naming its cause. */
-function listenError(address: string, err: Error): ListenError {
-  const cause = (err as NodeJS.ErrnoException).code ?? /\b(E[A-Z]+)\b/.exec(err.message)?.[1];
-  const why =
-    cause === "EADDRINUSE"
-      ? "address in use (EADDRINUSE)"
-      : cause === "EADDRNOTAVAIL"
-        ? "address not available on this machine (EADDRNOTAVAIL)"
-        : cause === "EACCES"
-          ? "permission denied (EACCES)"
-          : err.message;
-  return new ListenError(`cannot listen on ${address}: ${why}`);
 }
 
 /** grpc-js's own messages (such as a failed bind's) go to the log, not to stderr. */

@@ -42,6 +42,7 @@ export async function startHarness(
   script: Script,
   agent: Record<string, unknown> | ((workdir: string) => Record<string, unknown>) = {},
   config: Partial<ConfigInput> = {},
+  options: { consoleDir?: string } = {},
 ): Promise<Harness> {
   const root = await mkdtemp(path.join(tmpdir(), "parkway-it-"));
   const workdir = path.join(root, "work");
@@ -64,6 +65,7 @@ export async function startHarness(
         model: { url: model.url, name: "scripted", maxRetries: 2, ...config.model },
       }),
       log,
+      ...options,
     });
   const parkway = await start();
   const client = createParkwayClient(parkway.address);

@@ -185,6 +185,29 @@ describe("config", () => {
     expect(error.message).not.toContain("\n");
   });
 
+  it("turns the web port on from the file, PARKWAY_WEB_LISTEN or --web-listen; off by default", async () => {
+    expect(parseConfig({}).web).toEqual({ corsOrigins: [] });
+    const fromEnv = await loadConfig({}, { PARKWAY_WEB_LISTEN: "127.0.0.1:8080" });
+    expect(fromEnv.web.listen).toBe("127.0.0.1:8080");
+    const fromFlag = await loadConfig(
+      { webListen: "[::1]:0" },
+      { PARKWAY_WEB_LISTEN: "127.0.0.1:8080" },
+    );
+    expect(fromFlag.web.listen).toBe("[::1]:0");
+    const origins = ["https://console.example.com", "http://localhost:5173", "*"];
+    expect(parseConfig({ web: { corsOrigins: origins } }).web.corsOrigins).toEqual(origins);
+  });
+
+  it("names web.listen and web.corsOrigins when they are not an address and an origin", async () => {
+    const error = (await loadConfig({ webListen: "8080" }, {}).catch((e: unknown) => e)) as Error;
+    expect(error.message).toBe(
+      'invalid config: web.listen (from flag --web-listen): expected HOST:PORT, got "8080"',
+    );
+    expect(() =>
+      parseConfig({ web: { corsOrigins: ["https://console.example.com/app"] } }),
+    ).toThrow(/^invalid config: web\.corsOrigins\[0\]: an origin such as/);
+  });
+
   it("takes tls files from the environment and flags, flags winning", async () => {
     const config = await loadConfig(
       { tlsKey: "/flag/key.pem", tlsClientCa: "/flag/ca.pem" },

@@ -47,6 +47,8 @@ export function createWebServer(deps: WebServerDeps): WebServer {
   const handler = connectNodeAdapter({
     routes: connectRoutes(deps.services),
     readMaxBytes: deps.maxMessageBytes,
+    // Connect and gRPC-web; gRPC itself is the gRPC port's.
+    grpc: false,
     fallback: staticFiles(deps.staticDir),
     contextValues: (req) => createContextValues().set(peerKey, peerOf(req.socket)),
   });
