@@ -25,6 +25,11 @@ interface SessionEntry {
 
 const PARKED = new Set([SessionStatus.AWAITING_PERMISSION, SessionStatus.AWAITING_EXTERNAL_RESULT]);
 
+/** A card per call and state: an allowed external call gets a new card for its result. */
+function cardKey(session: Session, call: ToolCallBlock): string {
+  return `${session.replyId}/${call.id}/${call.state}`;
+}
+
 function waiting(call: ToolCallBlock): boolean {
   return call.state === ToolCallState.ASKING || call.state === ToolCallState.SUBMITTED;
 }
@@ -96,10 +101,10 @@ export function createParkedView(hooks: ParkedViewHooks) {
       entry.status.textContent = statusText(session.status);
       if (entry.el.parentElement !== list) list.append(entry.el);
       const calls = session.pendingToolCalls.filter(waiting);
-      const ids = new Set(calls.map((c) => `${session.replyId}/${c.id}`));
+      const ids = new Set(calls.map((c) => cardKey(session, c)));
       for (const [id, card] of entry.cards) if (!ids.has(id)) removeCard(entry, id, card);
       for (const call of calls) {
-        const id = `${session.replyId}/${call.id}`;
+        const id = cardKey(session, call);
         if (entry.cards.has(id)) continue;
         const card = pendingCallCard({
           session,

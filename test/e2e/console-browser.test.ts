@@ -97,6 +97,16 @@ const SCRIPT: Script = {
       ],
     },
     { match: { toolName: "AskUser" }, repeat: true, text: "Thanks, noted." },
+    {
+      match: { lastUser: "^look up$" },
+      repeat: true,
+      toolCalls: [{ name: "Lookup", input: { key: "answer" } }],
+    },
+    {
+      match: { toolName: "Lookup", lastToolResult: "forty-two" },
+      repeat: true,
+      text: "The lookup says forty-two.",
+    },
   ],
 };
 
@@ -253,7 +263,7 @@ describe("the web console in a real browser", () => {
     expect(stdout.trim()).toBe("I will create the release marker.The release marker is in place.");
   }, 60_000);
 
-  it("signs in, approves with always allow, shows the rule, answers AskUser, denies by keyboard", async () => {
+  it("signs in, approves with always allow, shows the rule, answers AskUser, denies by keyboard, submits an external result", async () => {
     await page.goto(server.webUrl!);
     const token = page.getByLabel("Tenant token");
     await token.waitFor({ state: "visible", timeout: 10_000 });
@@ -272,6 +282,7 @@ describe("the web console in a real browser", () => {
         "deploy",
         "choose",
         "clean up",
+        "look up",
       ],
       { env },
     );
@@ -392,8 +403,11 @@ describe("the web console in a real browser", () => {
     await page.getByRole("button", { name: /^Waiting/ }).click();
     const third = await out.next();
     expect(third).toMatchObject({ parked: sessionId, calls: ["Bash"] });
-    const denied = page.locator(`[data-session-id="${sessionId}"] article.call.confirm`);
-    await denied.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    const confirmCard = page.locator(`[data-session-id="${sessionId}"] article.call.confirm`);
+    await confirmCard.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    const denied = page.locator(
+      `article.call[data-call-id="${await confirmCard.getAttribute("data-call-id")}"]`,
+    );
     await denied.getByRole("button", { name: "Approve", exact: true }).focus();
     const reasonId = await denied.getByLabel("Reason").getAttribute("id");
     let reached = false;
@@ -412,6 +426,24 @@ describe("the web console in a real browser", () => {
       text: "Understood: not now.",
     });
     await denied.waitFor({ state: "detached", timeout: 5_000 });
+
+    // An external tool: approved (the mode asks for it), then its result typed in the console.
+    await expect(out.next()).resolves.toMatchObject({ parked: sessionId, calls: ["Lookup"] });
+    const lookup = page.locator(`[data-session-id="${sessionId}"] article.call.confirm`);
+    await lookup.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    await lookup.getByRole("button", { name: "Approve", exact: true }).click();
+    await expect(out.next()).resolves.toMatchObject({ parked: sessionId, calls: ["Lookup"] });
+    const external = page.locator(`[data-session-id="${sessionId}"] article.call.external`);
+    await external.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    await expect(external.locator("pre").first().innerText()).resolves.toContain('"key": "answer"');
+    await external.getByLabel("Result (what the model reads)").fill("forty-two");
+    await shot("external-result");
+    await external.getByRole("button", { name: "Submit result" }).click();
+    await expect(out.next()).resolves.toEqual({
+      finished: "FINISHED_REASON_COMPLETED",
+      text: "The lookup says forty-two.",
+    });
+    await external.waitFor({ state: "detached", timeout: 5_000 });
 
     // The session's transcript: the user's messages, the replies' text and tool calls.
     await page.getByRole("button", { name: /^Waiting/ }).click();
