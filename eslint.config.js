@@ -25,11 +25,11 @@ function layer(folder, allowed, message, extra = []) {
 /** Packages and the files that alone may import them. */
 const PACKAGE_OWNERS = [
   {
-    // src/web speaks Connect; its browser rule (browserOnly) keeps gRPC out of it.
+    // src/browser speaks Connect; its browser rule (browserOnly) keeps gRPC out of it.
     owners: [
       "src/server/**",
       "src/client/**",
-      "src/web/**",
+      "src/browser/**",
       "src/generated/**",
       "src/cli/**",
       "src/index.ts",
@@ -39,7 +39,7 @@ const PACKAGE_OWNERS = [
       {
         group: ["@connectrpc/*"],
         message:
-          "Only src/server (the web port), src/client and src/web speak Connect and gRPC-web.",
+          "Only src/server (the web port), src/client and src/browser speak Connect and gRPC-web.",
       },
     ],
   },
@@ -102,7 +102,7 @@ function onlyImportedBy(owners) {
 }
 
 /**
- * The rule for code that runs in browsers (src/web and the console): no Node built-in, no gRPC
+ * The rule for code that runs in browsers (src/browser and the console): no Node built-in, no gRPC
  * runtime, no Node-only Connect package, and of Parkway only the folders `allowed` gives.
  */
 function browserOnly(files, allowed, message) {
@@ -140,7 +140,7 @@ const FOLDERS = [
   "generated",
   "generated-es",
   "client",
-  "web",
+  "browser",
   "cli",
   "telemetry",
   "runtime",
@@ -259,14 +259,14 @@ export default tseslint.config(
   ),
   layer("common", importsOnly(), "src/common imports nothing of Parkway."),
   browserOnly(
-    ["src/web/**/*.ts"],
-    importsOnly("generated-es")("web"),
-    "src/web runs in browsers: it imports only src/generated-es and browser-safe packages.",
+    ["src/browser/**/*.ts"],
+    importsOnly("generated-es")("browser"),
+    "src/browser runs in browsers: it imports only src/generated-es and browser-safe packages.",
   ),
   browserOnly(
     ["console/src/**/*.ts"],
-    importsOnly("web", "generated-es")(undefined),
-    "The console runs in browsers: of Parkway it imports only src/web.",
+    importsOnly("browser", "generated-es")(undefined),
+    "The console runs in browsers: of Parkway it imports only src/browser.",
   ),
   // Packages only one part of the code imports. Every file gets one rule with all restrictions
   // that apply to it (a later config's rule replaces an earlier one's, so they are not stacked).

@@ -3,7 +3,7 @@
 # files the server reads at run time (the descriptor set, the demo script) beside the compiled code.
 # Then compiles the light client package, @parkway/client, from src/client and src/generated to
 # clients/typescript/dist (clients/typescript/tsconfig.json). Last, bundles the web console
-# (console/, with src/web) into dist/console/, which the web port serves at `/`.
+# (console/, with src/browser) into dist/console/, which the web port serves at `/`.
 # Incremental: a second run with nothing changed only checks. `npm install` runs it (prepare).
 # With --if-stale it does nothing unless a source is newer than the last build (the tests use this).
 set -euo pipefail

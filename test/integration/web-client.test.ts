@@ -20,7 +20,7 @@ import {
   createWebClient,
   FinishedReason,
   type ServerEvent,
-} from "../../src/web/index.js";
+} from "../../src/browser/index.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
 const SCRIPT: Script = {
