@@ -1,11 +1,14 @@
 /**
  * The web console in a real browser: headless Chromium from Debian's package (no browser download),
  * driven by playwright-core, against the compiled server serving its web port. A Python client
- * starts replies that park; the console shows each park within a second; clicks approve one with
- * an "always allow" rule (the Python client sees its reply complete, the rule appears in the rules
- * view) and answer an AskUser (single choice with previews, multi-select, Other). Each step's
- * screenshot goes to test-results/console-browser/. Any console error, page error, failed request
- * or HTTP error response of the page fails the test.
+ * starts replies that park; the console shows each park within a second. In the browser, a tenant
+ * signs in; a click approves a call with an "always allow" rule (the Python client sees its reply
+ * complete, the rule appears in the rules view, and is revoked at the end); an AskUser is answered
+ * (single choice with previews, multi-select, Other); a call is denied with a reason by keyboard
+ * alone; an external tool is approved and its result submitted; an input is edited, then approved;
+ * the transcript follows the session live. Each step's screenshot goes to
+ * test-results/console-browser/. Any console error, page error, failed request or HTTP error
+ * response of the page fails the test. The README's connect-web snippet runs against the same port.
  */
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -39,6 +42,11 @@ const SCRIPT: Script = {
       repeat: true,
       text: "I will create the release marker.",
       toolCalls: [{ name: "Bash", input: { command: "touch release-marker.txt" } }],
+    },
+    {
+      match: { lastUser: "^prepare$" },
+      repeat: true,
+      toolCalls: [{ name: "Bash", input: { command: "mkdir scratch" } }],
     },
     {
       match: { lastUser: "^clean up$" },
@@ -159,6 +167,7 @@ describe("the web console in a real browser", () => {
   let browser: Browser;
   let page: Page;
   let python: ChildProcessWithoutNullStreams | undefined;
+  let workdir: string;
   const problems: string[] = [];
   let step = 0;
 
@@ -179,7 +188,7 @@ describe("the web console in a real browser", () => {
     await rm(SHOTS, { recursive: true, force: true });
     await mkdir(SHOTS, { recursive: true });
     const root = await tempDir("parkway-console-");
-    const workdir = path.join(root, "work");
+    workdir = path.join(root, "work");
     await mkdir(workdir, { recursive: true });
     model = await startScriptedModel({ script: SCRIPT });
     const config = path.join(root, "parkway.json");
@@ -263,7 +272,7 @@ describe("the web console in a real browser", () => {
     expect(stdout.trim()).toBe("I will create the release marker.The release marker is in place.");
   }, 60_000);
 
-  it("signs in, approves with always allow, shows the rule, answers AskUser, denies by keyboard, submits an external result", async () => {
+  it("signs in, approves with always allow, shows the rule, answers AskUser, denies by keyboard, submits an external result, edits an input, revokes the rule", async () => {
     await page.goto(server.webUrl!);
     const token = page.getByLabel("Tenant token");
     await token.waitFor({ state: "visible", timeout: 10_000 });
@@ -283,6 +292,7 @@ describe("the web console in a real browser", () => {
         "choose",
         "clean up",
         "look up",
+        "prepare",
       ],
       { env },
     );
@@ -445,6 +455,17 @@ describe("the web console in a real browser", () => {
     });
     await external.waitFor({ state: "detached", timeout: 5_000 });
 
+    // The input edited, then approved: what runs is the edited command.
+    await expect(out.next()).resolves.toMatchObject({ parked: sessionId, calls: ["Bash"] });
+    const edit = page.locator(`[data-session-id="${sessionId}"] article.call.confirm`);
+    await edit.waitFor({ state: "visible", timeout: PARK_VISIBLE_MS });
+    await edit.getByText("Edit the input, then approve").click();
+    await edit.getByLabel("Input (JSON)").fill('{ "command": "mkdir scratch-edited" }');
+    await edit.getByRole("button", { name: "Approve edited input" }).click();
+    await expect(out.next()).resolves.toMatchObject({ finished: "FINISHED_REASON_COMPLETED" });
+    expect(existsSync(path.join(workdir, sessionId, "scratch-edited"))).toBe(true);
+    expect(existsSync(path.join(workdir, sessionId, "scratch"))).toBe(false);
+
     // The session's transcript: the user's messages, the replies' text and tool calls.
     await page.getByRole("button", { name: /^Waiting/ }).click();
     await page.locator("details.others summary").click();
@@ -458,6 +479,12 @@ describe("the web console in a real browser", () => {
       /deploy[\s\S]*Bash[\s\S]*The release marker is in place\.[\s\S]*choose[\s\S]*AskUser/,
     );
     await shot("transcript");
+
+    // Revoking the rule removes it from the rules in force.
+    await page.getByRole("button", { name: "Rules" }).click();
+    await row.getByRole("button", { name: `Revoke ${rule}` }).click();
+    await row.waitFor({ state: "detached", timeout: 5_000 });
+    await page.getByText(`Revoked ${rule}.`).waitFor({ state: "attached", timeout: 5_000 });
 
     // Narrow screen: nothing scrolls sideways.
     await page.setViewportSize({ width: 380, height: 800 });
