@@ -44,7 +44,10 @@ export interface StackOptions {
   dataDir?: string;
   /** Its store: PostgreSQL at this URL instead of LevelDB. */
   databaseUrl?: string;
-  /** Run the compiled server (dist/, see `ensureBuilt`) rather than its TypeScript sources. */
+  /**
+   * Run the compiled server (dist/, built first when stale: see `ensureBuilt`), as users run it;
+   * false runs its TypeScript sources through tsx. Default true.
+   */
   compiled?: boolean;
   /** A timing proxy between Parkway and the model. */
   proxy?: boolean;
@@ -61,6 +64,8 @@ export interface StackOptions {
  * process (see `StackOptions`).
  */
 export async function startStack(config: BenchConfig, options: StackOptions = {}): Promise<Stack> {
+  const compiled = options.compiled !== false;
+  if (compiled) await ensureBuilt();
   const model = await startScriptedModel({ script: benchScript(config.streamDeltas) });
   const proxy = options.proxy ? await startTimingProxy(model.url) : undefined;
   const dataDir = options.dataDir ?? path.join(await scratchDir(config, "parkway"), "data");
@@ -70,7 +75,7 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
       data: dataDir,
       modelUrl: proxy?.url ?? model.url,
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
-      ...(options.compiled ? { compiled: true } : {}),
+      ...(compiled ? { compiled: true } : {}),
       ...(options.metricsListen ? { metricsListen: options.metricsListen } : {}),
     },
     {
@@ -96,9 +101,15 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
   };
 }
 
-/** Compiles the server into dist/ when a source changed since the last build (scripts/build.sh). */
+let built: Promise<unknown> | undefined;
+
+/**
+ * Compiles the server into dist/ when a source changed since the last build (scripts/build.sh):
+ * once per benchmark run.
+ */
 export function ensureBuilt(): Promise<unknown> {
-  return promisify(execFile)("bash", ["scripts/build.sh", "--if-stale"], { cwd: ROOT });
+  built ??= promisify(execFile)("bash", ["scripts/build.sh", "--if-stale"], { cwd: ROOT });
+  return built;
 }
 
 /** The bare echo server in a child process. */

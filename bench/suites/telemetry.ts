@@ -7,9 +7,10 @@
  * - park (synced) acknowledged, as the `park` row measures it (timing proxy in front of the model);
  * - streamed text deltas, 1 session, as the `stream` row runs it (Go generator, no proxy).
  * Metrics: config `metrics.listen` 127.0.0.1:0 (what `--metrics-listen` sets), scraped every
- * second during the run as Prometheus would. Tracing: `OTEL_TRACES_EXPORTER=otlp`, http/json, to
- * a small OTLP sink in this process that answers every POST /v1/traces with 200 `{}` and counts the
- * spans it receives (batch delay 1 s, so spans are exported during the measurement). Each row is
+ * second during the run as Prometheus would. Tracing: `OTEL_TRACES_EXPORTER=otlp` with the default
+ * protocol (http/protobuf), to a small OTLP sink in this process that answers every POST
+ * /v1/traces with 200 `{}` and counts the spans it receives by name (batch delay 1 s rather than
+ * the default 5 s, so spans are exported during the measurement). Each row is
  * the telemetry-on figure against the plain server's in the same run; the server's CPU time per
  * unit of work is reported beside it.
  */
@@ -24,6 +25,7 @@ import { latency, type Row, row, single } from "../lib/rows.js";
 import { ensureBuilt, type Stack, startStack } from "../lib/stack.js";
 import { median, summarize } from "../lib/stats.js";
 import { type Ping, pingParkway } from "./input-latency.js";
+import { spanNames } from "../lib/otlp-span-names.js";
 
 /** Pings, or parks, per round on one configuration. */
 const PER_ROUND = 50;
@@ -60,16 +62,6 @@ interface OtlpSink {
   close(): Promise<void>;
 }
 
-/** The names of the spans of an OTLP JSON export body. */
-function spanNames(body: string): string[] {
-  const parsed = JSON.parse(body) as {
-    resourceSpans?: { scopeSpans?: { spans?: { name?: string }[] }[] }[];
-  };
-  return (parsed.resourceSpans ?? []).flatMap((r) =>
-    (r.scopeSpans ?? []).flatMap((s) => (s.spans ?? []).map((span) => span.name ?? "?")),
-  );
-}
-
 async function startOtlpSink(): Promise<OtlpSink> {
   const sink = { spans: new Map<string, number>(), exports: 0, bytes: 0 };
   const server: Server = createServer((req, res) => {
@@ -84,7 +76,7 @@ async function startOtlpSink(): Promise<OtlpSink> {
       sink.exports += 1;
       sink.bytes += body.length;
       try {
-        for (const name of spanNames(body.toString("utf8"))) {
+        for (const name of spanNames(body)) {
           sink.spans.set(name, (sink.spans.get(name) ?? 0) + 1);
         }
       } catch {
@@ -143,6 +135,9 @@ interface Running {
 /** What was measured on one configuration (µs; CPU in seconds of the server process). */
 interface Measured {
   pings: Ping[];
+  /** Each round's p50 input → REPLY_START, and park (rounds of warm-up only left out). */
+  pingRounds: number[];
+  parkRounds: number[];
   pingCpu: number;
   pingCount: number;
   parks: number[];
@@ -176,7 +171,7 @@ async function startVariant(
     env: sink
       ? {
           OTEL_TRACES_EXPORTER: "otlp",
-          OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+          OTEL_EXPORTER_OTLP_PROTOCOL: undefined, // the default, http/protobuf
           OTEL_EXPORTER_OTLP_ENDPOINT: sink.endpoint,
           OTEL_BSP_SCHEDULE_DELAY: "1000",
         }
@@ -222,6 +217,7 @@ async function pingRound(r: Running, m: Measured, n: number, skip: number): Prom
   await stack.parkway.call("storeTimes"); // the timed store's records are not needed here
   m.pings.push(...pings.slice(skip));
   if (skip < n) {
+    m.pingRounds.push(median(pings.slice(skip).map((p) => p.start - p.sent)));
     m.pingCpu += cpu;
     m.pingCount += n;
   }
@@ -244,6 +240,7 @@ async function parkRound(r: Running, m: Measured, n: number, skip: number): Prom
   await stack.parkway.call("storeTimes");
   m.parks.push(...parks.slice(skip));
   if (skip < n) {
+    m.parkRounds.push(median(parks.slice(skip)));
     m.parkCpu += cpu;
     m.parkCount += n;
   }
@@ -264,6 +261,8 @@ export async function telemetry(config: BenchConfig): Promise<Row[]> {
       v,
       {
         pings: [],
+        pingRounds: [],
+        parkRounds: [],
         pingCpu: 0,
         pingCount: 0,
         parks: [],
@@ -360,12 +359,18 @@ function describe(
       ? `Spans the OTLP sink received (whole run): ${[...sink.spans]
           .sort(([a], [b]) => a.localeCompare(b))
           .map(([name, count]) => `${name} ${count}`)
-          .join(", ")}, in ${sink.exports} exports (${Math.round(sink.bytes / 1024)} KB of JSON). `
+          .join(
+            ", ",
+          )}, in ${sink.exports} exports (${Math.round(sink.bytes / 1024)} KB of protobuf). `
       : "";
     const scraped = v.metrics
       ? `/metrics scraped every second: ${m.scrapes} scrapes (${m.scrapeFailures} failed), ${Math.round(m.metricsBytes / 1024)} KB each. `
       : "";
     const what = `${spans}${scraped}`;
+    // Each round of a configuration against plain's round of the same turn: load that comes and
+    // goes on the machine falls on both sides of each ratio.
+    const rounds = (mine: number[], theirs: number[]) =>
+      `median of the ${mine.length} per-round p50 ratios (each round against plain's round of the same turn) ${x(median(mine.map((v, i) => v / theirs[i]!)))}`;
     const cpuRatio = (a: number, an: number, b: number, bn: number) =>
       `server CPU per unit ${us((a / an) * 1e6)} vs ${us((b / bn) * 1e6)} plain (${x(a / an / (b / bn))})`;
 
@@ -382,7 +387,7 @@ function describe(
           parkway: latency(`user message → REPLY_START, ${v.label}`, pi),
           baseline: latency("the same, no telemetry, same run", pp),
           note:
-            `p99 ratio ${x(pi.p99 / pp.p99)}; input_ack p50 ${us(ai.p50)} vs ${us(ap.p50)} (${x(ai.p50 / ap.p50)}). ` +
+            `${rounds(m.pingRounds, plain.pingRounds)}; p99 ratio ${x(pi.p99 / pp.p99)}; input_ack p50 ${us(ai.p50)} vs ${us(ap.p50)} (${x(ai.p50 / ap.p50)}). ` +
             `Per ping (the whole short reply: REPLY_START, one model call, REPLY_END) ${cpuRatio(m.pingCpu, m.pingCount, plain.pingCpu, plain.pingCount)}. ` +
             `${n} pings each after ${config.warmup} of warm-up. ${order}. ${what}`,
         },
@@ -401,7 +406,7 @@ function describe(
           parkway: latency(`model's last byte → REQUIRE_USER_CONFIRM, ${v.label}`, kp),
           baseline: latency("the same, no telemetry, same run", kq),
           note:
-            `p99 ratio ${x(kp.p99 / kq.p99)}. Per park (message, model call, synced park, interrupt, REPLY_END) ${cpuRatio(m.parkCpu, m.parkCount, plain.parkCpu, plain.parkCount)}. ` +
+            `${rounds(m.parkRounds, plain.parkRounds)}; p99 ratio ${x(kp.p99 / kq.p99)}. Per park (message, model call, synced park, interrupt, REPLY_END) ${cpuRatio(m.parkCpu, m.parkCount, plain.parkCpu, plain.parkCount)}. ` +
             `${n} parks each after ${config.warmup} of warm-up, timing proxy in front of each model. ${order}.`,
         },
         target ? { maxRatio: 1.05, text: "≤ 1.05× (a few percent)" } : undefined,

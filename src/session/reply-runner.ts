@@ -57,7 +57,7 @@ export async function runActiveReply(
     await new Promise<void>((resolve) => setImmediate(resolve));
     await s.hub.settled(); // the history is stored before it is read
     await s.permissions.refresh();
-    const history = await readHistory(s.store, s.head.id, s.head.data.messageCount);
+    const history = await readHistory(s.store, s.head.id, s.head.data.messageCount, s.head.history);
     const progress = { iteration: active.data.iteration };
     let outcome = await runReply({
       agent: { ...s.agent, tools: s.tools },

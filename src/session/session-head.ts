@@ -1,3 +1,4 @@
+import type { Msg } from "../agent/types.js";
 import type { StoreBatch } from "../store/store.js";
 import { type SessionData, SessionRecord, type SessionStatus } from "./records.js";
 
@@ -5,9 +6,11 @@ import { type SessionData, SessionRecord, type SessionStatus } from "./records.j
  * A session's record as memory holds it: its status, counts, mode and the seq of its last stored
  * event. Every change is kept until the next write of the session's events, which stores the
  * record with them (`writeInto`); a write that neither changed it nor stored an event leaves it.
+ * With it, the session's messages read so far (`history`).
  */
 export class SessionHead {
   private changed = false;
+  private messages: Msg[] | undefined;
 
   constructor(private current: SessionData) {}
 
@@ -21,6 +24,11 @@ export class SessionHead {
 
   get tenant(): string {
     return this.current.tenant;
+  }
+
+  /** The messages read so far (see `readHistory`), kept while the session is in memory. */
+  get history(): Msg[] {
+    return (this.messages ??= []);
   }
 
   /** Changes fields of the record; the change is stored with the next write. */

@@ -2,10 +2,15 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { runMultiNodeFaults } from "./multi-node-harness.js";
 
-/** Targets from the environment while developing (e.g. PARKWAY_FAULTS_KILLS=5 PARKWAY_FAULTS_OPS=200). */
-const kills = Number(process.env.PARKWAY_FAULTS_KILLS ?? 20);
-const minOps = Number(process.env.PARKWAY_FAULTS_OPS ?? 1000);
-const postgresRestarts = Number(process.env.PARKWAY_FAULTS_PG_RESTARTS ?? 3);
+/**
+ * Short mode (`npm test`: 8 SIGKILLs, 2 PostgreSQL crashes, 400 parks and answers) and long mode
+ * (PARKWAY_FAULTS_LONG=1: 20, 3 and 1,000); each target can be set on its own while developing
+ * (e.g. PARKWAY_FAULTS_KILLS=5 PARKWAY_FAULTS_OPS=200).
+ */
+const long = process.env.PARKWAY_FAULTS_LONG === "1";
+const kills = Number(process.env.PARKWAY_FAULTS_KILLS ?? (long ? 20 : 8));
+const minOps = Number(process.env.PARKWAY_FAULTS_OPS ?? (long ? 1000 : 400));
+const postgresRestarts = Number(process.env.PARKWAY_FAULTS_PG_RESTARTS ?? (long ? 3 : 2));
 
 let postgres: TestPostgres;
 beforeAll(async () => {

@@ -1,18 +1,39 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startClusterHarness } from "../helpers/cluster-harness.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { instantiate, loadScenarios } from "../helpers/scenario.js";
 import { ScenarioRunner } from "../helpers/scenario-runner.js";
 
 /**
- * Every scenario played against three Parkway nodes, each in a process of its own, on one PostgreSQL
+ * The scenarios played against three Parkway nodes, each in a process of its own, on one PostgreSQL
  * database: each step goes to the next node in turn (the session's stream moves there first), a
  * watcher on the last node follows each session from seq 0 throughout, and `restart` and `crash`
  * apply to every node.
  */
 const NODES = 3;
+/**
+ * Short mode (`npm test`) plays one scenario of each kind: a confirm, an accepted rule, AskUser,
+ * external tools, an interrupt, an expiry, a restart and a crash; long mode
+ * (PARKWAY_FAULTS_LONG=1) plays every one. Most of a scenario's time is its three nodes starting.
+ */
+const SHORT = new Set([
+  "single-confirm.json",
+  "partial-confirmation.json",
+  "accepted-rule-session-scope.json",
+  "concurrent-dedup-rule-accepted.json",
+  "ask-user-multi.json",
+  "confirm-then-external.json",
+  "external-concurrent.json",
+  "interrupt-while-asking.json",
+  "expiry-deny.json",
+  "repeated-call-ids.json",
+  "mcp-filesystem.json",
+]);
+const scenarios = loadScenarios().filter(
+  ({ file }) => process.env.PARKWAY_FAULTS_LONG === "1" || SHORT.has(file),
+);
 /**
  * Long enough that a live node slowed down on a busy machine keeps its leases: a shorter one lets
  * another node take a session whose reply is running and end it as if its node had died, which no
@@ -30,7 +51,11 @@ afterAll(async () => {
 });
 
 describe.concurrent("scenarios on three nodes", () => {
-  for (const { file, text } of loadScenarios()) {
+  it("short mode names scenarios that exist", () => {
+    const files = new Set(loadScenarios().map(({ file }) => file));
+    expect([...SHORT].filter((file) => !files.has(file))).toEqual([]);
+  });
+  for (const { file, text } of scenarios) {
     it(file.replace(/\.json$/, ""), { timeout: 90_000 }, async () => {
       const agent = (workdir: string) => ({
         shareWorkingDirectories: true,

@@ -181,6 +181,27 @@ describe("the web port", () => {
     expect([err.codeName, err.message]).toEqual(["UNAVAILABLE", "server shutting down"]);
   });
 
+  it("lets the session go when a web client cancels its Watch", async () => {
+    h = await startHarness(echo, {}, WEB);
+    const session = await h.client.createSession({ agentId: "test" });
+    await h.client.send(session.id, { $case: "userMessage", value: { text: "m1", content: [] } });
+    for (const protocol of ["connect", "grpc-web"] as WebProtocol[]) {
+      const agent = webClient(h.parkway.webUrl!, protocol, "parkway.v1.AgentService");
+      const stop = new AbortController();
+      const events = agent.watch!({ sessionId: session.id }, { signal: stop.signal });
+      const iterator = events[Symbol.asyncIterator]();
+      expect(serverEvent((await iterator.next()).value).seq, protocol).toBe(1);
+      expect(h.parkway.liveSessions(), protocol).toBe(1);
+      stop.abort();
+      await iterator.next().catch(() => undefined);
+      const deadline = Date.now() + 5000;
+      while (h.parkway.liveSessions() > 0 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(h.parkway.liveSessions(), protocol).toBe(0);
+    }
+  });
+
   it("ends a Watch with unavailable when the server shuts down", async () => {
     const started = await startHarness(echo, {}, WEB);
     const session = await started.client.createSession({ agentId: "test" });

@@ -79,8 +79,9 @@ export function webServerStream<WebReq, WebRes, Req, Res>(
     track(env, new Promise<void>((resolve) => (finished = resolve)));
     // A client that goes away while a message is written leaves the generator at its `yield`.
     let code: number = Status.CANCELLED;
-    const responses = handler(codec.request(request), ctx)[Symbol.asyncIterator]();
+    let responses: AsyncIterator<readonly Res[]> | undefined;
     try {
+      responses = handler(codec.request(request), ctx)[Symbol.asyncIterator]();
       for (;;) {
         const next = await responses.next();
         if (next.done) break;
@@ -104,7 +105,7 @@ export function webServerStream<WebReq, WebRes, Req, Res>(
       code = error.code;
       throw error;
     } finally {
-      await responses.return?.().catch(() => undefined);
+      await responses?.return?.().catch(() => undefined);
       ctx.dispose();
       endSpan(ctx.span, code);
       finished();
