@@ -139,15 +139,16 @@ function requireSignIn(message: string) {
 
 signInForm.addEventListener("submit", (event) => {
   event.preventDefault();
-  // An empty token signs in to a server without tenants.
+  // An empty token signs in to a server without tenants. The page starts afresh for the new
+  // principal: nothing another tenant's token showed stays on it.
   sessionStorage.setItem(TOKEN_KEY, tokenInput.value.trim());
-  tokenInput.value = "";
-  start();
+  window.location.reload();
 });
 
 signOut.addEventListener("click", () => {
+  polling?.abort();
   sessionStorage.removeItem(TOKEN_KEY);
-  requireSignIn("Signed out.");
+  window.location.reload();
 });
 
 show("parked");
