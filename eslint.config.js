@@ -1,5 +1,6 @@
 // Lint: type-aware rules that catch async bugs, import cycles, and imports against the layer arrows
 // of DESIGN.md §1 (each layer may import only the layers below it).
+import { builtinModules } from "node:module";
 import js from "@eslint/js";
 import importX from "eslint-plugin-import-x";
 import tseslint from "typescript-eslint";
@@ -24,12 +25,21 @@ function layer(folder, allowed, message, extra = []) {
 /** Packages and the files that alone may import them. */
 const PACKAGE_OWNERS = [
   {
-    owners: ["src/server/**", "src/client/**", "src/generated/**", "src/cli/**", "src/index.ts"],
+    // src/browser speaks Connect; its browser rule (browserOnly) keeps gRPC out of it.
+    owners: [
+      "src/server/**",
+      "src/client/**",
+      "src/browser/**",
+      "src/generated/**",
+      "src/cli/**",
+      "src/index.ts",
+    ],
     paths: [{ name: "@grpc/grpc-js", message: "Only src/server and src/client speak gRPC." }],
     patterns: [
       {
         group: ["@connectrpc/*"],
-        message: "Only src/server (the web port) and src/client speak Connect and gRPC-web.",
+        message:
+          "Only src/server (the web port), src/client and src/browser speak Connect and gRPC-web.",
       },
     ],
   },
@@ -91,6 +101,31 @@ function onlyImportedBy(owners) {
   ];
 }
 
+/**
+ * The rule for code that runs in browsers (src/browser and the console): no Node built-in, no gRPC
+ * runtime, no Node-only Connect package, and of Parkway only the folders `allowed` gives.
+ */
+function browserOnly(files, allowed, message) {
+  return {
+    files,
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: builtinModules.map((name) => ({ name, message })),
+          patterns: [
+            {
+              group: [...allowed, "node:*", "@grpc/*", "@connectrpc/connect-node", "pg", "pino"],
+              message,
+              allowTypeImports: false,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 /** Parkway's folders under src/ (`runtime` and `index.ts` sit above them all). */
 const FOLDERS = [
   "common",
@@ -103,7 +138,9 @@ const FOLDERS = [
   "session",
   "server",
   "generated",
+  "generated-es",
   "client",
+  "browser",
   "cli",
   "telemetry",
   "runtime",
@@ -121,6 +158,7 @@ export default tseslint.config(
   {
     ignores: [
       "src/generated/**",
+      "src/generated-es/**",
       "clients/**",
       "node_modules/**",
       "dist/**",
@@ -220,6 +258,16 @@ export default tseslint.config(
     "src/client imports only src/generated and src/common.",
   ),
   layer("common", importsOnly(), "src/common imports nothing of Parkway."),
+  browserOnly(
+    ["src/browser/**/*.ts"],
+    importsOnly("generated-es")("browser"),
+    "src/browser runs in browsers: it imports only src/generated-es and browser-safe packages.",
+  ),
+  browserOnly(
+    ["console/src/**/*.ts"],
+    importsOnly("browser", "generated-es")(undefined),
+    "The console runs in browsers: of Parkway it imports only src/browser.",
+  ),
   // Packages only one part of the code imports. Every file gets one rule with all restrictions
   // that apply to it (a later config's rule replaces an earlier one's, so they are not stacked).
   ...onlyImportedBy(PACKAGE_OWNERS),

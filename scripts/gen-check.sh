@@ -3,7 +3,7 @@
 # change (even a comment) without `npm run gen` cannot land.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-GENERATED=(src/generated clients/go/gen clients/python/src/parkway/v1 clients/python/src/parkway/_version.py clients/go/version.go clients/typescript/package.json)
+GENERATED=(src/generated src/generated-es clients/go/gen clients/python/src/parkway/v1 clients/python/src/parkway/_version.py clients/go/version.go clients/typescript/package.json)
 bash scripts/gen.sh
 if [[ -n "$(git status --porcelain -- "${GENERATED[@]}")" ]]; then
   echo "gen:check: generated code is out of date with proto/; run 'npm run gen' and commit:" >&2

@@ -9,18 +9,7 @@
 # starting one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-root=$PWD
-venv="$root/.venv"
-py="$venv/bin/python"
-
-if [[ ! -x "$py" ]]; then
-  "${PYTHON:-python3}" -c 'import sys; sys.exit(sys.version_info < (3, 10))' || {
-    echo "test-py: ${PYTHON:-python3} is older than Python 3.10" >&2
-    exit 1
-  }
-  "${PYTHON:-python3}" -m venv "$venv"
-fi
-"$py" -m pip install -q --disable-pip-version-check "./clients/python[test]"
+py="$(bash scripts/py-venv.sh)"
 
 cd clients/python
 status=0

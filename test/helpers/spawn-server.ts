@@ -11,6 +11,8 @@ export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /** A server started as a child process through the README's serve command. */
 export interface SpawnedServer {
   address: string;
+  /** The web port's URL, when the server serves one (`--web-listen`). */
+  webUrl?: string;
   dataDir: string;
   child: ChildProcess;
   /** Lines written so far to stdout and stderr. */
@@ -99,7 +101,7 @@ export async function spawnServer(
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   createInterface({ input: child.stderr }).on("line", (line) => output.push(line));
-  const address = await new Promise<string>((resolve, reject) => {
+  const listening = await new Promise<{ address: string; webUrl?: string }>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`server did not start:\n${output.join("\n")}`)),
       60_000,
@@ -107,10 +109,10 @@ export async function spawnServer(
     createInterface({ input: child.stdout }).on("line", (line) => {
       output.push(line);
       try {
-        const entry = JSON.parse(line) as { msg?: string; address?: string };
+        const entry = JSON.parse(line) as { msg?: string; address?: string; webUrl?: string };
         if (entry.msg === "listening" && entry.address) {
           clearTimeout(timer);
-          resolve(entry.address);
+          resolve({ address: entry.address, ...(entry.webUrl ? { webUrl: entry.webUrl } : {}) });
         }
       } catch {
         // not a log line
@@ -122,7 +124,7 @@ export async function spawnServer(
     });
   });
   return {
-    address,
+    ...listening,
     dataDir,
     child,
     output,

@@ -134,9 +134,10 @@ describe("the server package, installed from its tarball", () => {
         "--input-type=module",
         "-e",
         'const s = await import("parkway"); const c = await import("parkway/client");' +
-          "console.log(JSON.stringify({ server: Object.keys(s), client: Object.keys(c) }))",
+          'const w = await import("parkway/web");' +
+          "console.log(JSON.stringify({ server: Object.keys(s), client: Object.keys(c), web: Object.keys(w) }))",
       ]),
-    ) as { server: string[]; client: string[] };
+    ) as { server: string[]; client: string[]; web: string[] };
     expect(exports.server).toEqual(
       expect.arrayContaining([
         "startParkway",
@@ -155,19 +156,31 @@ describe("the server package, installed from its tarball", () => {
     expect(exports.client).toEqual(
       expect.arrayContaining(["createParkwayClient", "ParkwaySession", "FinishedReason"]),
     );
+    expect(exports.web).toEqual(
+      expect.arrayContaining(["createWebClient", "watchSession", "allow", "AgentService"]),
+    );
     const packages = await installed(serverProject);
     expect(packages).toContain("parkway");
     expect(packages.filter((name) => DEV_TOOLS.includes(name))).toEqual([]);
   });
 
-  it("runs `npx parkway --help`, and serves and answers health with `npx parkway serve`", async () => {
+  it("runs `npx parkway --help`, and serves, answers health and the console with `npx parkway serve`", async () => {
     const help = await run("npx", ["--no-install", "parkway", "--help"], { cwd: serverProject });
     expect(help.stdout).toMatch(/^usage:\n {2}parkway serve/);
     server = await spawnServer({
       command: { file: "npx", args: ["--no-install", "parkway", "serve"], cwd: serverProject },
+      args: ["--web-listen", "127.0.0.1:0"],
     });
     expect(await healthCheck(server.address)).toBe("SERVING");
     expect(await healthCheck(server.address, "parkway.v1.AgentService")).toBe("SERVING");
+    // The web port serves the console the package ships (dist/console).
+    const page = await fetch(server.webUrl!);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("<title>Parkway console</title>");
+    const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    expect(await fetch(new URL(script!, server.webUrl)).then((r) => r.status)).toBe(200);
   });
 });
 

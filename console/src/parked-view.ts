@@ -1,0 +1,153 @@
+import { h, replace, uid } from "./dom.js";
+import { pendingCallCard } from "./pending-call.js";
+import { statusText, timeText } from "./format.js";
+import {
+  type SendInput,
+  type Session,
+  SessionStatus,
+  type ToolCallBlock,
+  ToolCallState,
+} from "./parkway.js";
+
+/** What the parked view does on the page. */
+export interface ParkedViewHooks {
+  send: (session: Session, input: SendInput) => Promise<unknown>;
+  openTranscript: (sessionId: string) => void;
+  announce: (text: string) => void;
+}
+
+interface SessionEntry {
+  el: HTMLElement;
+  status: HTMLElement;
+  calls: HTMLElement;
+  cards: Map<string, HTMLElement>;
+}
+
+const PARKED = new Set([SessionStatus.AWAITING_PERMISSION, SessionStatus.AWAITING_EXTERNAL_RESULT]);
+
+/** A card per call and state: an allowed external call gets a new card for its result. */
+function cardKey(session: Session, call: ToolCallBlock): string {
+  return `${session.replyId}/${call.id}/${call.state}`;
+}
+
+function waiting(call: ToolCallBlock): boolean {
+  return call.state === ToolCallState.ASKING || call.state === ToolCallState.SUBMITTED;
+}
+
+/**
+ * The sessions whose reply is parked, each with a card per pending call, and the other sessions.
+ * `update` reconciles by session and call id, so a card being filled in stays as it is while the
+ * list refreshes; a call that is new since the last update is announced.
+ */
+export function createParkedView(hooks: ParkedViewHooks) {
+  const list = h("div", { class: "parked-list" });
+  const empty = h("p", { class: "muted empty" }, "No reply is waiting for you.");
+  const othersList = h("ul", { class: "other-sessions" });
+  const othersCount = h("span", {}, "");
+  const others = h(
+    "details",
+    { class: "others" },
+    h("summary", {}, "Other sessions ", othersCount),
+    othersList,
+  );
+  const entries = new Map<string, SessionEntry>();
+  const el = h("div", {}, empty, list, others);
+  let first = true;
+  let othersKey = "";
+
+  function entryFor(session: Session): SessionEntry {
+    let entry = entries.get(session.id);
+    if (entry) return entry;
+    const headingId = uid("session");
+    const status = h("span", { class: "badge" });
+    const calls = h("div", { class: "calls" });
+    const article = h(
+      "article",
+      { class: "session", "aria-labelledby": headingId, "data-session-id": session.id },
+      h(
+        "header",
+        {},
+        h("h2", { id: headingId }, "Session ", h("code", {}, session.id)),
+        h("p", { class: "muted" }, `agent ${session.agentId} · `, status),
+        h(
+          "button",
+          { type: "button", onclick: () => hooks.openTranscript(session.id) },
+          "Transcript",
+        ),
+      ),
+      calls,
+    );
+    entry = { el: article, status, calls, cards: new Map() };
+    entries.set(session.id, entry);
+    return entry;
+  }
+
+  function removeCard(entry: SessionEntry, id: string, card: HTMLElement) {
+    const hadFocus = card.contains(document.activeElement);
+    card.remove();
+    entry.cards.delete(id);
+    if (hadFocus) {
+      const next = list.querySelector<HTMLElement>(".call button, .call input");
+      (next ?? document.getElementById("main-heading"))?.focus();
+    }
+  }
+
+  function update(sessions: Session[]): void {
+    const parked = sessions.filter((s) => PARKED.has(s.status));
+    const seen = new Set<string>();
+    for (const session of parked) {
+      seen.add(session.id);
+      const entry = entryFor(session);
+      entry.status.textContent = statusText(session.status);
+      if (entry.el.parentElement !== list) list.append(entry.el);
+      const calls = session.pendingToolCalls.filter(waiting);
+      const ids = new Set(calls.map((c) => cardKey(session, c)));
+      for (const [id, card] of entry.cards) if (!ids.has(id)) removeCard(entry, id, card);
+      for (const call of calls) {
+        const id = cardKey(session, call);
+        if (entry.cards.has(id)) continue;
+        const card = pendingCallCard({
+          session,
+          call,
+          send: (input) => hooks.send(session, input),
+          announce: hooks.announce,
+        });
+        entry.cards.set(id, card);
+        entry.calls.append(card);
+        if (!first) hooks.announce(`New: ${call.name} in session ${session.id} waits for you.`);
+      }
+    }
+    for (const [id, entry] of entries) {
+      if (seen.has(id)) continue;
+      for (const [callId, card] of entry.cards) removeCard(entry, callId, card);
+      entry.el.remove();
+      entries.delete(id);
+    }
+    empty.hidden = parked.length > 0;
+    const rest = sessions.filter((s) => !PARKED.has(s.status));
+    othersCount.textContent = `(${rest.length})`;
+    const key = rest.map((s) => `${s.id}:${s.status}:${timeText(s.updatedAt)}`).join(",");
+    if (key !== othersKey) {
+      othersKey = key;
+      replace(
+        othersList,
+        rest.map((s) =>
+          h(
+            "li",
+            {},
+            h("code", {}, s.id),
+            ` · ${s.agentId} · ${statusText(s.status)} · ${timeText(s.updatedAt)} `,
+            h(
+              "button",
+              { type: "button", onclick: () => hooks.openTranscript(s.id) },
+              "Transcript",
+            ),
+          ),
+        ),
+      );
+    }
+    first = false;
+  }
+
+  return { el, update, count: () => list.querySelectorAll(".call:not(.answered)").length };
+}
