@@ -26,7 +26,8 @@ import {
 import { ListenError, listenError } from "./listen-error.js";
 import { addReflection } from "./reflection.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
-import { createWebServer, type WebOptions, type WebServer } from "./web/web-server.js";
+import type { WebOptions } from "./web/web-options.js";
+import { createWebServer, type WebServer } from "./web/web-server.js";
 
 export { ListenError };
 

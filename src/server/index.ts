@@ -8,4 +8,4 @@ export {
 } from "./create-server.js";
 export type { BidiHandler, UnaryHandler } from "./adapters.js";
 export type { CallContext } from "./call-context.js";
-export type { WebOptions } from "./web/web-server.js";
+export type { WebOptions } from "./web/web-options.js";

@@ -8,14 +8,7 @@ import { connectRoutes, type WebService } from "./connect-routes.js";
 import { withCors } from "./cors.js";
 import { staticFiles } from "./static-files.js";
 import { peerKey } from "./web-call.js";
-
-/** What the web port serves besides the RPCs. */
-export interface WebOptions {
-  /** Origins allowed to call cross-origin (`scheme://host[:port]`, or `*`); default none. */
-  corsOrigins?: readonly string[];
-  /** The folder of the web console served at `/`; default `dist/console/` of the package. */
-  staticDir?: string;
-}
+import type { WebOptions } from "./web-options.js";
 
 /** The web port: Connect (JSON and binary) and gRPC-web, plus the console's files. */
 export interface WebServer {
