@@ -34,6 +34,11 @@ const EXPECTED = [
   "telemetry.input.both",
   "telemetry.park.both",
   "telemetry.stream.both",
+  "langgraph.park",
+  "langgraph.resume",
+  "langgraph.resumes.",
+  "langgraph.pg.park",
+  "langgraph.pg.resume",
 ];
 
 // Runs `npm run bench:smoke` (every benchmark at tiny sizes) so the benchmarks cannot rot. Checks
