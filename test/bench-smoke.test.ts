@@ -68,5 +68,5 @@ describe("benchmarks, smoke mode", () => {
     expect(ids.filter((id) => id.startsWith("stream.")).length).toBe(2);
     for (const row of results.rows) expect(hasNumbers(row), row.id).toBe(true);
     expect(await readFile(path.join(out, "RESULTS.md"), "utf8")).toMatch(/\|\s*Row\s*\|/);
-  }, 240_000);
+  }, 540_000);
 });
