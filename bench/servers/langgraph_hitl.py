@@ -22,7 +22,7 @@ Commands:
   (not timed), then resumes them with W concurrent workers; answers {"seconds", "resumes",
   "cpu_seconds"} (this process's CPU time during the resumes). LangGraph: "async" runs W asyncio
   tasks on AsyncSqliteSaver (its own file beside the sync one), "threads" W threads on SqliteSaver.
-  Parkway: W asyncio tasks, one client channel.
+  Parkway: W asyncio tasks, one client channel; the sessions' streams are closed after the timing.
 - {"op": "exit"}.
 """
 
@@ -272,7 +272,6 @@ class ParkwaySide:
                 took = now_us() - t0
                 if event.finished_reason != 1:  # FINISHED_REASON_COMPLETED
                     raise RuntimeError(f"the resumed reply did not complete: {event!r}")
-                await chat.close()
                 return took
         raise RuntimeError("the resumed reply parked again")
 
@@ -283,6 +282,7 @@ class ParkwaySide:
             chat, call, parked = await self.park()
             parks.append(parked)
             resumes.append(await self.resume(chat, call))
+            await chat.close()
         return {"park": parks, "resume": resumes}
 
     async def throughput(self, sessions: int, workers: int, mode: str) -> dict[str, Any]:
@@ -301,6 +301,8 @@ class ParkwaySide:
         c0, t0 = time.process_time(), time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(workers)))
         t1, c1 = time.perf_counter(), time.process_time()
+        for chat, _, _ in parked:
+            await chat.close()
         return {"seconds": t1 - t0, "resumes": sessions, "cpu_seconds": c1 - c0}
 
     async def close(self) -> None:
