@@ -28,6 +28,7 @@ import { type BenchPostgres, startBenchPostgres } from "../lib/postgres-cluster.
 import { latency, type Row, row, single } from "../lib/rows.js";
 import { ensureBuilt, scratchDir, type Stack, startStack } from "../lib/stack.js";
 import { median, summarize } from "../lib/stats.js";
+import { fdatasyncSamples } from "../lib/sync-baselines.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DRIVER = path.join(ROOT, "bench", "servers", "langgraph_hitl.py");
@@ -206,8 +207,15 @@ interface Side {
   resume: number[];
 }
 
-/** Warm-up, then `iterations` turns per side in rounds of ROUND, the order alternating. */
-async function measureLatencies(config: BenchConfig, drivers: Driver[]): Promise<Side[]> {
+/**
+ * Warm-up, then `iterations` turns per side in rounds of ROUND, the order alternating; `between`
+ * runs after every round.
+ */
+async function measureLatencies(
+  config: BenchConfig,
+  drivers: Driver[],
+  between: () => void = () => {},
+): Promise<Side[]> {
   const sides = drivers.map((driver) => ({ driver, park: [] as number[], resume: [] as number[] }));
   for (const s of sides) await s.driver.call<Latencies>({ op: "latency", n: config.warmup });
   const rounds = Math.max(1, Math.ceil(config.iterations / ROUND));
@@ -219,6 +227,7 @@ async function measureLatencies(config: BenchConfig, drivers: Driver[]): Promise
       s.park.push(...got.park);
       s.resume.push(...got.resume);
     }
+    between();
   }
   return sides;
 }
@@ -248,10 +257,13 @@ async function sqliteRows(
       address: stack.parkway.ready.address,
     });
     drivers.push(pw.driver);
-    const [lgSide, pwSide] = (await measureLatencies(config, [lg.driver, pw.driver])) as [
-      Side,
-      Side,
-    ];
+    // The disk's own synced-write latency during the rounds, for context (both sides sync).
+    const fsyncs: number[] = [];
+    const [lgSide, pwSide] = (await measureLatencies(config, [lg.driver, pw.driver], () =>
+      fsyncs.push(...fdatasyncSamples(dir, 10)),
+    )) as [Side, Side];
+    const f = summarize(fsyncs);
+    const disk = `Raw fdatasync of 1 KB on the same disk, 10 between every round: p50 ${Math.round(f.p50)} µs / p99 ${Math.round(f.p99)} µs (n=${f.n}).`;
 
     const workers = config.manySessions;
     const sessions = workers * (config.smoke ? 2 : 4);
@@ -315,7 +327,7 @@ async function sqliteRows(
           ),
           note:
             `Target: Parkway p50 ≤ 0.5 × LangGraph's. ${turns} ${lgSide.park.length} turns per side after ` +
-            `${config.warmup} warm-up, in rounds of ${ROUND}, the sides alternating. ${versions} ${machine()}`,
+            `${config.warmup} warm-up, in rounds of ${ROUND}, the sides alternating. ${disk} ${versions} ${machine()}`,
         },
         { maxRatio: 0.5, text: "p50 ≤ 0.5× LangGraph SQLite" },
       ),
@@ -330,7 +342,7 @@ async function sqliteRows(
         ),
         note:
           `Reported. The same turns as langgraph.park, resumed right after they parked (Parkway: the session stays ` +
-          `attached; its tool call and second model call go through the server and the scripted model over HTTP). ${machine()}`,
+          `attached; its tool call and second model call go through the server and the scripted model over HTTP). ${disk} ${machine()}`,
       }),
       row(
         {
