@@ -1,6 +1,7 @@
 import type { Suite } from "../lib/runner.js";
 import { idleStreams } from "./idle-streams.js";
 import { inputLatency } from "./input-latency.js";
+import { langgraphRows } from "./langgraph.js";
 import { modelOverhead } from "./model-overhead.js";
 import { parkLatency } from "./park-latency.js";
 import { parkedScale } from "./parked-scale.js";
@@ -22,4 +23,5 @@ export const SUITES: Record<string, Suite> = {
   model: modelOverhead,
   pg: postgresRows,
   telemetry,
+  langgraph: langgraphRows,
 };
