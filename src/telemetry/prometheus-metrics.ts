@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type {
   GaugeSources,
   Metrics,
@@ -6,6 +6,12 @@ import type {
   StoreOperation,
   TokenCounts,
 } from "../common/telemetry.js";
+import {
+  BoundCounter,
+  BoundHistogram,
+  type CounterSeries,
+  type HistogramSeries,
+} from "./bound-metrics.js";
 
 /** Buckets (seconds) of what a person takes to decide: a second to a day. */
 const WAIT_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 86_400];
@@ -29,25 +35,39 @@ const DIRECTIONS: readonly [keyof TokenCounts, string][] = [
  * `tenantLabel` (of replies and tokens, what a bill needs): otherwise their number would multiply
  * every series.
  */
+/** The series one model's calls update, bound once per agent and model (and tenant). */
+interface ModelSeries {
+  duration: HistogramSeries;
+  firstToken: HistogramSeries;
+  tokens: [keyof TokenCounts, CounterSeries][];
+}
+
+/**
+ * Parkway's metrics in a prom-client registry of their own (so that several servers in one process
+ * do not share counts), with the process and Node.js defaults. The counters and histograms that a
+ * reply updates have bound series (`bound-metrics.ts`): an update on a reply's path is an addition.
+ * Tenants are a label only with `tenantLabel` (of replies and tokens, what a bill needs): otherwise
+ * their number would multiply every series.
+ */
 export class PrometheusMetrics implements Metrics {
   readonly enabled = true;
   readonly registry = new Registry();
   private sources: GaugeSources | undefined;
-  private readonly replies: Counter;
-  private readonly parkWait: Histogram;
-  private readonly modelDuration: Histogram;
-  private readonly firstToken: Histogram;
-  private readonly tokens: Counter;
-  private readonly toolCalls: Counter;
-  private readonly toolDuration: Histogram;
-  private readonly decisions: Counter;
-  private readonly acks: Counter;
-  private readonly store: Histogram;
-  /** The store histogram's series, one per operation, bound once: a store call hashes no labels. */
-  private readonly storeSeries = new Map<StoreOperation, Histogram.Internal<string>>();
+  private readonly replies: BoundCounter;
+  private readonly parkWait: BoundHistogram;
+  private readonly modelDuration: BoundHistogram;
+  private readonly firstToken: BoundHistogram;
+  private readonly tokens: BoundCounter;
+  private readonly toolCalls: BoundCounter;
+  private readonly toolDuration: BoundHistogram;
+  private readonly decisions: BoundCounter;
+  private readonly acks: BoundCounter;
+  private readonly store: BoundHistogram;
+  private readonly models = new Map<string, ModelSeries>();
 
   constructor(private readonly tenantLabel = false) {
     const registers = [this.registry];
+    const registry = this.registry;
     const tenant = tenantLabel ? ["tenant"] : [];
     collectDefaultMetrics({ register: this.registry });
     const sources = () => this.sources;
@@ -78,71 +98,71 @@ export class PrometheusMetrics implements Metrics {
         this.set(sources()?.sessionActors() ?? 0);
       },
     });
-    this.parkWait = new Histogram({
-      name: "parkway_park_wait_seconds",
-      help: "From a reply's park to the answer of one of its calls, by what the call waited for.",
-      labelNames: ["kind"],
-      buckets: WAIT_BUCKETS,
-      registers,
-    });
-    this.replies = new Counter({
-      name: "parkway_replies_total",
-      help: "Replies ended, by agent and outcome (their finished reason).",
-      labelNames: ["agent", "outcome", ...tenant],
-      registers,
-    });
-    this.modelDuration = new Histogram({
-      name: "parkway_model_call_duration_seconds",
-      help: "Model calls, from the request to the last streamed byte.",
-      labelNames: ["agent", "model"],
-      buckets: CALL_BUCKETS,
-      registers,
-    });
-    this.firstToken = new Histogram({
-      name: "parkway_model_time_to_first_token_seconds",
-      help: "From a model request to its first streamed text, thinking or tool call.",
-      labelNames: ["agent", "model"],
-      buckets: CALL_BUCKETS,
-      registers,
-    });
-    this.tokens = new Counter({
-      name: "parkway_model_tokens_total",
-      help: "Tokens the model reported, by direction (input, output, cache_read, cache_write).",
-      labelNames: ["agent", "model", "direction", ...tenant],
-      registers,
-    });
-    this.toolCalls = new Counter({
-      name: "parkway_tool_calls_total",
-      help: "Tool calls that reached a final state (success, error, interrupted, denied).",
-      labelNames: ["tool", "state"],
-      registers,
-    });
-    this.toolDuration = new Histogram({
-      name: "parkway_tool_call_duration_seconds",
-      help: "Tool calls from the start of their result to its end (none for a call whose result started before a park: that wait is the park's).",
-      labelNames: ["tool", "state"],
-      buckets: CALL_BUCKETS,
-      registers,
-    });
-    this.decisions = new Counter({
-      name: "parkway_permission_decisions_total",
-      help: "The permission engine's decisions, by behavior and the check (or rule kind) that decided.",
-      labelNames: ["behavior", "check"],
-      registers,
-    });
-    this.acks = new Counter({
-      name: "parkway_input_acks_total",
-      help: "Client inputs acknowledged, by gRPC status code.",
-      labelNames: ["code"],
-      registers,
-    });
-    this.store = new Histogram({
-      name: "parkway_store_operation_duration_seconds",
-      help: "Store operations (a scan is timed to its first record).",
-      labelNames: ["operation"],
-      buckets: STORE_BUCKETS,
-      registers,
-    });
+    this.parkWait = new BoundHistogram(
+      "parkway_park_wait_seconds",
+      "From a reply's park to the answer of one of its calls, by what the call waited for.",
+      ["kind"],
+      WAIT_BUCKETS,
+      registry,
+    );
+    this.replies = new BoundCounter(
+      "parkway_replies_total",
+      "Replies ended, by agent and outcome (their finished reason).",
+      ["agent", "outcome", ...tenant],
+      registry,
+    );
+    this.modelDuration = new BoundHistogram(
+      "parkway_model_call_duration_seconds",
+      "Model calls, from the request to the last streamed byte.",
+      ["agent", "model"],
+      CALL_BUCKETS,
+      registry,
+    );
+    this.firstToken = new BoundHistogram(
+      "parkway_model_time_to_first_token_seconds",
+      "From a model request to its first streamed text, thinking or tool call.",
+      ["agent", "model"],
+      CALL_BUCKETS,
+      registry,
+    );
+    this.tokens = new BoundCounter(
+      "parkway_model_tokens_total",
+      "Tokens the model reported, by direction (input, output, cache_read, cache_write).",
+      ["agent", "model", "direction", ...tenant],
+      registry,
+    );
+    this.toolCalls = new BoundCounter(
+      "parkway_tool_calls_total",
+      "Tool calls that reached a final state (success, error, interrupted, denied).",
+      ["tool", "state"],
+      registry,
+    );
+    this.toolDuration = new BoundHistogram(
+      "parkway_tool_call_duration_seconds",
+      "Tool calls from the start of their result to its end (none for a call whose result started before a park: that wait is the park's).",
+      ["tool", "state"],
+      CALL_BUCKETS,
+      registry,
+    );
+    this.decisions = new BoundCounter(
+      "parkway_permission_decisions_total",
+      "The permission engine's decisions, by behavior and the check (or rule kind) that decided.",
+      ["behavior", "check"],
+      registry,
+    );
+    this.acks = new BoundCounter(
+      "parkway_input_acks_total",
+      "Client inputs acknowledged, by gRPC status code.",
+      ["code"],
+      registry,
+    );
+    this.store = new BoundHistogram(
+      "parkway_store_operation_duration_seconds",
+      "Store operations (a scan is timed to its first record).",
+      ["operation"],
+      STORE_BUCKETS,
+      registry,
+    );
   }
 
   observe(sources: GaugeSources): void {
@@ -150,11 +170,14 @@ export class PrometheusMetrics implements Metrics {
   }
 
   replyEnded(agent: string, outcome: string, tenant: string): void {
-    this.replies.inc(this.tenantLabel ? { agent, outcome, tenant } : { agent, outcome });
+    const series = this.tenantLabel
+      ? this.replies.series(agent, outcome, tenant)
+      : this.replies.series(agent, outcome);
+    series.inc();
   }
 
   parkAnswered(kind: ParkKind, seconds: number): void {
-    this.parkWait.observe({ kind }, Math.max(0, seconds));
+    this.parkWait.series(kind).observe(Math.max(0, seconds));
   }
 
   modelCall(
@@ -163,37 +186,46 @@ export class PrometheusMetrics implements Metrics {
     firstTokenSeconds: number | undefined,
     counts: TokenCounts,
   ): void {
-    const labels = { agent: call.agent, model: call.model };
-    this.modelDuration.observe(labels, seconds);
-    if (firstTokenSeconds !== undefined) this.firstToken.observe(labels, firstTokenSeconds);
-    for (const [field, direction] of DIRECTIONS) {
-      // Every direction, zero included, so that each series exists from the first call.
-      this.tokens.inc(
-        this.tenantLabel ? { ...labels, direction, tenant: call.tenant } : { ...labels, direction },
-        Math.max(0, counts[field]),
-      );
+    const series = this.modelSeries(call);
+    series.duration.observe(seconds);
+    if (firstTokenSeconds !== undefined) series.firstToken.observe(firstTokenSeconds);
+    // Every direction, zero included, so that each series exists from the first call.
+    for (const [field, tokens] of series.tokens) tokens.inc(Math.max(0, counts[field]));
+  }
+
+  private modelSeries(call: { agent: string; model: string; tenant: string }): ModelSeries {
+    const { agent, model } = call;
+    const tenant = this.tenantLabel ? [call.tenant] : [];
+    const key = `${agent}\u0000${model}\u0000${tenant.join("")}`;
+    let series = this.models.get(key);
+    if (!series) {
+      series = {
+        duration: this.modelDuration.series(agent, model),
+        firstToken: this.firstToken.series(agent, model),
+        tokens: DIRECTIONS.map(([field, direction]) => [
+          field,
+          this.tokens.series(agent, model, direction, ...tenant),
+        ]),
+      };
+      this.models.set(key, series);
     }
+    return series;
   }
 
   toolCall(tool: string, state: string, seconds: number | undefined): void {
-    this.toolCalls.inc({ tool, state });
-    if (seconds !== undefined) this.toolDuration.observe({ tool, state }, seconds);
+    this.toolCalls.series(tool, state).inc();
+    if (seconds !== undefined) this.toolDuration.series(tool, state).observe(seconds);
   }
 
   permissionDecision(behavior: string, check: string): void {
-    this.decisions.inc({ behavior, check });
+    this.decisions.series(behavior, check).inc();
   }
 
   inputAcked(code: string): void {
-    this.acks.inc({ code });
+    this.acks.series(code).inc();
   }
 
   storeOperation(operation: StoreOperation, seconds: number): void {
-    let series = this.storeSeries.get(operation);
-    if (!series) {
-      series = this.store.labels({ operation });
-      this.storeSeries.set(operation, series);
-    }
-    series.observe(seconds);
+    this.store.series(operation).observe(seconds);
   }
 }
