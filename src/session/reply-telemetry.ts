@@ -1,7 +1,8 @@
 import { performance } from "node:perf_hooks";
 import type { EventBody } from "../agent/events.js";
 import type { DecisionInfo, FinishedReason, Failure, Msg, ToolCallBlock } from "../agent/types.js";
-import type { ParkKind, Telemetry, TraceSpan } from "../common/telemetry.js";
+import type { ParkKind, Telemetry } from "../common/telemetry.js";
+import { type Deferred, DeferredSpans } from "./deferred-spans.js";
 import type { ReplyData } from "./records.js";
 
 /** Whose reply it is, as metrics label it and spans name it. */
@@ -13,14 +14,16 @@ export interface ReplyOwner {
 
 interface ModelCall {
   model: string;
-  span: TraceSpan;
+  /** The `traceparent` reserved for its span (the model request carries it). */
+  trace: string | undefined;
+  span: Deferred;
   at: number;
   firstToken?: number;
   toolCalls: boolean;
 }
 
 interface ToolCall {
-  span: TraceSpan;
+  span: Deferred;
   at: number;
   name: string;
 }
@@ -44,65 +47,64 @@ export function parkKind(call: ToolCallBlock): ParkKind {
 /**
  * The metrics and spans of one run of a reply (from its start or resume to its end or park),
  * read from the events it emits. The reply's span (`invoke_agent`, OpenTelemetry's GenAI
- * conventions) is started when the reply starts, as the child of the caller's span; its
- * `traceparent` is stored with the reply, so each later run (after an answer, on any node, after a
- * restart) is a span under it, and so is the park, from REQUIRE_* to the answer. Model calls
- * (`chat`) and tool calls (`execute_tool`) are the run's children.
+ * conventions) is the child of the caller's span; its `traceparent` is reserved when the reply
+ * starts and stored with it, so each later run (after an answer, on any node, after a restart) is
+ * a span under it, and so is the park, from REQUIRE_* to the answer. Model calls (`chat`) and tool
+ * calls (`execute_tool`) are the run's children.
+ *
+ * Metrics are counted as the events come. Spans are timed as the events come too, but handed to
+ * the tracer after the current turn of the event loop, behind the write that stores those events
+ * (the hub issues it first): starting, ending and exporting a span costs tens of microseconds,
+ * which would otherwise delay what the write makes visible. Ids are reserved up front, so a child
+ * (and the model request's `traceparent`) knows its parent before the parent's span exists.
  */
 export class ReplyTelemetry {
-  private run: TraceSpan | undefined;
-  /** Starts the run's span (see `running`). */
-  private pending: (() => void) | undefined;
+  /** The run's span, once handed to the tracer. */
+  private run: Deferred | undefined;
+  /** The `traceparent` of the run's span (its children's parent). */
+  private runTrace: string | undefined;
   private model: ModelCall | undefined;
   private readonly tools = new Map<string, ToolCall>();
+  private readonly spans: DeferredSpans;
 
   constructor(
     private readonly t: Telemetry,
     private readonly owner: ReplyOwner,
-  ) {}
+  ) {
+    this.spans = new DeferredSpans(t.tracing);
+  }
 
   /**
    * The reply runs, from its start or after an answer that `caller` (a `traceparent`) sent. A new
    * reply's span is the child of the caller's; a resumed run is the child of the reply's span,
    * linked to the caller's. The reply's `traceparent` is reserved now, to be stored with the write
-   * that starts it; the span itself starts right after that write is issued (with the time of now),
-   * or at the reply's first event if that comes first.
+   * that starts it.
    */
   running(data: ReplyData, caller: string | undefined): void {
     if (!this.t.tracing.enabled) return;
     const resumed = data.trace !== undefined;
-    const reserved = resumed ? undefined : this.t.tracing.reserve(caller);
+    const parent = resumed ? data.trace : caller;
+    const reserved = this.t.tracing.reserve(parent);
     data.trace ??= reserved;
-    const at = Date.now();
+    this.runTrace = reserved;
     const { sessionId, agent } = this.owner;
-    this.pending = () => {
-      this.run = this.t.tracing.start(`invoke_agent ${agent}`, {
-        parent: resumed ? data.trace : caller,
-        reserved,
-        at,
-        links: resumed && caller ? [caller] : [],
-        attributes: {
-          "gen_ai.operation.name": "invoke_agent",
-          "gen_ai.agent.name": agent,
-          "gen_ai.conversation.id": sessionId,
-          "parkway.reply.id": data.replyId,
-          "parkway.reply.resumed": resumed,
-        },
-      });
-    };
-    setImmediate(() => this.startRun());
-  }
-
-  /** Starts the run's span if it is still to start. */
-  private startRun(): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    pending?.();
+    this.run = this.spans.start(`invoke_agent ${agent}`, {
+      parent,
+      reserved,
+      links: resumed && caller ? [caller] : [],
+      attributes: {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": agent,
+        "gen_ai.conversation.id": sessionId,
+        "parkway.reply.id": data.replyId,
+        "parkway.reply.resumed": resumed,
+      },
+    });
   }
 
   /** The `traceparent` the model call under way carries onward. */
   get modelTraceparent(): string | undefined {
-    return this.model?.span.traceparent;
+    return this.model?.trace;
   }
 
   /** The permission engine decided on a call (its span shows the decision stored on the call). */
@@ -115,22 +117,28 @@ export class ReplyTelemetry {
     const now = performance.now(); // monotonic, below the millisecond
 
     switch (body.type) {
-      case "model_call_start":
+      case "model_call_start": {
+        const trace = this.t.tracing.reserve(this.runTrace);
         this.model = {
           model: body.modelName,
           at: now,
           toolCalls: false,
-          span: this.t.tracing.start(`chat ${body.modelName}`, {
-            parent: this.run?.traceparent,
-            kind: "client",
-            attributes: {
-              "gen_ai.operation.name": "chat",
-              "gen_ai.request.model": body.modelName,
-              "gen_ai.agent.name": this.owner.agent,
-            },
-          }),
+          trace,
+          span: trace
+            ? this.spans.start(`chat ${body.modelName}`, {
+                parent: this.runTrace,
+                reserved: trace,
+                kind: "client",
+                attributes: {
+                  "gen_ai.operation.name": "chat",
+                  "gen_ai.request.model": body.modelName,
+                  "gen_ai.agent.name": this.owner.agent,
+                },
+              })
+            : {},
         };
         return;
+      }
       case "text_block_delta":
       case "thinking_block_delta":
       case "tool_call_start":
@@ -143,7 +151,6 @@ export class ReplyTelemetry {
         this.modelEnded(body, now);
         return;
       case "tool_result_start":
-        this.startRun();
         this.tools.set(body.toolCallId, {
           at: now,
           name: body.toolCallName,
@@ -164,8 +171,11 @@ export class ReplyTelemetry {
           return;
         }
         this.t.metrics.toolCall(tool.name, body.state, seconds(tool.at, now));
-        tool.span.setAttributes({ "parkway.tool.state": body.state });
-        tool.span.end(body.state === "error" ? { error: "tool_error" } : {});
+        this.spans.end(
+          tool.span,
+          { "parkway.tool.state": body.state },
+          body.state === "error" ? { error: "tool_error" } : {},
+        );
         return;
       }
       default:
@@ -186,25 +196,30 @@ export class ReplyTelemetry {
       first,
       usage,
     );
+    if (!this.t.tracing.enabled) return;
     const finish =
       body.finishedReason === "completed"
         ? call.toolCalls
           ? "tool_calls"
           : "stop"
         : body.finishedReason;
-    call.span.setAttributes({
-      "gen_ai.usage.input_tokens": usage.inputTokens,
-      "gen_ai.usage.output_tokens": usage.outputTokens,
-      "gen_ai.usage.cache_read.input_tokens": usage.cacheReadTokens,
-      "gen_ai.response.finish_reasons": [finish],
-    });
-    call.span.end(body.finishedReason === "error" ? { error: "model_error" } : {});
+    this.spans.end(
+      call.span,
+      {
+        "gen_ai.usage.input_tokens": usage.inputTokens,
+        "gen_ai.usage.output_tokens": usage.outputTokens,
+        "gen_ai.usage.cache_read.input_tokens": usage.cacheReadTokens,
+        "gen_ai.response.finish_reasons": [finish],
+      },
+      body.finishedReason === "error" ? { error: "model_error" } : {},
+    );
   }
 
-  private toolSpan(callId: string, name: string, call: ToolCallBlock | undefined): TraceSpan {
+  private toolSpan(callId: string, name: string, call: ToolCallBlock | undefined): Deferred {
+    if (!this.t.tracing.enabled) return {};
     const decision = call?.decision;
-    return this.t.tracing.start(`execute_tool ${name}`, {
-      parent: this.run?.traceparent,
+    return this.spans.start(`execute_tool ${name}`, {
+      parent: this.runTrace,
       attributes: {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": name,
@@ -220,11 +235,9 @@ export class ReplyTelemetry {
    * time is the park's, not the tool's.
    */
   parked(): void {
-    this.startRun();
-    for (const tool of this.tools.values()) tool.span.end();
+    for (const tool of this.tools.values()) this.spans.end(tool.span);
     this.tools.clear();
-    this.run?.setAttributes({ "parkway.reply.state": "parked" });
-    this.run?.end();
+    if (this.run) this.spans.end(this.run, { "parkway.reply.state": "parked" });
     this.run = undefined;
   }
 
@@ -250,7 +263,7 @@ export class ReplyTelemetry {
       this.t.metrics.parkAnswered(kind, seconds(at, now));
     }
     if (!this.t.tracing.enabled || kinds.size === 0) return;
-    const span = this.t.tracing.start("park", {
+    const span = this.spans.start("park", {
       parent: data.trace,
       at: first,
       links: caller ? [caller] : [],
@@ -260,18 +273,21 @@ export class ReplyTelemetry {
         "parkway.park.calls": answered.map((c) => c.id),
       },
     });
-    span.end({ at: now });
+    this.spans.end(span);
   }
 
   /** The reply ended (its REPLY_END is stored). */
   ended(finishedReason: FinishedReason, error: Failure | undefined): void {
-    this.startRun();
     this.t.metrics.replyEnded(this.owner.agent, finishedReason, this.owner.tenant);
-    for (const tool of this.tools.values()) tool.span.end({ error: "unfinished" });
+    for (const tool of this.tools.values())
+      this.spans.end(tool.span, undefined, { error: "unfinished" });
     this.tools.clear();
     if (!this.run) return;
-    this.run.setAttributes({ "parkway.reply.finished_reason": finishedReason });
-    this.run.end(error ? { error: error.code } : {});
+    this.spans.end(
+      this.run,
+      { "parkway.reply.finished_reason": finishedReason },
+      error ? { error: error.code } : {},
+    );
     this.run = undefined;
   }
 }

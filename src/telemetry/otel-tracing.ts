@@ -1,5 +1,6 @@
 import {
   type Context,
+  type HrTime,
   type Link,
   ROOT_CONTEXT,
   type Span,
@@ -38,6 +39,17 @@ function spanContextOf(traceparent: string | undefined): SpanContext | undefined
 function contextOf(traceparent: string | undefined): Context {
   const parent = spanContextOf(traceparent);
   return parent ? trace.setSpanContext(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
+}
+
+/**
+ * Epoch milliseconds (fractions allowed) as an OpenTelemetry `HrTime`. A plain number smaller than
+ * the process's time origin would be read as a `performance.now()`: a park that began before a
+ * restart would move.
+ */
+function hrTime(epochMs: number): HrTime {
+  const seconds = Math.floor(epochMs / 1000);
+  const nanos = Math.min(999_999_999, Math.round((epochMs - seconds * 1000) * 1e6));
+  return [seconds, nanos];
 }
 
 type Defined = Record<string, string | number | boolean | string[]>;
@@ -79,7 +91,7 @@ class OtelSpan implements TraceSpan {
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: options.error });
       this.span.setAttribute("error.type", options.error);
     }
-    this.span.end(options.at);
+    this.span.end(options.at === undefined ? undefined : hrTime(options.at));
   }
 }
 
@@ -118,7 +130,7 @@ export class OtelTracing implements Tracing {
         name,
         {
           kind: KINDS[options.kind ?? "internal"],
-          ...(options.at === undefined ? {} : { startTime: options.at }),
+          ...(options.at === undefined ? {} : { startTime: hrTime(options.at) }),
           ...(options.attributes ? { attributes: clean(options.attributes) } : {}),
           links,
         },
