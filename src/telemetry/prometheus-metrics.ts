@@ -3,6 +3,7 @@ import type {
   GaugeSources,
   Metrics,
   ParkKind,
+  PolicyDecisionResult,
   StoreOperation,
   TokenCounts,
 } from "../common/telemetry.js";
@@ -11,6 +12,8 @@ import type {
 const WAIT_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 86_400];
 /** Buckets (seconds) of model calls and tool calls: 5 ms to 10 minutes. */
 const CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600];
+/** Buckets (seconds) of a policy service's answers: 1 ms to 1 minute (its longest timeout). */
+const POLICY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60];
 /** Buckets (seconds) of store operations: 50 µs to 5 s. */
 const STORE_BUCKETS = [
   0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5,
@@ -41,6 +44,8 @@ export class PrometheusMetrics implements Metrics {
   private readonly toolCalls: Counter;
   private readonly toolDuration: Histogram;
   private readonly decisions: Counter;
+  private readonly policyDecisions: Counter;
+  private readonly policyDuration: Histogram;
   private readonly acks: Counter;
   private readonly store: Histogram;
   /** The store histogram's series, one per operation, bound once: a store call hashes no labels. */
@@ -130,6 +135,18 @@ export class PrometheusMetrics implements Metrics {
       labelNames: ["behavior", "check"],
       registers,
     });
+    this.policyDecisions = new Counter({
+      name: "parkway_policy_decisions_total",
+      help: "Answers of the external policy decision point, by result (allow, ask, deny, or error and timeout when it failed).",
+      labelNames: ["result"],
+      registers,
+    });
+    this.policyDuration = new Histogram({
+      name: "parkway_policy_request_duration_seconds",
+      help: "How long the external policy decision point took to answer (or to fail).",
+      buckets: POLICY_BUCKETS,
+      registers,
+    });
     this.acks = new Counter({
       name: "parkway_input_acks_total",
       help: "Client inputs acknowledged, by gRPC status code.",
@@ -182,6 +199,11 @@ export class PrometheusMetrics implements Metrics {
 
   permissionDecision(behavior: string, check: string): void {
     this.decisions.inc({ behavior, check });
+  }
+
+  policyDecision(result: PolicyDecisionResult, seconds: number): void {
+    this.policyDecisions.inc({ result });
+    this.policyDuration.observe(Math.max(0, seconds));
   }
 
   inputAcked(code: string): void {
