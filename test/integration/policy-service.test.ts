@@ -48,7 +48,7 @@ const script: Script = {
 const decide = (body: { tool: string; input: Record<string, unknown> }) => {
   if (body.tool === "Grep") return "hang" as const;
   if (body.tool === "Read") return { decision: "deny", reason: "reading notes is off limits" };
-  if (String(body.input.command ?? "").includes("forbidden")) {
+  if (JSON.stringify(body.input).includes("forbidden")) {
     return { decision: "deny", reason: "no forbidden directories" };
   }
   return { decision: "allow", reason: "fine by policy" };
