@@ -57,13 +57,32 @@ const describe = (err: unknown): string => {
   return err instanceof Error ? err.message : String(err);
 };
 
+/** The body as text, or undefined once it passes MAX_ANSWER_BYTES (the rest is not read). */
+async function readCapped(response: Response): Promise<string | undefined> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  for (;;) {
+    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+    if (done || !value) break;
+    bytes += value.byteLength;
+    if (bytes > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
 async function readAnswer(response: Response): Promise<Omit<PolicyAnswer, "latencyMs">> {
   if (!response.ok) {
     await response.body?.cancel().catch(() => undefined);
     return { result: "error", reason: `answered HTTP ${response.status}` };
   }
-  const text = await response.text();
-  if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) {
+  const text = await readCapped(response);
+  if (text === undefined) {
     return { result: "error", reason: `answered more than ${MAX_ANSWER_BYTES} bytes` };
   }
   let json: unknown;

@@ -41,6 +41,11 @@ describe("askPolicy", () => {
     [200, "not json", "answered a body that is not JSON"],
     [200, JSON.stringify({ decision: "maybe" }), "answered an invalid body (decision: "],
     [200, JSON.stringify({ verdict: "allow" }), "answered an invalid body (decision: "],
+    [
+      200,
+      JSON.stringify({ decision: "allow", pad: "x".repeat(70_000) }),
+      "answered more than 65536 bytes",
+    ],
   ])("turns status %i with body %s into an error naming it", async (status, body, reason) => {
     const answer = await ask(await serve(status, body));
     expect(answer!.result).toBe("error");
