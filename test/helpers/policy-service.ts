@@ -22,6 +22,11 @@ export interface PolicyService {
   requests: PolicyRequestSeen[];
   /** Requests that were left unanswered and whose connection the client closed, by session id. */
   abandoned: string[];
+  /**
+   * Answers wait until this many requests have arrived in all (default 0: answer at once), which
+   * proves that they were sent together.
+   */
+  gather: number;
   close(): Promise<void>;
 }
 
@@ -29,6 +34,7 @@ export async function startPolicyService(rule: PolicyRule): Promise<PolicyServic
   const requests: PolicyRequestSeen[] = [];
   const abandoned: string[] = [];
   const hanging = new Set<ServerResponse>();
+  const waiting: (() => void)[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
@@ -42,21 +48,25 @@ export async function startPolicyService(rule: PolicyRule): Promise<PolicyServic
           hanging.delete(res);
           if (!res.writableEnded) abandoned.push(body.session.id);
         });
-        return;
+      } else {
+        waiting.push(() =>
+          res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer)),
+        );
       }
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+      if (requests.length >= service.gather) for (const send of waiting.splice(0)) send();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/decide`,
+  const service: PolicyService = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/decide`,
     requests,
     abandoned,
+    gather: 0,
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+  return service;
 }

@@ -151,6 +151,7 @@ describe("an external policy decision point", () => {
     const { parkway, pdp, client } = await start();
     const session = await client.createSession({ agentId: "asker" });
     const chat = await client.attach(session.id);
+    pdp.gather = 3; // no answer before all three calls were asked about: they are asked together
     const events = await collect(chat.message("three"));
     const [read, grep, glob] = [
       callId(events, "Read"),
