@@ -96,7 +96,8 @@ export type AuditRecord = Message<"parkway.v1.AuditRecord"> & {
   ruleId: string;
 
   /**
-   * The engine's check that decided when no rule did, e.g. "read_only", "mode.default".
+   * The engine's check that decided when no rule did, e.g. "read_only", "mode.default", or
+   * "policy" when the external policy decision point changed the decision.
    *
    * @generated from field: string check = 11;
    */

@@ -139,14 +139,16 @@ export type PermissionDecision = Message<"parkway.v1.PermissionDecision"> & {
    * ("safety.injection", "safety.rm_root", "safety.sed_script", "safety.dangerous_command",
    * "safety.dangerous_path"), or the mode ("mode.default", "mode.accept_edits", "mode.explore",
    * "mode.bypass", "mode.dont_ask"). Bypass mode skips every safety check but "safety.sed_script"
-   * (a sed script that runs a program or writes a file), which no mode clears.
+   * (a sed script that runs a program or writes a file), which no mode clears. "policy" when an
+   * external policy decision point changed the engine's decision (see `policy`).
    *
    * @generated from field: string check = 4;
    */
   check: string;
 
   /**
-   * True for a safety ASK: no allow rule clears it.
+   * True for a safety ASK, and for a decision the policy decision point changed: no allow rule
+   * clears it.
    *
    * @generated from field: bool bypass_immune = 5;
    */

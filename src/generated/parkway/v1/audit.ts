@@ -188,7 +188,10 @@ export interface AuditRecord {
   rule: string;
   /** The stored id of that rule, when it has one. */
   ruleId: string;
-  /** The engine's check that decided when no rule did, e.g. "read_only", "mode.default". */
+  /**
+   * The engine's check that decided when no rule did, e.g. "read_only", "mode.default", or
+   * "policy" when the external policy decision point changed the decision.
+   */
   check: string;
   /** Why, for people: the engine's reason, a person's denial reason, or what expired. */
   reason: string;

@@ -361,10 +361,14 @@ export interface PermissionDecision {
    * ("safety.injection", "safety.rm_root", "safety.sed_script", "safety.dangerous_command",
    * "safety.dangerous_path"), or the mode ("mode.default", "mode.accept_edits", "mode.explore",
    * "mode.bypass", "mode.dont_ask"). Bypass mode skips every safety check but "safety.sed_script"
-   * (a sed script that runs a program or writes a file), which no mode clears.
+   * (a sed script that runs a program or writes a file), which no mode clears. "policy" when an
+   * external policy decision point changed the engine's decision (see `policy`).
    */
   check: string;
-  /** True for a safety ASK: no allow rule clears it. */
+  /**
+   * True for a safety ASK, and for a decision the policy decision point changed: no allow rule
+   * clears it.
+   */
   bypassImmune: boolean;
   /** Rules that would allow similar calls (only on ASK; behavior ALLOW, source SUGGESTED). */
   suggestedRules: PermissionRule[];

@@ -147,7 +147,8 @@ type AuditRecord struct {
 	Rule string `protobuf:"bytes,9,opt,name=rule,proto3" json:"rule,omitempty"`
 	// The stored id of that rule, when it has one.
 	RuleId string `protobuf:"bytes,10,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
-	// The engine's check that decided when no rule did, e.g. "read_only", "mode.default".
+	// The engine's check that decided when no rule did, e.g. "read_only", "mode.default", or
+	// "policy" when the external policy decision point changed the decision.
 	Check string `protobuf:"bytes,11,opt,name=check,proto3" json:"check,omitempty"`
 	// Why, for people: the engine's reason, a person's denial reason, or what expired.
 	Reason string `protobuf:"bytes,12,opt,name=reason,proto3" json:"reason,omitempty"`

@@ -479,9 +479,11 @@ type PermissionDecision struct {
 	// ("safety.injection", "safety.rm_root", "safety.sed_script", "safety.dangerous_command",
 	// "safety.dangerous_path"), or the mode ("mode.default", "mode.accept_edits", "mode.explore",
 	// "mode.bypass", "mode.dont_ask"). Bypass mode skips every safety check but "safety.sed_script"
-	// (a sed script that runs a program or writes a file), which no mode clears.
+	// (a sed script that runs a program or writes a file), which no mode clears. "policy" when an
+	// external policy decision point changed the engine's decision (see `policy`).
 	Check string `protobuf:"bytes,4,opt,name=check,proto3" json:"check,omitempty"`
-	// True for a safety ASK: no allow rule clears it.
+	// True for a safety ASK, and for a decision the policy decision point changed: no allow rule
+	// clears it.
 	BypassImmune bool `protobuf:"varint,5,opt,name=bypass_immune,json=bypassImmune,proto3" json:"bypass_immune,omitempty"`
 	// Rules that would allow similar calls (only on ASK; behavior ALLOW, source SUGGESTED).
 	SuggestedRules []*PermissionRule `protobuf:"bytes,6,rep,name=suggested_rules,json=suggestedRules,proto3" json:"suggested_rules,omitempty"`
