@@ -56,7 +56,14 @@ const decide = (body: { tool: string; input: Record<string, unknown> }) => {
 
 const sha = (token: string) => createHash("sha256").update(token).digest("hex");
 
-let running: { parkway: RunningParkway; pdp: PolicyService; close(): Promise<void> } | undefined;
+let running:
+  | {
+      parkway: RunningParkway;
+      pdp: PolicyService;
+      log: ReturnType<typeof captureLog>;
+      close(): Promise<void>;
+    }
+  | undefined;
 const clients: ParkwayClient[] = [];
 afterEach(async () => {
   for (const c of clients.splice(0)) c.close();
@@ -70,6 +77,7 @@ async function start() {
   const model = await startScriptedModel({ script });
   const pdp = await startPolicyService(decide);
   const policy = { url: pdp.url, timeout: "300ms" };
+  const log = captureLog();
   const parkway = await startParkway({
     config: parseConfig({
       listen: "127.0.0.1:0",
@@ -98,11 +106,12 @@ async function start() {
         { id: "patient", workingDirectories: [workdir], policy: { url: pdp.url, timeout: "1m" } },
       ],
     }),
-    log: captureLog(),
+    log,
   });
   running = {
     parkway,
     pdp,
+    log,
     async close() {
       await parkway.close();
       await pdp.close();
@@ -111,7 +120,7 @@ async function start() {
   };
   const client = createParkwayClient(parkway.address, { token: "acme-secret" });
   clients.push(client);
-  return { parkway, pdp, client };
+  return { parkway, pdp, client, log };
 }
 
 /** The server's id of the call of `name` (the n-th one) the events announce. */
@@ -252,12 +261,16 @@ describe("an external policy decision point", () => {
   });
 
   it("uses the tenant's service for an agent without one: a timeout denies (onError deny)", async () => {
-    const { client } = await start();
+    const { client, log } = await start();
     const session = await client.createSession({ agentId: "tenant" });
     const chat = await client.attach(session.id);
     const events = await collect(chat.message("three"));
     chat.close();
     expect(confirmRequests(events)).toEqual([]);
+    const failed = log.entries.filter((e) => e.msg?.startsWith("policy service failed"));
+    expect(failed.map((e) => [e.level, e.obj])).toMatchObject([
+      ["warn", { tool: "Grep", result: "timeout", reason: "timed out after 300 ms" }],
+    ]);
     expect(result(events, callId(events, "Grep"))).toEqual({
       text: "Permission denied: policy service timed out after 300 ms; onError denies",
       state: ToolResultState.TOOL_RESULT_STATE_DENIED,
@@ -274,7 +287,7 @@ describe("an external policy decision point", () => {
   });
 
   it("never loosens an engine ASK, but may deny it (calls: all)", async () => {
-    const { pdp, client } = await start();
+    const { pdp, client, log } = await start();
     const session = await client.createSession({ agentId: "asker" });
     const chat = await client.attach(session.id);
     const events = await collect(chat.message("make"));
@@ -297,6 +310,8 @@ describe("an external policy decision point", () => {
       },
     });
     expect(asked[0]!.suggestedRules.length).toBeGreaterThan(0);
+    const ignored = log.entries.filter((e) => e.msg?.startsWith("policy service answer ignored"));
+    expect(ignored.map((e) => e.obj)).toMatchObject([{ toolCallId: out, result: "allow" }]);
     expect(pdp.requests.map((r) => [r.body.tool, r.body.engine.behavior])).toEqual([
       ["Bash", "ask"],
       ["Bash", "ask"],
