@@ -9,6 +9,7 @@ import {
   FinishedReason,
   type ParkwayClient,
   PermissionBehavior,
+  PermissionMode,
   PolicyResult,
   type ServerEvent,
   type ToolCallBlock,
@@ -260,9 +261,10 @@ describe("an external policy decision point", () => {
     );
   });
 
-  it("uses the tenant's service for an agent without one: a timeout denies (onError deny)", async () => {
-    const { client, log } = await start();
+  it("uses the tenant's service for an agent without one: a timeout denies (onError deny), also in bypass mode", async () => {
+    const { pdp, client, log } = await start();
     const session = await client.createSession({ agentId: "tenant" });
+    await client.setMode(session.id, PermissionMode.PERMISSION_MODE_BYPASS);
     const chat = await client.attach(session.id);
     const events = await collect(chat.message("three"));
     chat.close();
@@ -278,6 +280,11 @@ describe("an external policy decision point", () => {
     expect(result(events, callId(events, "Read")).state).toBe(
       ToolResultState.TOOL_RESULT_STATE_DENIED,
     );
+    expect(pdp.requests.map((r) => [r.body.session.agent, r.body.session.mode])).toEqual([
+      ["tenant", "bypass"],
+      ["tenant", "bypass"],
+      ["tenant", "bypass"],
+    ]);
     expect(result(events, callId(events, "Glob")).state).toBe(
       ToolResultState.TOOL_RESULT_STATE_SUCCESS,
     );
