@@ -1,3 +1,4 @@
+import type { PolicyConfig } from "../config/policy-schema.js";
 import type { Model } from "../model/model.js";
 import type { PermissionMode } from "../permissions/index.js";
 import type { Tool } from "../tools/tool.js";
@@ -49,4 +50,13 @@ export interface AgentDefinition {
   readonly maxReplyBytes?: number;
   /** Rules declared in the configuration (source "config"), in effect for every session. */
   readonly rules: readonly Rule[];
+  /** Its external policy decision point; wins over its sessions' tenant's. */
+  readonly policy?: PolicyConfig;
+  /** The tenants' policy decision points, by tenant id, for sessions of an agent without one. */
+  readonly tenantPolicies?: ReadonlyMap<string, PolicyConfig>;
+}
+
+/** The policy decision point that a session of `agent` for `tenant` asks, if any. */
+export function policyFor(agent: AgentDefinition, tenant: string): PolicyConfig | undefined {
+  return agent.policy ?? agent.tenantPolicies?.get(tenant);
 }

@@ -20,7 +20,8 @@ export interface PermissionState {
  */
 export const MAX_DECISION_TEXT_BYTES = 1024;
 
-const shortReason = (reason: string): string =>
+/** `reason`, cut to MAX_DECISION_TEXT_BYTES. */
+export const shortReason = (reason: string): string =>
   Buffer.byteLength(reason) <= MAX_DECISION_TEXT_BYTES
     ? reason
     : `${cutUtf8(reason, MAX_DECISION_TEXT_BYTES - 3)}...`;

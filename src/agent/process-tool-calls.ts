@@ -1,11 +1,12 @@
 import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
 import { DEFAULT_MAX_REPLY_BYTES, ReplyBudget } from "./reply-budget.js";
 import { decide, findHolder } from "./gate.js";
+import { consultPolicy } from "./policy-gate.js";
 import type { ReplyEnv } from "./reply-env.js";
 import { parseToolInput } from "./tool-input.js";
 import { finishWithoutRunning, partitionBatches, runToolCall, startResult } from "./tool-runner.js";
 import { askerFor } from "./tool-questions.js";
-import type { ToolCallBlock } from "./types.js";
+import type { DecisionInfo, ToolCallBlock } from "./types.js";
 
 type Next = "run" | "wait" | "done";
 
@@ -28,8 +29,14 @@ function submit(call: ToolCallBlock, env: ReplyEnv): Next {
  * denial finishes it; an ASK makes it ask (REQUIRE_USER_CONFIRM), or holds it behind an earlier
  * call of the batch whose suggested rule covers it; an allowed external call is submitted. Returns
  * "run" for an allowed server call, "wait" while it awaits an answer, "done" once finished.
+ * `decided` is the decision the policy service had a part in, when it was asked about the call.
  */
-function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlock[]): Next {
+function advance(
+  call: ToolCallBlock,
+  env: ReplyEnv,
+  batch: readonly ToolCallBlock[],
+  decided?: DecisionInfo,
+): Next {
   const tool = env.agent.tools.get(call.name);
   switch (call.state) {
     case "finished":
@@ -60,7 +67,7 @@ function advance(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlo
     return "done";
   }
   const state = env.permissions();
-  const decision = decide(call, tool, parsed.value, state);
+  const decision = decided ?? decide(call, tool, parsed.value, state);
   call.decision = decision;
   switch (decision.behavior) {
     case "deny":
@@ -138,7 +145,12 @@ export async function processToolCalls(
 ): Promise<"done" | "parked"> {
   for (const batch of partitionBatches(calls, env.agent.tools)) {
     if (env.signal.aborted) return "done";
-    const next = batch.calls.map((call) => [call, advance(call, env, batch.calls)] as const);
+    // Only with a policy service does deciding wait (for its answers, asked concurrently).
+    const decided = env.policy ? await consultPolicy(batch.calls, env, env.policy) : undefined;
+    if (env.signal.aborted) return "done";
+    const next = batch.calls.map(
+      (call) => [call, advance(call, env, batch.calls, decided?.get(call))] as const,
+    );
     const runnable = next.filter(([, n]) => n === "run").map(([call]) => call);
     if (batch.concurrent) {
       const share = outputShare(env, runnable.length);

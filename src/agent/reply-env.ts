@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "./agent.js";
 import type { EventBody } from "./events.js";
 import type { PermissionState } from "./gate.js";
+import type { ReplyPolicy } from "./policy-gate.js";
 import type { ToolQuestion } from "../tools/tool-question.js";
 import type {
   DecisionInfo,
@@ -33,6 +34,11 @@ export interface ReplyEnv {
   emit: (body: EventBody) => void;
   /** The session's permission state, read at each decision (rules change as people accept them). */
   permissions: () => PermissionState;
+  /**
+   * The external policy decision point asked before the engine's ALLOW (or ASK) takes effect; none
+   * = the engine alone decides, synchronously.
+   */
+  policy?: ReplyPolicy;
   /**
    * Told of each decision the permission engine makes on its own (allow, deny, or ask with a prompt),
    * right before the first event that shows it is emitted, so the session can store a record of it

@@ -65,6 +65,25 @@ export const ruleSchema = z.object({
 });
 export type Rule = z.infer<typeof ruleSchema>;
 
+/** What an external policy decision point answered (`result`), or how asking it failed. */
+export const policyResultSchema = z.enum(["allow", "ask", "deny", "error", "timeout"]);
+export type PolicyResult = z.infer<typeof policyResultSchema>;
+
+/** The policy service's part in a decision: its answer, how long it took, what the engine said. */
+export const policyOutcomeSchema = z.object({
+  result: policyResultSchema,
+  /** The service's reason, or what failed (e.g. "timed out after 2000 ms"). */
+  reason: z.string().optional(),
+  /** From sending the request to the answer (or the failure), in milliseconds. */
+  latencyMs: z.number().nonnegative(),
+  /** The engine's own behavior and check, before the service was asked. */
+  engineBehavior: permissionBehaviorSchema,
+  engineCheck: z.string(),
+  /** True when the answer would have loosened the engine's decision and was ignored. */
+  ignored: z.boolean().optional(),
+});
+export type PolicyOutcome = z.infer<typeof policyOutcomeSchema>;
+
 /** Why the permission engine decided as it did. */
 export const decisionSchema = z.object({
   behavior: permissionBehaviorSchema,
@@ -73,6 +92,8 @@ export const decisionSchema = z.object({
   check: z.string(),
   bypassImmune: z.boolean(),
   suggestedRules: z.array(ruleSchema),
+  /** Set when an external policy decision point was asked (check "policy" when it changed it). */
+  policy: policyOutcomeSchema.optional(),
 });
 export type DecisionInfo = z.infer<typeof decisionSchema>;
 

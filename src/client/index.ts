@@ -47,6 +47,8 @@ export {
   PermissionBehavior,
   PermissionMode,
   type PermissionRule,
+  type PolicyAnswer,
+  PolicyResult,
   RuleScope,
   RuleSource,
 } from "../generated/parkway/v1/permission.js";

@@ -48,6 +48,9 @@ export interface Tracing {
 /** What a parked call waited for: a person's confirmation, an external tool's result, an answer. */
 export type ParkKind = "confirm" | "external" | "ask_user";
 
+/** What an external policy decision point answered, or how asking it failed. */
+export type PolicyDecisionResult = "allow" | "ask" | "deny" | "error" | "timeout";
+
 /** The store operations that are timed. */
 export type StoreOperation = "get" | "get_many" | "write" | "write_synced" | "scan";
 
@@ -90,6 +93,11 @@ export interface Metrics {
   toolCall(tool: string, state: string, seconds: number | undefined): void;
   /** The permission engine decided `behavior` at step `check`. */
   permissionDecision(behavior: string, check: string): void;
+  /**
+   * The external policy decision point answered `result` (or failed: "error", "timeout") after
+   * `seconds`.
+   */
+  policyDecision(result: PolicyDecisionResult, seconds: number): void;
   /** A client input was acknowledged with the gRPC status `code` (its name, e.g. "OK"). */
   inputAcked(code: string): void;
   /** A store operation took `seconds`. */
@@ -122,6 +130,7 @@ export const noMetrics: Metrics = {
   modelCall() {},
   toolCall() {},
   permissionDecision() {},
+  policyDecision() {},
   inputAcked() {},
   storeOperation() {},
   observe() {},

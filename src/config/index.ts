@@ -7,6 +7,7 @@ export {
   type KeepaliveConfig,
   type TlsConfig,
 } from "./schema.js";
+export type { PolicyConfig } from "./policy-schema.js";
 export type { DatabaseConfig } from "./database-schema.js";
 export { bashEnvironment } from "./bash-env.js";
 export { ConfigError, type ConfigFlags, loadConfig, parseConfig } from "./load-config.js";

@@ -3,6 +3,7 @@ import { DATABASE_CONFIG_DEFAULT, databaseConfigSchema } from "./database-schema
 import { duration } from "./duration.js";
 
 import { mcpServersSchema } from "./mcp-schema.js";
+import { policyConfigSchema } from "./policy-schema.js";
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES } from "../common/message-size.js";
 import { permissionModeSchema } from "../permissions/index.js";
 
@@ -204,6 +205,8 @@ export const agentConfigSchema = z.strictObject({
    * stdio server is started with Bash's environment plus its `env`, in the first working directory.
    */
   mcpServers: mcpServersSchema.default({}),
+  /** An external policy decision point for its calls; wins over its tenant's `policy`. */
+  policy: policyConfigSchema.optional(),
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
     .strictObject({
@@ -262,6 +265,8 @@ export const configSchema = z.strictObject({
             }),
           )
           .min(1),
+        /** An external policy decision point for the tenant's sessions of agents without one. */
+        policy: policyConfigSchema.optional(),
       }),
     )
     .default([]),

@@ -84,6 +84,9 @@ export async function buildAgents(args: {
   const { config } = args;
   const agents = config.agents.length > 0 ? config.agents : [DEFAULT_AGENT];
   const out = new Map<string, AgentDefinition>();
+  const tenantPolicies = new Map(
+    config.tenants.flatMap((t) => (t.policy ? [[t.id, t.policy] as const] : [])),
+  );
   for (const [index, agent] of agents.entries()) {
     const builtins = new Map(args.builtinTools.map((t) => [t.name, t]));
     const chosen = agent.tools ?? [...builtins.keys()];
@@ -144,6 +147,8 @@ export async function buildAgents(args: {
       maxBlockBytes: agent.maxBlockBytes,
       maxReplyBytes: agent.maxReplyBytes,
       rules: configRules(agent, index),
+      ...(agent.policy ? { policy: agent.policy } : {}),
+      ...(tenantPolicies.size > 0 ? { tenantPolicies } : {}),
     });
   }
   return out;

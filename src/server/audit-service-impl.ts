@@ -3,6 +3,7 @@ import type { AuditRecord as PbAuditRecord } from "../generated/parkway/v1/audit
 import type { AuditFilter } from "../session/audit-log.js";
 import type { AuditEntry } from "../session/audit-records.js";
 import type { AuditServiceHandlers } from "./audit-service.js";
+import { policyToPb } from "./mappers/content.js";
 import { auditKind, permissionMode, ruleScope, toolResultState } from "./mappers/enums.js";
 
 /** Reads a tenant's audit trail (the session layer's `listAudit` over the server's store). */
@@ -37,6 +38,7 @@ function auditToPb(entry: AuditEntry): PbAuditRecord {
     resultState: toolResultState.toPb(entry.resultState),
     mode: permissionMode.toPb(entry.mode),
     scope: ruleScope.toPb(entry.scope),
+    policy: entry.policy ? policyToPb(entry.policy) : undefined,
   };
 }
 

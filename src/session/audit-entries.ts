@@ -50,6 +50,7 @@ export function decisionAudit(
     ...(decision.rule?.id ? { ruleId: decision.rule.id } : {}),
     check: decision.check,
     reason: decision.reason,
+    ...(decision.policy ? { policy: decision.policy } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toolResultStateSchema } from "../agent/types.js";
+import { policyOutcomeSchema, toolResultStateSchema } from "../agent/types.js";
 import { newId } from "../common/ids.js";
 import type { StoreBatch } from "../store/store.js";
 import { defineRecord } from "../store/record.js";
@@ -51,6 +51,8 @@ export const auditEntrySchema = z.object({
   /** On mode_set; unset when the session returned to its agent's mode. */
   mode: permissionModeSchema.optional(),
   scope: z.enum(["session", "agent", "tenant"]).optional(),
+  /** On the engine's decisions: the external policy service's answer and latency, when asked. */
+  policy: policyOutcomeSchema.optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
 

@@ -1,4 +1,4 @@
-import type { AgentDefinition } from "../agent/agent.js";
+import { type AgentDefinition, policyFor } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import { type ReplyEnv, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
 import { InterruptReason } from "../agent/tool-runner.js";
@@ -59,6 +59,7 @@ export async function runActiveReply(
     await s.permissions.refresh();
     const history = await readHistory(s.store, s.head.id, s.head.data.messageCount, s.head.history);
     const progress = { iteration: active.data.iteration };
+    const policy = policyFor(s.agent, s.head.tenant);
     let outcome = await runReply({
       agent: { ...s.agent, tools: s.tools },
       history,
@@ -68,6 +69,14 @@ export async function runActiveReply(
       toolSignal: active.tools.signal,
       emit: hooks.emit,
       permissions: () => s.permissions.current(),
+      ...(policy
+        ? {
+            policy: {
+              config: policy,
+              session: { id: s.head.id, tenant: s.head.tenant, agent: s.agent.id },
+            },
+          }
+        : {}),
       decided: hooks.decided,
       ask: hooks.ask,
       modelTrace: () => active.observer?.modelTraceparent,
@@ -128,6 +137,21 @@ export function runHooks(
     },
     decided: (call, decision) => {
       active.observer?.decided(decision);
+      if (decision.policy && decision.policy.result !== decision.behavior) {
+        const { result, reason, ignored } = decision.policy;
+        s.logger[ignored ? "info" : "warn"](
+          {
+            ...sessionLog(head.id, active.data),
+            toolCallId: call.id,
+            tool: call.name,
+            result,
+            reason,
+          },
+          ignored
+            ? "policy service answer ignored: it would loosen the engine's decision"
+            : `policy service failed; the call ${decision.behavior === "ask" ? "asks" : "is denied"}`,
+        );
+      }
       const audit = decisionAudit(head.id, replyId, call, decision);
       hub.stage((b) => writeAudit(b, head.tenant, [audit]));
     },

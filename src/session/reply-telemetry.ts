@@ -110,6 +110,9 @@ export class ReplyTelemetry {
   /** The permission engine decided on a call (its span shows the decision stored on the call). */
   decided(decision: DecisionInfo): void {
     this.t.metrics.permissionDecision(decision.behavior, decision.check);
+    if (decision.policy) {
+      this.t.metrics.policyDecision(decision.policy.result, decision.policy.latencyMs / 1000);
+    }
   }
 
   /** Every event the reply emits; `message` is the reply's message (to name a call). */

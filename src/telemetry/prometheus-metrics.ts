@@ -3,6 +3,7 @@ import type {
   GaugeSources,
   Metrics,
   ParkKind,
+  PolicyDecisionResult,
   StoreOperation,
   TokenCounts,
 } from "../common/telemetry.js";
@@ -17,6 +18,8 @@ import {
 const WAIT_BUCKETS = [1, 5, 15, 30, 60, 300, 900, 1800, 3600, 4 * 3600, 12 * 3600, 86_400];
 /** Buckets (seconds) of model calls and tool calls: 5 ms to 10 minutes. */
 const CALL_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600];
+/** Buckets (seconds) of a policy service's answers: 1 ms to 1 minute (its longest timeout). */
+const POLICY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60];
 /** Buckets (seconds) of store operations: 50 µs to 5 s. */
 const STORE_BUCKETS = [
   0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5,
@@ -61,6 +64,8 @@ export class PrometheusMetrics implements Metrics {
   private readonly toolCalls: BoundCounter;
   private readonly toolDuration: BoundHistogram;
   private readonly decisions: BoundCounter;
+  private readonly policyDecisions: BoundCounter;
+  private readonly policyDuration: HistogramSeries;
   private readonly acks: BoundCounter;
   private readonly store: BoundHistogram;
   private readonly models = new Map<string, ModelSeries>();
@@ -150,6 +155,19 @@ export class PrometheusMetrics implements Metrics {
       ["behavior", "check"],
       registry,
     );
+    this.policyDecisions = new BoundCounter(
+      "parkway_policy_decisions_total",
+      "Answers of the external policy decision point, by result (allow, ask, deny, or error and timeout when it failed).",
+      ["result"],
+      registry,
+    );
+    this.policyDuration = new BoundHistogram(
+      "parkway_policy_request_duration_seconds",
+      "How long the external policy decision point took to answer (or to fail).",
+      [],
+      POLICY_BUCKETS,
+      registry,
+    ).series();
     this.acks = new BoundCounter(
       "parkway_input_acks_total",
       "Client inputs acknowledged, by gRPC status code.",
@@ -219,6 +237,11 @@ export class PrometheusMetrics implements Metrics {
 
   permissionDecision(behavior: string, check: string): void {
     this.decisions.series(behavior, check).inc();
+  }
+
+  policyDecision(result: PolicyDecisionResult, seconds: number): void {
+    this.policyDecisions.series(result).inc();
+    this.policyDuration.observe(Math.max(0, seconds));
   }
 
   inputAcked(code: string): void {

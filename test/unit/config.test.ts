@@ -131,9 +131,84 @@ describe("config", () => {
       { agents: [{ id: "a", shareWorkingDirectories: "yes" }] },
       "agents[0].shareWorkingDirectories:",
     ],
+    [{ agents: [{ id: "a", policy: {} }] }, "agents[0].policy.url:"],
+    [
+      { agents: [{ id: "a", policy: { url: "ftp://pdp/" } }] },
+      "agents[0].policy.url: expected an http or https URL",
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdp/", timeout: "5ms" } }] },
+      "agents[0].policy.timeout: expected a duration from 10ms to 1m",
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdp/", timeout: "2h" } }] },
+      "agents[0].policy.timeout: expected a duration from 10ms to 1m",
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdp/", onError: "allow" } }] },
+      'agents[0].policy.onError: expected "ask" or "deny"',
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdp/", calls: "some" } }] },
+      'agents[0].policy.calls: expected "allowed" or "all"',
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdp/", headers: { "Bad Name": "x" } } }] },
+      "agents[0].policy.headers.Bad Name: not an HTTP header name",
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdp/", headers: { Authorization: 1 } } }] },
+      "agents[0].policy.headers.Authorization:",
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdp/", onerror: "deny" } }] },
+      "agents[0].policy.onerror: unknown key",
+    ],
+    [
+      {
+        tenants: [
+          { id: "t", tokens: [{ name: "n", sha256: "a".repeat(64) }], policy: { url: "x" } },
+        ],
+      },
+      "tenants[0].policy.url: expected an http or https URL",
+    ],
   ])("rejects %j naming the key", (input, expected) => {
     expect(() => parseConfig(input as never)).toThrow(ConfigError);
     expect(() => parseConfig(input as never)).toThrow(expected);
+  });
+
+  it("takes an external policy decision point per agent and per tenant, with defaults", () => {
+    const config = parseConfig({
+      agents: [{ id: "a", policy: { url: "https://pdp.example.com/decide" } }],
+      tenants: [
+        {
+          id: "t",
+          tokens: [{ name: "n", sha256: "a".repeat(64) }],
+          policy: {
+            url: "http://127.0.0.1:8181/v1/decide",
+            timeout: "500ms",
+            onError: "deny",
+            calls: "all",
+            headers: { Authorization: "Bearer x" },
+          },
+        },
+      ],
+    });
+    expect(config.agents[0]!.policy).toEqual({
+      url: "https://pdp.example.com/decide",
+      timeout: 2000,
+      onError: "ask",
+      calls: "allowed",
+      headers: {},
+    });
+    expect(config.tenants[0]!.policy).toEqual({
+      url: "http://127.0.0.1:8181/v1/decide",
+      timeout: 500,
+      onError: "deny",
+      calls: "all",
+      headers: { Authorization: "Bearer x" },
+    });
+    expect(parseConfig({ agents: [{ id: "b" }] }).agents[0]!.policy).toBeUndefined();
   });
 
   it("layers file < environment < flags", async () => {

@@ -1,4 +1,12 @@
-import type { Block, DataPart, DecisionInfo, Msg, Rule, ToolCallBlock } from "../../agent/types.js";
+import type {
+  Block,
+  DataPart,
+  DecisionInfo,
+  Msg,
+  PolicyOutcome,
+  Rule,
+  ToolCallBlock,
+} from "../../agent/types.js";
 import {
   type ContentBlock,
   type Msg as PbMsg,
@@ -10,10 +18,12 @@ import type { AskUserInput, AskUserMetadata } from "../../generated/parkway/v1/a
 import type {
   PermissionDecision as PbDecision,
   PermissionRule as PbRule,
+  PolicyAnswer as PbPolicyAnswer,
 } from "../../generated/parkway/v1/permission.js";
 import {
   behavior,
   finishedReason,
+  policyResult,
   ruleScope,
   ruleSource,
   toolCallState,
@@ -36,6 +46,18 @@ export function ruleToPb(rule: Rule): PbRule {
   };
 }
 
+/** The policy service's part in a decision. */
+export function policyToPb(policy: PolicyOutcome): PbPolicyAnswer {
+  return {
+    result: policyResult.toPb(policy.result),
+    reason: policy.reason ?? "",
+    latencyMs: policy.latencyMs,
+    engineBehavior: behavior.toPb(policy.engineBehavior),
+    engineCheck: policy.engineCheck,
+    ignored: policy.ignored ?? false,
+  };
+}
+
 export function decisionToPb(decision: DecisionInfo): PbDecision {
   return {
     behavior: behavior.toPb(decision.behavior),
@@ -44,6 +66,7 @@ export function decisionToPb(decision: DecisionInfo): PbDecision {
     check: decision.check,
     bypassImmune: decision.bypassImmune,
     suggestedRules: decision.suggestedRules.map(ruleToPb),
+    policy: decision.policy ? policyToPb(decision.policy) : undefined,
   };
 }
 

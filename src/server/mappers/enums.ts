@@ -1,4 +1,9 @@
-import type { FinishedReason, ToolCallState, ToolResultState } from "../../agent/types.js";
+import type {
+  FinishedReason,
+  PolicyResult,
+  ToolCallState,
+  ToolResultState,
+} from "../../agent/types.js";
 import { AuditKind as PbAuditKind } from "../../generated/parkway/v1/audit.js";
 import { SessionStatus as PbSessionStatus } from "../../generated/parkway/v1/agent_service.js";
 import {
@@ -9,6 +14,7 @@ import {
 import {
   PermissionBehavior as PbBehavior,
   PermissionMode as PbMode,
+  PolicyResult as PbPolicyResult,
   RuleScope as PbScope,
   RuleSource as PbSource,
 } from "../../generated/parkway/v1/permission.js";
@@ -87,6 +93,14 @@ export const ruleSource = twoWay<RuleSource, PbSource>({
   confirmation: PbSource.RULE_SOURCE_CONFIRMATION,
   api: PbSource.RULE_SOURCE_API,
   config: PbSource.RULE_SOURCE_CONFIG,
+});
+
+export const policyResult = twoWay<PolicyResult, PbPolicyResult>({
+  allow: PbPolicyResult.POLICY_RESULT_ALLOW,
+  ask: PbPolicyResult.POLICY_RESULT_ASK,
+  deny: PbPolicyResult.POLICY_RESULT_DENY,
+  error: PbPolicyResult.POLICY_RESULT_ERROR,
+  timeout: PbPolicyResult.POLICY_RESULT_TIMEOUT,
 });
 
 export const auditKind = twoWay<AuditKindName, PbAuditKind>({

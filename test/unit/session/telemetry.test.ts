@@ -33,6 +33,9 @@ class RecordedMetrics implements Metrics {
   permissionDecision(behavior: string, check: string) {
     this.calls.push(["permissionDecision", behavior, check]);
   }
+  policyDecision(result: string, seconds: number) {
+    this.calls.push(["policyDecision", result, seconds]);
+  }
   inputAcked(code: string) {
     this.calls.push(["inputAcked", code]);
   }

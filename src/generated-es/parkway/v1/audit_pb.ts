@@ -8,7 +8,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { ToolResultState } from "./content_pb.js";
 import { file_parkway_v1_content } from "./content_pb.js";
-import type { PermissionMode, RuleScope } from "./permission_pb.js";
+import type { PermissionMode, PolicyAnswer, RuleScope } from "./permission_pb.js";
 import { file_parkway_v1_permission } from "./permission_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parkway/v1/audit.proto.
  */
 export const file_parkway_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChZwYXJrd2F5L3YxL2F1ZGl0LnByb3RvEgpwYXJrd2F5LnYxIt8DCgtBdWRpdFJlY29yZBIKCgJpZBgBIAEoCRIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIjCgRraW5kGAMgASgOMhUucGFya3dheS52MS5BdWRpdEtpbmQSDQoFYWN0b3IYBCABKAkSEgoKc2Vzc2lvbl9pZBgFIAEoCRIQCghyZXBseV9pZBgGIAEoCRIUCgx0b29sX2NhbGxfaWQYByABKAkSEQoJdG9vbF9uYW1lGAggASgJEgwKBHJ1bGUYCSABKAkSDwoHcnVsZV9pZBgKIAEoCRINCgVjaGVjaxgLIAEoCRIOCgZyZWFzb24YDCABKAkSFgoOYWNjZXB0ZWRfcnVsZXMYDSADKAkSFAoMaW5wdXRfZWRpdGVkGA4gASgIEhAKCHNlbGVjdGVkGA8gAygJEhYKDmFuc3dlcmVkX290aGVyGBAgASgIEjEKDHJlc3VsdF9zdGF0ZRgRIAEoDjIbLnBhcmt3YXkudjEuVG9vbFJlc3VsdFN0YXRlEigKBG1vZGUYEiABKA4yGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25Nb2RlEiQKBXNjb3BlGBMgASgOMhUucGFya3dheS52MS5SdWxlU2NvcGUiagoXTGlzdEF1ZGl0UmVjb3Jkc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEigKB3JlY29yZHMYASADKAsyFy5wYXJrd2F5LnYxLkF1ZGl0UmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSqsAwoJQXVkaXRLaW5kEhoKFkFVRElUX0tJTkRfVU5TUEVDSUZJRUQQABIeChpBVURJVF9LSU5EX0FMTE9XRURfQllfUlVMRRABEh8KG0FVRElUX0tJTkRfQUxMT1dFRF9CWV9DSEVDSxACEh0KGUFVRElUX0tJTkRfREVOSUVEX0JZX1JVTEUQAxIeChpBVURJVF9LSU5EX0RFTklFRF9CWV9DSEVDSxAEEhQKEEFVRElUX0tJTkRfQVNLRUQQBRIYChRBVURJVF9LSU5EX0NPTkZJUk1FRBAGEhUKEUFVRElUX0tJTkRfREVOSUVEEAcSFgoSQVVESVRfS0lORF9FWFBJUkVEEAgSHgoaQVVESVRfS0lORF9FWFRFUk5BTF9SRVNVTFQQCRIXChNBVURJVF9LSU5EX0FOU1dFUkVEEAoSGgoWQVVESVRfS0lORF9JTlRFUlJVUFRFRBALEhkKFUFVRElUX0tJTkRfUlVMRV9BRERFRBAMEhsKF0FVRElUX0tJTkRfUlVMRV9SRU1PVkVEEA0SFwoTQVVESVRfS0lORF9NT0RFX1NFVBAOMm0KDEF1ZGl0U2VydmljZRJdChBMaXN0QXVkaXRSZWNvcmRzEiMucGFya3dheS52MS5MaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBokLnBhcmt3YXkudjEuTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlQkRaQmdpdGh1Yi5jb20vcGFya3dheS1kZXYvcGFya3dheS9jbGllbnRzL2dvL2dlbi9wYXJrd2F5L3YxO3Bhcmt3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parkway_v1_content, file_parkway_v1_permission]);
+  fileDesc("ChZwYXJrd2F5L3YxL2F1ZGl0LnByb3RvEgpwYXJrd2F5LnYxIokECgtBdWRpdFJlY29yZBIKCgJpZBgBIAEoCRIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIjCgRraW5kGAMgASgOMhUucGFya3dheS52MS5BdWRpdEtpbmQSDQoFYWN0b3IYBCABKAkSEgoKc2Vzc2lvbl9pZBgFIAEoCRIQCghyZXBseV9pZBgGIAEoCRIUCgx0b29sX2NhbGxfaWQYByABKAkSEQoJdG9vbF9uYW1lGAggASgJEgwKBHJ1bGUYCSABKAkSDwoHcnVsZV9pZBgKIAEoCRINCgVjaGVjaxgLIAEoCRIOCgZyZWFzb24YDCABKAkSFgoOYWNjZXB0ZWRfcnVsZXMYDSADKAkSFAoMaW5wdXRfZWRpdGVkGA4gASgIEhAKCHNlbGVjdGVkGA8gAygJEhYKDmFuc3dlcmVkX290aGVyGBAgASgIEjEKDHJlc3VsdF9zdGF0ZRgRIAEoDjIbLnBhcmt3YXkudjEuVG9vbFJlc3VsdFN0YXRlEigKBG1vZGUYEiABKA4yGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25Nb2RlEiQKBXNjb3BlGBMgASgOMhUucGFya3dheS52MS5SdWxlU2NvcGUSKAoGcG9saWN5GBQgASgLMhgucGFya3dheS52MS5Qb2xpY3lBbnN3ZXIiagoXTGlzdEF1ZGl0UmVjb3Jkc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEigKB3JlY29yZHMYASADKAsyFy5wYXJrd2F5LnYxLkF1ZGl0UmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSqsAwoJQXVkaXRLaW5kEhoKFkFVRElUX0tJTkRfVU5TUEVDSUZJRUQQABIeChpBVURJVF9LSU5EX0FMTE9XRURfQllfUlVMRRABEh8KG0FVRElUX0tJTkRfQUxMT1dFRF9CWV9DSEVDSxACEh0KGUFVRElUX0tJTkRfREVOSUVEX0JZX1JVTEUQAxIeChpBVURJVF9LSU5EX0RFTklFRF9CWV9DSEVDSxAEEhQKEEFVRElUX0tJTkRfQVNLRUQQBRIYChRBVURJVF9LSU5EX0NPTkZJUk1FRBAGEhUKEUFVRElUX0tJTkRfREVOSUVEEAcSFgoSQVVESVRfS0lORF9FWFBJUkVEEAgSHgoaQVVESVRfS0lORF9FWFRFUk5BTF9SRVNVTFQQCRIXChNBVURJVF9LSU5EX0FOU1dFUkVEEAoSGgoWQVVESVRfS0lORF9JTlRFUlJVUFRFRBALEhkKFUFVRElUX0tJTkRfUlVMRV9BRERFRBAMEhsKF0FVRElUX0tJTkRfUlVMRV9SRU1PVkVEEA0SFwoTQVVESVRfS0lORF9NT0RFX1NFVBAOMm0KDEF1ZGl0U2VydmljZRJdChBMaXN0QXVkaXRSZWNvcmRzEiMucGFya3dheS52MS5MaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBokLnBhcmt3YXkudjEuTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlQkRaQmdpdGh1Yi5jb20vcGFya3dheS1kZXYvcGFya3dheS9jbGllbnRzL2dvL2dlbi9wYXJrd2F5L3YxO3Bhcmt3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parkway_v1_content, file_parkway_v1_permission]);
 
 /**
  * One audited decision or answer.
@@ -96,7 +96,8 @@ export type AuditRecord = Message<"parkway.v1.AuditRecord"> & {
   ruleId: string;
 
   /**
-   * The engine's check that decided when no rule did, e.g. "read_only", "mode.default".
+   * The engine's check that decided when no rule did, e.g. "read_only", "mode.default", or
+   * "policy" when the external policy decision point changed the decision.
    *
    * @generated from field: string check = 11;
    */
@@ -157,6 +158,15 @@ export type AuditRecord = Message<"parkway.v1.AuditRecord"> & {
    * @generated from field: parkway.v1.RuleScope scope = 19;
    */
   scope: RuleScope;
+
+  /**
+   * On the engine's decisions (ALLOWED_BY_*, DENIED_BY_CHECK, ASKED): set when an external policy
+   * decision point was asked about the call, with its answer and latency. A decision it changed
+   * has check "policy".
+   *
+   * @generated from field: parkway.v1.PolicyAnswer policy = 20;
+   */
+  policy?: PolicyAnswer | undefined;
 };
 
 /**

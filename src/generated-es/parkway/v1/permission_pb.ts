@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parkway/v1/permission.proto.
  */
 export const file_parkway_v1_permission: GenFile = /*@__PURE__*/
-  fileDesc("ChtwYXJrd2F5L3YxL3Blcm1pc3Npb24ucHJvdG8SCnBhcmt3YXkudjEi2wIKDlBlcm1pc3Npb25SdWxlEgoKAmlkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIZCgxydWxlX2NvbnRlbnQYAyABKAlIAIgBARIwCghiZWhhdmlvchgEIAEoDjIeLnBhcmt3YXkudjEuUGVybWlzc2lvbkJlaGF2aW9yEiQKBXNjb3BlGAUgASgOMhUucGFya3dheS52MS5SdWxlU2NvcGUSJgoGc291cmNlGAYgASgOMhYucGFya3dheS52MS5SdWxlU291cmNlEhIKCmNyZWF0ZWRfYnkYByABKAkSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc2Vzc2lvbl9pZBgJIAEoCRIQCghhZ2VudF9pZBgKIAEoCRIUCgx0b29sX2NhbGxfaWQYCyABKAlCDwoNX3J1bGVfY29udGVudCLbAQoSUGVybWlzc2lvbkRlY2lzaW9uEjAKCGJlaGF2aW9yGAEgASgOMh4ucGFya3dheS52MS5QZXJtaXNzaW9uQmVoYXZpb3ISDgoGcmVhc29uGAIgASgJEigKBHJ1bGUYAyABKAsyGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25SdWxlEg0KBWNoZWNrGAQgASgJEhUKDWJ5cGFzc19pbW11bmUYBSABKAgSMwoPc3VnZ2VzdGVkX3J1bGVzGAYgAygLMhoucGFya3dheS52MS5QZXJtaXNzaW9uUnVsZSJeChBMaXN0UnVsZXNSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSJAoFc2NvcGUYAyABKA4yFS5wYXJrd2F5LnYxLlJ1bGVTY29wZSI+ChFMaXN0UnVsZXNSZXNwb25zZRIpCgVydWxlcxgBIAMoCzIaLnBhcmt3YXkudjEuUGVybWlzc2lvblJ1bGUiPAoPQWRkUnVsZXNSZXF1ZXN0EikKBXJ1bGVzGAEgAygLMhoucGFya3dheS52MS5QZXJtaXNzaW9uUnVsZSJMChBBZGRSdWxlc1Jlc3BvbnNlEikKBXJ1bGVzGAEgAygLMhoucGFya3dheS52MS5QZXJtaXNzaW9uUnVsZRINCgVhZGRlZBgCIAEoDSIkChFSZW1vdmVSdWxlUmVxdWVzdBIPCgdydWxlX2lkGAEgASgJIj4KElJlbW92ZVJ1bGVSZXNwb25zZRIoCgRydWxlGAEgASgLMhoucGFya3dheS52MS5QZXJtaXNzaW9uUnVsZSJOCg5TZXRNb2RlUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEigKBG1vZGUYAiABKA4yGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25Nb2RlIjsKD1NldE1vZGVSZXNwb25zZRIoCgRtb2RlGAEgASgOMhoucGFya3dheS52MS5QZXJtaXNzaW9uTW9kZSJYCg5FeHBsYWluUmVxdWVzdBISCgpzZXNzaW9uX2lkGAEgASgJEhAKCGFnZW50X2lkGAIgASgJEhEKCXRvb2xfbmFtZRgDIAEoCRINCgVpbnB1dBgEIAEoCSJDCg9FeHBsYWluUmVzcG9uc2USMAoIZGVjaXNpb24YASABKAsyHi5wYXJrd2F5LnYxLlBlcm1pc3Npb25EZWNpc2lvbiqTAQoSUGVybWlzc2lvbkJlaGF2aW9yEiMKH1BFUk1JU1NJT05fQkVIQVZJT1JfVU5TUEVDSUZJRUQQABIdChlQRVJNSVNTSU9OX0JFSEFWSU9SX0FMTE9XEAESHAoYUEVSTUlTU0lPTl9CRUhBVklPUl9ERU5ZEAISGwoXUEVSTUlTU0lPTl9CRUhBVklPUl9BU0sQAypsCglSdWxlU2NvcGUSGgoWUlVMRV9TQ09QRV9VTlNQRUNJRklFRBAAEhYKElJVTEVfU0NPUEVfU0VTU0lPThABEhQKEFJVTEVfU0NPUEVfQUdFTlQQAhIVChFSVUxFX1NDT1BFX1RFTkFOVBADKo8BCgpSdWxlU291cmNlEhsKF1JVTEVfU09VUkNFX1VOU1BFQ0lGSUVEEAASGQoVUlVMRV9TT1VSQ0VfU1VHR0VTVEVEEAESHAoYUlVMRV9TT1VSQ0VfQ09ORklSTUFUSU9OEAISEwoPUlVMRV9TT1VSQ0VfQVBJEAMSFgoSUlVMRV9TT1VSQ0VfQ09ORklHEAQqxwEKDlBlcm1pc3Npb25Nb2RlEh8KG1BFUk1JU1NJT05fTU9ERV9VTlNQRUNJRklFRBAAEhsKF1BFUk1JU1NJT05fTU9ERV9ERUZBVUxUEAESIAocUEVSTUlTU0lPTl9NT0RFX0FDQ0VQVF9FRElUUxACEhsKF1BFUk1JU1NJT05fTU9ERV9FWFBMT1JFEAMSGgoWUEVSTUlTU0lPTl9NT0RFX0JZUEFTUxAEEhwKGFBFUk1JU1NJT05fTU9ERV9ET05UX0FTSxAFMvkCChFQZXJtaXNzaW9uU2VydmljZRJICglMaXN0UnVsZXMSHC5wYXJrd2F5LnYxLkxpc3RSdWxlc1JlcXVlc3QaHS5wYXJrd2F5LnYxLkxpc3RSdWxlc1Jlc3BvbnNlEkUKCEFkZFJ1bGVzEhsucGFya3dheS52MS5BZGRSdWxlc1JlcXVlc3QaHC5wYXJrd2F5LnYxLkFkZFJ1bGVzUmVzcG9uc2USSwoKUmVtb3ZlUnVsZRIdLnBhcmt3YXkudjEuUmVtb3ZlUnVsZVJlcXVlc3QaHi5wYXJrd2F5LnYxLlJlbW92ZVJ1bGVSZXNwb25zZRJCCgdTZXRNb2RlEhoucGFya3dheS52MS5TZXRNb2RlUmVxdWVzdBobLnBhcmt3YXkudjEuU2V0TW9kZVJlc3BvbnNlEkIKB0V4cGxhaW4SGi5wYXJrd2F5LnYxLkV4cGxhaW5SZXF1ZXN0GhsucGFya3dheS52MS5FeHBsYWluUmVzcG9uc2VCRFpCZ2l0aHViLmNvbS9wYXJrd2F5LWRldi9wYXJrd2F5L2NsaWVudHMvZ28vZ2VuL3Bhcmt3YXkvdjE7cGFya3dheXYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("ChtwYXJrd2F5L3YxL3Blcm1pc3Npb24ucHJvdG8SCnBhcmt3YXkudjEi2wIKDlBlcm1pc3Npb25SdWxlEgoKAmlkGAEgASgJEhEKCXRvb2xfbmFtZRgCIAEoCRIZCgxydWxlX2NvbnRlbnQYAyABKAlIAIgBARIwCghiZWhhdmlvchgEIAEoDjIeLnBhcmt3YXkudjEuUGVybWlzc2lvbkJlaGF2aW9yEiQKBXNjb3BlGAUgASgOMhUucGFya3dheS52MS5SdWxlU2NvcGUSJgoGc291cmNlGAYgASgOMhYucGFya3dheS52MS5SdWxlU291cmNlEhIKCmNyZWF0ZWRfYnkYByABKAkSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc2Vzc2lvbl9pZBgJIAEoCRIQCghhZ2VudF9pZBgKIAEoCRIUCgx0b29sX2NhbGxfaWQYCyABKAlCDwoNX3J1bGVfY29udGVudCKFAgoSUGVybWlzc2lvbkRlY2lzaW9uEjAKCGJlaGF2aW9yGAEgASgOMh4ucGFya3dheS52MS5QZXJtaXNzaW9uQmVoYXZpb3ISDgoGcmVhc29uGAIgASgJEigKBHJ1bGUYAyABKAsyGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25SdWxlEg0KBWNoZWNrGAQgASgJEhUKDWJ5cGFzc19pbW11bmUYBSABKAgSMwoPc3VnZ2VzdGVkX3J1bGVzGAYgAygLMhoucGFya3dheS52MS5QZXJtaXNzaW9uUnVsZRIoCgZwb2xpY3kYByABKAsyGC5wYXJrd2F5LnYxLlBvbGljeUFuc3dlciK8AQoMUG9saWN5QW5zd2VyEigKBnJlc3VsdBgBIAEoDjIYLnBhcmt3YXkudjEuUG9saWN5UmVzdWx0Eg4KBnJlYXNvbhgCIAEoCRISCgpsYXRlbmN5X21zGAMgASgBEjcKD2VuZ2luZV9iZWhhdmlvchgEIAEoDjIeLnBhcmt3YXkudjEuUGVybWlzc2lvbkJlaGF2aW9yEhQKDGVuZ2luZV9jaGVjaxgFIAEoCRIPCgdpZ25vcmVkGAYgASgIIl4KEExpc3RSdWxlc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIQCghhZ2VudF9pZBgCIAEoCRIkCgVzY29wZRgDIAEoDjIVLnBhcmt3YXkudjEuUnVsZVNjb3BlIj4KEUxpc3RSdWxlc1Jlc3BvbnNlEikKBXJ1bGVzGAEgAygLMhoucGFya3dheS52MS5QZXJtaXNzaW9uUnVsZSI8Cg9BZGRSdWxlc1JlcXVlc3QSKQoFcnVsZXMYASADKAsyGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25SdWxlIkwKEEFkZFJ1bGVzUmVzcG9uc2USKQoFcnVsZXMYASADKAsyGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25SdWxlEg0KBWFkZGVkGAIgASgNIiQKEVJlbW92ZVJ1bGVSZXF1ZXN0Eg8KB3J1bGVfaWQYASABKAkiPgoSUmVtb3ZlUnVsZVJlc3BvbnNlEigKBHJ1bGUYASABKAsyGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25SdWxlIk4KDlNldE1vZGVSZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSKAoEbW9kZRgCIAEoDjIaLnBhcmt3YXkudjEuUGVybWlzc2lvbk1vZGUiOwoPU2V0TW9kZVJlc3BvbnNlEigKBG1vZGUYASABKA4yGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25Nb2RlIlgKDkV4cGxhaW5SZXF1ZXN0EhIKCnNlc3Npb25faWQYASABKAkSEAoIYWdlbnRfaWQYAiABKAkSEQoJdG9vbF9uYW1lGAMgASgJEg0KBWlucHV0GAQgASgJIkMKD0V4cGxhaW5SZXNwb25zZRIwCghkZWNpc2lvbhgBIAEoCzIeLnBhcmt3YXkudjEuUGVybWlzc2lvbkRlY2lzaW9uKpMBChJQZXJtaXNzaW9uQmVoYXZpb3ISIwofUEVSTUlTU0lPTl9CRUhBVklPUl9VTlNQRUNJRklFRBAAEh0KGVBFUk1JU1NJT05fQkVIQVZJT1JfQUxMT1cQARIcChhQRVJNSVNTSU9OX0JFSEFWSU9SX0RFTlkQAhIbChdQRVJNSVNTSU9OX0JFSEFWSU9SX0FTSxADKmwKCVJ1bGVTY29wZRIaChZSVUxFX1NDT1BFX1VOU1BFQ0lGSUVEEAASFgoSUlVMRV9TQ09QRV9TRVNTSU9OEAESFAoQUlVMRV9TQ09QRV9BR0VOVBACEhUKEVJVTEVfU0NPUEVfVEVOQU5UEAMqjwEKClJ1bGVTb3VyY2USGwoXUlVMRV9TT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVSVUxFX1NPVVJDRV9TVUdHRVNURUQQARIcChhSVUxFX1NPVVJDRV9DT05GSVJNQVRJT04QAhITCg9SVUxFX1NPVVJDRV9BUEkQAxIWChJSVUxFX1NPVVJDRV9DT05GSUcQBCrHAQoOUGVybWlzc2lvbk1vZGUSHwobUEVSTUlTU0lPTl9NT0RFX1VOU1BFQ0lGSUVEEAASGwoXUEVSTUlTU0lPTl9NT0RFX0RFRkFVTFQQARIgChxQRVJNSVNTSU9OX01PREVfQUNDRVBUX0VESVRTEAISGwoXUEVSTUlTU0lPTl9NT0RFX0VYUExPUkUQAxIaChZQRVJNSVNTSU9OX01PREVfQllQQVNTEAQSHAoYUEVSTUlTU0lPTl9NT0RFX0RPTlRfQVNLEAUqqQEKDFBvbGljeVJlc3VsdBIdChlQT0xJQ1lfUkVTVUxUX1VOU1BFQ0lGSUVEEAASFwoTUE9MSUNZX1JFU1VMVF9BTExPVxABEhUKEVBPTElDWV9SRVNVTFRfQVNLEAISFgoSUE9MSUNZX1JFU1VMVF9ERU5ZEAMSFwoTUE9MSUNZX1JFU1VMVF9FUlJPUhAEEhkKFVBPTElDWV9SRVNVTFRfVElNRU9VVBAFMvkCChFQZXJtaXNzaW9uU2VydmljZRJICglMaXN0UnVsZXMSHC5wYXJrd2F5LnYxLkxpc3RSdWxlc1JlcXVlc3QaHS5wYXJrd2F5LnYxLkxpc3RSdWxlc1Jlc3BvbnNlEkUKCEFkZFJ1bGVzEhsucGFya3dheS52MS5BZGRSdWxlc1JlcXVlc3QaHC5wYXJrd2F5LnYxLkFkZFJ1bGVzUmVzcG9uc2USSwoKUmVtb3ZlUnVsZRIdLnBhcmt3YXkudjEuUmVtb3ZlUnVsZVJlcXVlc3QaHi5wYXJrd2F5LnYxLlJlbW92ZVJ1bGVSZXNwb25zZRJCCgdTZXRNb2RlEhoucGFya3dheS52MS5TZXRNb2RlUmVxdWVzdBobLnBhcmt3YXkudjEuU2V0TW9kZVJlc3BvbnNlEkIKB0V4cGxhaW4SGi5wYXJrd2F5LnYxLkV4cGxhaW5SZXF1ZXN0GhsucGFya3dheS52MS5FeHBsYWluUmVzcG9uc2VCRFpCZ2l0aHViLmNvbS9wYXJrd2F5LWRldi9wYXJrd2F5L2NsaWVudHMvZ28vZ2VuL3Bhcmt3YXkvdjE7cGFya3dheXYxYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * A permission rule, displayed as ToolName(rule_content), e.g. Bash(npm test:*).
@@ -139,14 +139,16 @@ export type PermissionDecision = Message<"parkway.v1.PermissionDecision"> & {
    * ("safety.injection", "safety.rm_root", "safety.sed_script", "safety.dangerous_command",
    * "safety.dangerous_path"), or the mode ("mode.default", "mode.accept_edits", "mode.explore",
    * "mode.bypass", "mode.dont_ask"). Bypass mode skips every safety check but "safety.sed_script"
-   * (a sed script that runs a program or writes a file), which no mode clears.
+   * (a sed script that runs a program or writes a file), which no mode clears. "policy" when an
+   * external policy decision point changed the engine's decision (see `policy`).
    *
    * @generated from field: string check = 4;
    */
   check: string;
 
   /**
-   * True for a safety ASK: no allow rule clears it.
+   * True for a safety ASK, and for a decision the policy decision point changed: no allow rule
+   * clears it.
    *
    * @generated from field: bool bypass_immune = 5;
    */
@@ -158,6 +160,15 @@ export type PermissionDecision = Message<"parkway.v1.PermissionDecision"> & {
    * @generated from field: repeated parkway.v1.PermissionRule suggested_rules = 6;
    */
   suggestedRules: PermissionRule[];
+
+  /**
+   * Set when the agent's (or tenant's) external policy decision point was asked about the call:
+   * its answer, how long it took and what the engine had decided. When the answer changed the
+   * decision, `check` is "policy", `reason` the service's reason, and `bypass_immune` is true.
+   *
+   * @generated from field: parkway.v1.PolicyAnswer policy = 7;
+   */
+  policy?: PolicyAnswer | undefined;
 };
 
 /**
@@ -166,6 +177,64 @@ export type PermissionDecision = Message<"parkway.v1.PermissionDecision"> & {
  */
 export const PermissionDecisionSchema: GenMessage<PermissionDecision> = /*@__PURE__*/
   messageDesc(file_parkway_v1_permission, 1);
+
+/**
+ * The external policy decision point's part in a decision. The service may only tighten the
+ * engine's decision (ALLOW into ASK or DENY, ASK into DENY); an answer that would loosen it is
+ * ignored.
+ *
+ * @generated from message parkway.v1.PolicyAnswer
+ */
+export type PolicyAnswer = Message<"parkway.v1.PolicyAnswer"> & {
+  /**
+   * What the service answered, or how asking it failed.
+   *
+   * @generated from field: parkway.v1.PolicyResult result = 1;
+   */
+  result: PolicyResult;
+
+  /**
+   * The service's reason, or what failed (e.g. "timed out after 2000 ms").
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * How long the service took to answer (or to fail), in milliseconds.
+   *
+   * @generated from field: double latency_ms = 3;
+   */
+  latencyMs: number;
+
+  /**
+   * The engine's own behavior before the service was asked (ALLOW, or ASK).
+   *
+   * @generated from field: parkway.v1.PermissionBehavior engine_behavior = 4;
+   */
+  engineBehavior: PermissionBehavior;
+
+  /**
+   * The engine's own check before the service was asked, e.g. "rule.allow", "read_only".
+   *
+   * @generated from field: string engine_check = 5;
+   */
+  engineCheck: string;
+
+  /**
+   * True when the answer would have loosened the engine's decision and was ignored.
+   *
+   * @generated from field: bool ignored = 6;
+   */
+  ignored: boolean;
+};
+
+/**
+ * Describes the message parkway.v1.PolicyAnswer.
+ * Use `create(PolicyAnswerSchema)` to create a new message.
+ */
+export const PolicyAnswerSchema: GenMessage<PolicyAnswer> = /*@__PURE__*/
+  messageDesc(file_parkway_v1_permission, 2);
 
 /**
  * Request of ListRules.
@@ -200,7 +269,7 @@ export type ListRulesRequest = Message<"parkway.v1.ListRulesRequest"> & {
  * Use `create(ListRulesRequestSchema)` to create a new message.
  */
 export const ListRulesRequestSchema: GenMessage<ListRulesRequest> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 2);
+  messageDesc(file_parkway_v1_permission, 3);
 
 /**
  * Response of ListRules.
@@ -221,7 +290,7 @@ export type ListRulesResponse = Message<"parkway.v1.ListRulesResponse"> & {
  * Use `create(ListRulesResponseSchema)` to create a new message.
  */
 export const ListRulesResponseSchema: GenMessage<ListRulesResponse> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 3);
+  messageDesc(file_parkway_v1_permission, 4);
 
 /**
  * Request of AddRules.
@@ -242,7 +311,7 @@ export type AddRulesRequest = Message<"parkway.v1.AddRulesRequest"> & {
  * Use `create(AddRulesRequestSchema)` to create a new message.
  */
 export const AddRulesRequestSchema: GenMessage<AddRulesRequest> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 4);
+  messageDesc(file_parkway_v1_permission, 5);
 
 /**
  * Response of AddRules.
@@ -270,7 +339,7 @@ export type AddRulesResponse = Message<"parkway.v1.AddRulesResponse"> & {
  * Use `create(AddRulesResponseSchema)` to create a new message.
  */
 export const AddRulesResponseSchema: GenMessage<AddRulesResponse> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 5);
+  messageDesc(file_parkway_v1_permission, 6);
 
 /**
  * Request of RemoveRule.
@@ -291,7 +360,7 @@ export type RemoveRuleRequest = Message<"parkway.v1.RemoveRuleRequest"> & {
  * Use `create(RemoveRuleRequestSchema)` to create a new message.
  */
 export const RemoveRuleRequestSchema: GenMessage<RemoveRuleRequest> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 6);
+  messageDesc(file_parkway_v1_permission, 7);
 
 /**
  * Response of RemoveRule.
@@ -312,7 +381,7 @@ export type RemoveRuleResponse = Message<"parkway.v1.RemoveRuleResponse"> & {
  * Use `create(RemoveRuleResponseSchema)` to create a new message.
  */
 export const RemoveRuleResponseSchema: GenMessage<RemoveRuleResponse> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 7);
+  messageDesc(file_parkway_v1_permission, 8);
 
 /**
  * Request of SetMode.
@@ -340,7 +409,7 @@ export type SetModeRequest = Message<"parkway.v1.SetModeRequest"> & {
  * Use `create(SetModeRequestSchema)` to create a new message.
  */
 export const SetModeRequestSchema: GenMessage<SetModeRequest> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 8);
+  messageDesc(file_parkway_v1_permission, 9);
 
 /**
  * Response of SetMode.
@@ -361,7 +430,7 @@ export type SetModeResponse = Message<"parkway.v1.SetModeResponse"> & {
  * Use `create(SetModeResponseSchema)` to create a new message.
  */
 export const SetModeResponseSchema: GenMessage<SetModeResponse> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 9);
+  messageDesc(file_parkway_v1_permission, 10);
 
 /**
  * Request of Explain.
@@ -404,7 +473,7 @@ export type ExplainRequest = Message<"parkway.v1.ExplainRequest"> & {
  * Use `create(ExplainRequestSchema)` to create a new message.
  */
 export const ExplainRequestSchema: GenMessage<ExplainRequest> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 10);
+  messageDesc(file_parkway_v1_permission, 11);
 
 /**
  * Response of Explain.
@@ -425,7 +494,7 @@ export type ExplainResponse = Message<"parkway.v1.ExplainResponse"> & {
  * Use `create(ExplainResponseSchema)` to create a new message.
  */
 export const ExplainResponseSchema: GenMessage<ExplainResponse> = /*@__PURE__*/
-  messageDesc(file_parkway_v1_permission, 11);
+  messageDesc(file_parkway_v1_permission, 12);
 
 /**
  * What a rule or a decision does with a tool call.
@@ -611,6 +680,62 @@ export enum PermissionMode {
  */
 export const PermissionModeSchema: GenEnum<PermissionMode> = /*@__PURE__*/
   enumDesc(file_parkway_v1_permission, 3);
+
+/**
+ * What an external policy decision point answered, or how asking it failed.
+ *
+ * @generated from enum parkway.v1.PolicyResult
+ */
+export enum PolicyResult {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: POLICY_RESULT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The service allowed the call (the engine's decision stands).
+   *
+   * @generated from enum value: POLICY_RESULT_ALLOW = 1;
+   */
+  ALLOW = 1,
+
+  /**
+   * The service asked for a person's confirmation.
+   *
+   * @generated from enum value: POLICY_RESULT_ASK = 2;
+   */
+  ASK = 2,
+
+  /**
+   * The service denied the call.
+   *
+   * @generated from enum value: POLICY_RESULT_DENY = 3;
+   */
+  DENY = 3,
+
+  /**
+   * The service failed: a connection error, a status other than 2xx, or a body that is not an
+   * answer. The call asks or is denied as the configuration's `onError` says.
+   *
+   * @generated from enum value: POLICY_RESULT_ERROR = 4;
+   */
+  ERROR = 4,
+
+  /**
+   * The service did not answer within the configured timeout; the call follows `onError`.
+   *
+   * @generated from enum value: POLICY_RESULT_TIMEOUT = 5;
+   */
+  TIMEOUT = 5,
+}
+
+/**
+ * Describes the enum parkway.v1.PolicyResult.
+ */
+export const PolicyResultSchema: GenEnum<PolicyResult> = /*@__PURE__*/
+  enumDesc(file_parkway_v1_permission, 4);
 
 /**
  * Manages the permission rules and modes that decide whether a tool call runs, asks or is refused.

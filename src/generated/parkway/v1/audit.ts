@@ -24,6 +24,7 @@ import {
   PermissionMode,
   permissionModeFromJSON,
   permissionModeToJSON,
+  PolicyAnswer,
   RuleScope,
   ruleScopeFromJSON,
   ruleScopeToJSON,
@@ -187,7 +188,10 @@ export interface AuditRecord {
   rule: string;
   /** The stored id of that rule, when it has one. */
   ruleId: string;
-  /** The engine's check that decided when no rule did, e.g. "read_only", "mode.default". */
+  /**
+   * The engine's check that decided when no rule did, e.g. "read_only", "mode.default", or
+   * "policy" when the external policy decision point changed the decision.
+   */
   check: string;
   /** Why, for people: the engine's reason, a person's denial reason, or what expired. */
   reason: string;
@@ -205,6 +209,12 @@ export interface AuditRecord {
   mode: PermissionMode;
   /** On RULE_ADDED and RULE_REMOVED: the rule's scope. */
   scope: RuleScope;
+  /**
+   * On the engine's decisions (ALLOWED_BY_*, DENIED_BY_CHECK, ASKED): set when an external policy
+   * decision point was asked about the call, with its answer and latency. A decision it changed
+   * has check "policy".
+   */
+  policy: PolicyAnswer | undefined;
 }
 
 /** Request of ListAuditRecords. */
@@ -251,6 +261,7 @@ function createBaseAuditRecord(): AuditRecord {
     resultState: 0,
     mode: 0,
     scope: 0,
+    policy: undefined,
   };
 }
 
@@ -312,6 +323,9 @@ export const AuditRecord: MessageFns<AuditRecord> = {
     }
     if (message.scope !== 0) {
       writer.uint32(152).int32(message.scope);
+    }
+    if (message.policy !== undefined) {
+      PolicyAnswer.encode(message.policy, writer.uint32(162).fork()).join();
     }
     return writer;
   },
@@ -481,6 +495,14 @@ export const AuditRecord: MessageFns<AuditRecord> = {
             message.scope = reader.int32() as any;
             continue;
           }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.policy = PolicyAnswer.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -552,6 +574,7 @@ export const AuditRecord: MessageFns<AuditRecord> = {
         : 0,
       mode: isSet(object.mode) ? permissionModeFromJSON(object.mode) : 0,
       scope: isSet(object.scope) ? ruleScopeFromJSON(object.scope) : 0,
+      policy: isSet(object.policy) ? PolicyAnswer.fromJSON(object.policy) : undefined,
     };
   },
 
@@ -614,6 +637,9 @@ export const AuditRecord: MessageFns<AuditRecord> = {
     if (message.scope !== 0) {
       obj.scope = ruleScopeToJSON(message.scope);
     }
+    if (message.policy !== undefined) {
+      obj.policy = PolicyAnswer.toJSON(message.policy);
+    }
     return obj;
   },
 
@@ -641,6 +667,9 @@ export const AuditRecord: MessageFns<AuditRecord> = {
     message.resultState = object.resultState ?? 0;
     message.mode = object.mode ?? 0;
     message.scope = object.scope ?? 0;
+    message.policy = (object.policy !== undefined && object.policy !== null)
+      ? PolicyAnswer.fromPartial(object.policy)
+      : undefined;
     return message;
   },
 };

@@ -245,6 +245,73 @@ export function permissionModeToJSON(object: PermissionMode): string {
   }
 }
 
+/** What an external policy decision point answered, or how asking it failed. */
+export enum PolicyResult {
+  /** POLICY_RESULT_UNSPECIFIED - Not set. */
+  POLICY_RESULT_UNSPECIFIED = 0,
+  /** POLICY_RESULT_ALLOW - The service allowed the call (the engine's decision stands). */
+  POLICY_RESULT_ALLOW = 1,
+  /** POLICY_RESULT_ASK - The service asked for a person's confirmation. */
+  POLICY_RESULT_ASK = 2,
+  /** POLICY_RESULT_DENY - The service denied the call. */
+  POLICY_RESULT_DENY = 3,
+  /**
+   * POLICY_RESULT_ERROR - The service failed: a connection error, a status other than 2xx, or a body that is not an
+   * answer. The call asks or is denied as the configuration's `onError` says.
+   */
+  POLICY_RESULT_ERROR = 4,
+  /** POLICY_RESULT_TIMEOUT - The service did not answer within the configured timeout; the call follows `onError`. */
+  POLICY_RESULT_TIMEOUT = 5,
+  UNRECOGNIZED = -1,
+}
+
+export function policyResultFromJSON(object: any): PolicyResult {
+  switch (object) {
+    case 0:
+    case "POLICY_RESULT_UNSPECIFIED":
+      return PolicyResult.POLICY_RESULT_UNSPECIFIED;
+    case 1:
+    case "POLICY_RESULT_ALLOW":
+      return PolicyResult.POLICY_RESULT_ALLOW;
+    case 2:
+    case "POLICY_RESULT_ASK":
+      return PolicyResult.POLICY_RESULT_ASK;
+    case 3:
+    case "POLICY_RESULT_DENY":
+      return PolicyResult.POLICY_RESULT_DENY;
+    case 4:
+    case "POLICY_RESULT_ERROR":
+      return PolicyResult.POLICY_RESULT_ERROR;
+    case 5:
+    case "POLICY_RESULT_TIMEOUT":
+      return PolicyResult.POLICY_RESULT_TIMEOUT;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return PolicyResult.UNRECOGNIZED;
+  }
+}
+
+export function policyResultToJSON(object: PolicyResult): string {
+  switch (object) {
+    case PolicyResult.POLICY_RESULT_UNSPECIFIED:
+      return "POLICY_RESULT_UNSPECIFIED";
+    case PolicyResult.POLICY_RESULT_ALLOW:
+      return "POLICY_RESULT_ALLOW";
+    case PolicyResult.POLICY_RESULT_ASK:
+      return "POLICY_RESULT_ASK";
+    case PolicyResult.POLICY_RESULT_DENY:
+      return "POLICY_RESULT_DENY";
+    case PolicyResult.POLICY_RESULT_ERROR:
+      return "POLICY_RESULT_ERROR";
+    case PolicyResult.POLICY_RESULT_TIMEOUT:
+      return "POLICY_RESULT_TIMEOUT";
+    case PolicyResult.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** A permission rule, displayed as ToolName(rule_content), e.g. Bash(npm test:*). */
 export interface PermissionRule {
   /** Server-assigned id; empty on rules not stored yet (suggestions, new rules). */
@@ -294,13 +361,43 @@ export interface PermissionDecision {
    * ("safety.injection", "safety.rm_root", "safety.sed_script", "safety.dangerous_command",
    * "safety.dangerous_path"), or the mode ("mode.default", "mode.accept_edits", "mode.explore",
    * "mode.bypass", "mode.dont_ask"). Bypass mode skips every safety check but "safety.sed_script"
-   * (a sed script that runs a program or writes a file), which no mode clears.
+   * (a sed script that runs a program or writes a file), which no mode clears. "policy" when an
+   * external policy decision point changed the engine's decision (see `policy`).
    */
   check: string;
-  /** True for a safety ASK: no allow rule clears it. */
+  /**
+   * True for a safety ASK, and for a decision the policy decision point changed: no allow rule
+   * clears it.
+   */
   bypassImmune: boolean;
   /** Rules that would allow similar calls (only on ASK; behavior ALLOW, source SUGGESTED). */
   suggestedRules: PermissionRule[];
+  /**
+   * Set when the agent's (or tenant's) external policy decision point was asked about the call:
+   * its answer, how long it took and what the engine had decided. When the answer changed the
+   * decision, `check` is "policy", `reason` the service's reason, and `bypass_immune` is true.
+   */
+  policy: PolicyAnswer | undefined;
+}
+
+/**
+ * The external policy decision point's part in a decision. The service may only tighten the
+ * engine's decision (ALLOW into ASK or DENY, ASK into DENY); an answer that would loosen it is
+ * ignored.
+ */
+export interface PolicyAnswer {
+  /** What the service answered, or how asking it failed. */
+  result: PolicyResult;
+  /** The service's reason, or what failed (e.g. "timed out after 2000 ms"). */
+  reason: string;
+  /** How long the service took to answer (or to fail), in milliseconds. */
+  latencyMs: number;
+  /** The engine's own behavior before the service was asked (ALLOW, or ASK). */
+  engineBehavior: PermissionBehavior;
+  /** The engine's own check before the service was asked, e.g. "rule.allow", "read_only". */
+  engineCheck: string;
+  /** True when the answer would have loosened the engine's decision and was ignored. */
+  ignored: boolean;
 }
 
 /** Request of ListRules. */
@@ -650,7 +747,15 @@ export const PermissionRule: MessageFns<PermissionRule> = {
 };
 
 function createBasePermissionDecision(): PermissionDecision {
-  return { behavior: 0, reason: "", rule: undefined, check: "", bypassImmune: false, suggestedRules: [] };
+  return {
+    behavior: 0,
+    reason: "",
+    rule: undefined,
+    check: "",
+    bypassImmune: false,
+    suggestedRules: [],
+    policy: undefined,
+  };
 }
 
 export const PermissionDecision: MessageFns<PermissionDecision> = {
@@ -672,6 +777,9 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
     }
     for (const v of message.suggestedRules) {
       PermissionRule.encode(v!, writer.uint32(50).fork()).join();
+    }
+    if (message.policy !== undefined) {
+      PolicyAnswer.encode(message.policy, writer.uint32(58).fork()).join();
     }
     return writer;
   },
@@ -737,6 +845,14 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
             message.suggestedRules.push(PermissionRule.decode(reader, reader.uint32()));
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.policy = PolicyAnswer.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -765,6 +881,7 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
         : globalThis.Array.isArray(object?.suggested_rules)
         ? object.suggested_rules.map((e: any) => PermissionRule.fromJSON(e))
         : [],
+      policy: isSet(object.policy) ? PolicyAnswer.fromJSON(object.policy) : undefined,
     };
   },
 
@@ -788,6 +905,9 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
     if (message.suggestedRules?.length) {
       obj.suggestedRules = message.suggestedRules.map((e) => PermissionRule.toJSON(e));
     }
+    if (message.policy !== undefined) {
+      obj.policy = PolicyAnswer.toJSON(message.policy);
+    }
     return obj;
   },
 
@@ -804,6 +924,170 @@ export const PermissionDecision: MessageFns<PermissionDecision> = {
     message.check = object.check ?? "";
     message.bypassImmune = object.bypassImmune ?? false;
     message.suggestedRules = object.suggestedRules?.map((e) => PermissionRule.fromPartial(e)) || [];
+    message.policy = (object.policy !== undefined && object.policy !== null)
+      ? PolicyAnswer.fromPartial(object.policy)
+      : undefined;
+    return message;
+  },
+};
+
+function createBasePolicyAnswer(): PolicyAnswer {
+  return { result: 0, reason: "", latencyMs: 0, engineBehavior: 0, engineCheck: "", ignored: false };
+}
+
+export const PolicyAnswer: MessageFns<PolicyAnswer> = {
+  encode(message: PolicyAnswer, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.result !== 0) {
+      writer.uint32(8).int32(message.result);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.latencyMs !== 0) {
+      writer.uint32(25).double(message.latencyMs);
+    }
+    if (message.engineBehavior !== 0) {
+      writer.uint32(32).int32(message.engineBehavior);
+    }
+    if (message.engineCheck !== "") {
+      writer.uint32(42).string(message.engineCheck);
+    }
+    if (message.ignored !== false) {
+      writer.uint32(48).bool(message.ignored);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): PolicyAnswer {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBasePolicyAnswer();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.result = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 25) {
+              break;
+            }
+
+            message.latencyMs = reader.double();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.engineBehavior = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.engineCheck = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.ignored = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): PolicyAnswer {
+    return {
+      result: isSet(object.result) ? policyResultFromJSON(object.result) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      latencyMs: isSet(object.latencyMs)
+        ? globalThis.Number(object.latencyMs)
+        : isSet(object.latency_ms)
+        ? globalThis.Number(object.latency_ms)
+        : 0,
+      engineBehavior: isSet(object.engineBehavior)
+        ? permissionBehaviorFromJSON(object.engineBehavior)
+        : isSet(object.engine_behavior)
+        ? permissionBehaviorFromJSON(object.engine_behavior)
+        : 0,
+      engineCheck: isSet(object.engineCheck)
+        ? globalThis.String(object.engineCheck)
+        : isSet(object.engine_check)
+        ? globalThis.String(object.engine_check)
+        : "",
+      ignored: isSet(object.ignored) ? globalThis.Boolean(object.ignored) : false,
+    };
+  },
+
+  toJSON(message: PolicyAnswer): unknown {
+    const obj: any = {};
+    if (message.result !== 0) {
+      obj.result = policyResultToJSON(message.result);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.latencyMs !== 0) {
+      obj.latencyMs = floatToJson(message.latencyMs);
+    }
+    if (message.engineBehavior !== 0) {
+      obj.engineBehavior = permissionBehaviorToJSON(message.engineBehavior);
+    }
+    if (message.engineCheck !== "") {
+      obj.engineCheck = message.engineCheck;
+    }
+    if (message.ignored !== false) {
+      obj.ignored = message.ignored;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<PolicyAnswer>): PolicyAnswer {
+    return PolicyAnswer.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<PolicyAnswer>): PolicyAnswer {
+    const message = createBasePolicyAnswer();
+    message.result = object.result ?? 0;
+    message.reason = object.reason ?? "";
+    message.latencyMs = object.latencyMs ?? 0;
+    message.engineBehavior = object.engineBehavior ?? 0;
+    message.engineCheck = object.engineCheck ?? "";
+    message.ignored = object.ignored ?? false;
     return message;
   },
 };
@@ -1795,6 +2079,10 @@ export const PermissionServiceClient = makeGenericClientConstructor(
   service: typeof PermissionServiceService;
   serviceName: string;
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | undefined;
 

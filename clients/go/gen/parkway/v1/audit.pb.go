@@ -147,7 +147,8 @@ type AuditRecord struct {
 	Rule string `protobuf:"bytes,9,opt,name=rule,proto3" json:"rule,omitempty"`
 	// The stored id of that rule, when it has one.
 	RuleId string `protobuf:"bytes,10,opt,name=rule_id,json=ruleId,proto3" json:"rule_id,omitempty"`
-	// The engine's check that decided when no rule did, e.g. "read_only", "mode.default".
+	// The engine's check that decided when no rule did, e.g. "read_only", "mode.default", or
+	// "policy" when the external policy decision point changed the decision.
 	Check string `protobuf:"bytes,11,opt,name=check,proto3" json:"check,omitempty"`
 	// Why, for people: the engine's reason, a person's denial reason, or what expired.
 	Reason string `protobuf:"bytes,12,opt,name=reason,proto3" json:"reason,omitempty"`
@@ -164,7 +165,11 @@ type AuditRecord struct {
 	// On MODE_SET: the mode set; UNSPECIFIED when the session returned to its agent's mode.
 	Mode PermissionMode `protobuf:"varint,18,opt,name=mode,proto3,enum=parkway.v1.PermissionMode" json:"mode,omitempty"`
 	// On RULE_ADDED and RULE_REMOVED: the rule's scope.
-	Scope         RuleScope `protobuf:"varint,19,opt,name=scope,proto3,enum=parkway.v1.RuleScope" json:"scope,omitempty"`
+	Scope RuleScope `protobuf:"varint,19,opt,name=scope,proto3,enum=parkway.v1.RuleScope" json:"scope,omitempty"`
+	// On the engine's decisions (ALLOWED_BY_*, DENIED_BY_CHECK, ASKED): set when an external policy
+	// decision point was asked about the call, with its answer and latency. A decision it changed
+	// has check "policy".
+	Policy        *PolicyAnswer `protobuf:"bytes,20,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -332,6 +337,13 @@ func (x *AuditRecord) GetScope() RuleScope {
 	return RuleScope_RULE_SCOPE_UNSPECIFIED
 }
 
+func (x *AuditRecord) GetPolicy() *PolicyAnswer {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
 // Request of ListAuditRecords.
 type ListAuditRecordsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -466,7 +478,7 @@ var File_parkway_v1_audit_proto protoreflect.FileDescriptor
 const file_parkway_v1_audit_proto_rawDesc = "" +
 	"\n" +
 	"\x16parkway/v1/audit.proto\x12\n" +
-	"parkway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18parkway/v1/content.proto\x1a\x1bparkway/v1/permission.proto\"\x8c\x05\n" +
+	"parkway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18parkway/v1/content.proto\x1a\x1bparkway/v1/permission.proto\"\xbe\x05\n" +
 	"\vAuditRecord\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12.\n" +
 	"\x04time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12)\n" +
@@ -489,7 +501,8 @@ const file_parkway_v1_audit_proto_rawDesc = "" +
 	"\x0eanswered_other\x18\x10 \x01(\bR\ransweredOther\x12>\n" +
 	"\fresult_state\x18\x11 \x01(\x0e2\x1b.parkway.v1.ToolResultStateR\vresultState\x12.\n" +
 	"\x04mode\x18\x12 \x01(\x0e2\x1a.parkway.v1.PermissionModeR\x04mode\x12+\n" +
-	"\x05scope\x18\x13 \x01(\x0e2\x15.parkway.v1.RuleScopeR\x05scope\"\x96\x01\n" +
+	"\x05scope\x18\x13 \x01(\x0e2\x15.parkway.v1.RuleScopeR\x05scope\x120\n" +
+	"\x06policy\x18\x14 \x01(\v2\x18.parkway.v1.PolicyAnswerR\x06policy\"\x96\x01\n" +
 	"\x17ListAuditRecordsRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12 \n" +
@@ -544,6 +557,7 @@ var file_parkway_v1_audit_proto_goTypes = []any{
 	(ToolResultState)(0),             // 5: parkway.v1.ToolResultState
 	(PermissionMode)(0),              // 6: parkway.v1.PermissionMode
 	(RuleScope)(0),                   // 7: parkway.v1.RuleScope
+	(*PolicyAnswer)(nil),             // 8: parkway.v1.PolicyAnswer
 }
 var file_parkway_v1_audit_proto_depIdxs = []int32{
 	4, // 0: parkway.v1.AuditRecord.time:type_name -> google.protobuf.Timestamp
@@ -551,14 +565,15 @@ var file_parkway_v1_audit_proto_depIdxs = []int32{
 	5, // 2: parkway.v1.AuditRecord.result_state:type_name -> parkway.v1.ToolResultState
 	6, // 3: parkway.v1.AuditRecord.mode:type_name -> parkway.v1.PermissionMode
 	7, // 4: parkway.v1.AuditRecord.scope:type_name -> parkway.v1.RuleScope
-	1, // 5: parkway.v1.ListAuditRecordsResponse.records:type_name -> parkway.v1.AuditRecord
-	2, // 6: parkway.v1.AuditService.ListAuditRecords:input_type -> parkway.v1.ListAuditRecordsRequest
-	3, // 7: parkway.v1.AuditService.ListAuditRecords:output_type -> parkway.v1.ListAuditRecordsResponse
-	7, // [7:8] is the sub-list for method output_type
-	6, // [6:7] is the sub-list for method input_type
-	6, // [6:6] is the sub-list for extension type_name
-	6, // [6:6] is the sub-list for extension extendee
-	0, // [0:6] is the sub-list for field type_name
+	8, // 5: parkway.v1.AuditRecord.policy:type_name -> parkway.v1.PolicyAnswer
+	1, // 6: parkway.v1.ListAuditRecordsResponse.records:type_name -> parkway.v1.AuditRecord
+	2, // 7: parkway.v1.AuditService.ListAuditRecords:input_type -> parkway.v1.ListAuditRecordsRequest
+	3, // 8: parkway.v1.AuditService.ListAuditRecords:output_type -> parkway.v1.ListAuditRecordsResponse
+	8, // [8:9] is the sub-list for method output_type
+	7, // [7:8] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_parkway_v1_audit_proto_init() }

@@ -262,6 +262,72 @@ func (PermissionMode) EnumDescriptor() ([]byte, []int) {
 	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{3}
 }
 
+// What an external policy decision point answered, or how asking it failed.
+type PolicyResult int32
+
+const (
+	// Not set.
+	PolicyResult_POLICY_RESULT_UNSPECIFIED PolicyResult = 0
+	// The service allowed the call (the engine's decision stands).
+	PolicyResult_POLICY_RESULT_ALLOW PolicyResult = 1
+	// The service asked for a person's confirmation.
+	PolicyResult_POLICY_RESULT_ASK PolicyResult = 2
+	// The service denied the call.
+	PolicyResult_POLICY_RESULT_DENY PolicyResult = 3
+	// The service failed: a connection error, a status other than 2xx, or a body that is not an
+	// answer. The call asks or is denied as the configuration's `onError` says.
+	PolicyResult_POLICY_RESULT_ERROR PolicyResult = 4
+	// The service did not answer within the configured timeout; the call follows `onError`.
+	PolicyResult_POLICY_RESULT_TIMEOUT PolicyResult = 5
+)
+
+// Enum value maps for PolicyResult.
+var (
+	PolicyResult_name = map[int32]string{
+		0: "POLICY_RESULT_UNSPECIFIED",
+		1: "POLICY_RESULT_ALLOW",
+		2: "POLICY_RESULT_ASK",
+		3: "POLICY_RESULT_DENY",
+		4: "POLICY_RESULT_ERROR",
+		5: "POLICY_RESULT_TIMEOUT",
+	}
+	PolicyResult_value = map[string]int32{
+		"POLICY_RESULT_UNSPECIFIED": 0,
+		"POLICY_RESULT_ALLOW":       1,
+		"POLICY_RESULT_ASK":         2,
+		"POLICY_RESULT_DENY":        3,
+		"POLICY_RESULT_ERROR":       4,
+		"POLICY_RESULT_TIMEOUT":     5,
+	}
+)
+
+func (x PolicyResult) Enum() *PolicyResult {
+	p := new(PolicyResult)
+	*p = x
+	return p
+}
+
+func (x PolicyResult) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (PolicyResult) Descriptor() protoreflect.EnumDescriptor {
+	return file_parkway_v1_permission_proto_enumTypes[4].Descriptor()
+}
+
+func (PolicyResult) Type() protoreflect.EnumType {
+	return &file_parkway_v1_permission_proto_enumTypes[4]
+}
+
+func (x PolicyResult) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use PolicyResult.Descriptor instead.
+func (PolicyResult) EnumDescriptor() ([]byte, []int) {
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{4}
+}
+
 // A permission rule, displayed as ToolName(rule_content), e.g. Bash(npm test:*).
 type PermissionRule struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -413,14 +479,20 @@ type PermissionDecision struct {
 	// ("safety.injection", "safety.rm_root", "safety.sed_script", "safety.dangerous_command",
 	// "safety.dangerous_path"), or the mode ("mode.default", "mode.accept_edits", "mode.explore",
 	// "mode.bypass", "mode.dont_ask"). Bypass mode skips every safety check but "safety.sed_script"
-	// (a sed script that runs a program or writes a file), which no mode clears.
+	// (a sed script that runs a program or writes a file), which no mode clears. "policy" when an
+	// external policy decision point changed the engine's decision (see `policy`).
 	Check string `protobuf:"bytes,4,opt,name=check,proto3" json:"check,omitempty"`
-	// True for a safety ASK: no allow rule clears it.
+	// True for a safety ASK, and for a decision the policy decision point changed: no allow rule
+	// clears it.
 	BypassImmune bool `protobuf:"varint,5,opt,name=bypass_immune,json=bypassImmune,proto3" json:"bypass_immune,omitempty"`
 	// Rules that would allow similar calls (only on ASK; behavior ALLOW, source SUGGESTED).
 	SuggestedRules []*PermissionRule `protobuf:"bytes,6,rep,name=suggested_rules,json=suggestedRules,proto3" json:"suggested_rules,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Set when the agent's (or tenant's) external policy decision point was asked about the call:
+	// its answer, how long it took and what the engine had decided. When the answer changed the
+	// decision, `check` is "policy", `reason` the service's reason, and `bypass_immune` is true.
+	Policy        *PolicyAnswer `protobuf:"bytes,7,opt,name=policy,proto3" json:"policy,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PermissionDecision) Reset() {
@@ -495,6 +567,106 @@ func (x *PermissionDecision) GetSuggestedRules() []*PermissionRule {
 	return nil
 }
 
+func (x *PermissionDecision) GetPolicy() *PolicyAnswer {
+	if x != nil {
+		return x.Policy
+	}
+	return nil
+}
+
+// The external policy decision point's part in a decision. The service may only tighten the
+// engine's decision (ALLOW into ASK or DENY, ASK into DENY); an answer that would loosen it is
+// ignored.
+type PolicyAnswer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the service answered, or how asking it failed.
+	Result PolicyResult `protobuf:"varint,1,opt,name=result,proto3,enum=parkway.v1.PolicyResult" json:"result,omitempty"`
+	// The service's reason, or what failed (e.g. "timed out after 2000 ms").
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// How long the service took to answer (or to fail), in milliseconds.
+	LatencyMs float64 `protobuf:"fixed64,3,opt,name=latency_ms,json=latencyMs,proto3" json:"latency_ms,omitempty"`
+	// The engine's own behavior before the service was asked (ALLOW, or ASK).
+	EngineBehavior PermissionBehavior `protobuf:"varint,4,opt,name=engine_behavior,json=engineBehavior,proto3,enum=parkway.v1.PermissionBehavior" json:"engine_behavior,omitempty"`
+	// The engine's own check before the service was asked, e.g. "rule.allow", "read_only".
+	EngineCheck string `protobuf:"bytes,5,opt,name=engine_check,json=engineCheck,proto3" json:"engine_check,omitempty"`
+	// True when the answer would have loosened the engine's decision and was ignored.
+	Ignored       bool `protobuf:"varint,6,opt,name=ignored,proto3" json:"ignored,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PolicyAnswer) Reset() {
+	*x = PolicyAnswer{}
+	mi := &file_parkway_v1_permission_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PolicyAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PolicyAnswer) ProtoMessage() {}
+
+func (x *PolicyAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_permission_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PolicyAnswer.ProtoReflect.Descriptor instead.
+func (*PolicyAnswer) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PolicyAnswer) GetResult() PolicyResult {
+	if x != nil {
+		return x.Result
+	}
+	return PolicyResult_POLICY_RESULT_UNSPECIFIED
+}
+
+func (x *PolicyAnswer) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PolicyAnswer) GetLatencyMs() float64 {
+	if x != nil {
+		return x.LatencyMs
+	}
+	return 0
+}
+
+func (x *PolicyAnswer) GetEngineBehavior() PermissionBehavior {
+	if x != nil {
+		return x.EngineBehavior
+	}
+	return PermissionBehavior_PERMISSION_BEHAVIOR_UNSPECIFIED
+}
+
+func (x *PolicyAnswer) GetEngineCheck() string {
+	if x != nil {
+		return x.EngineCheck
+	}
+	return ""
+}
+
+func (x *PolicyAnswer) GetIgnored() bool {
+	if x != nil {
+		return x.Ignored
+	}
+	return false
+}
+
 // Request of ListRules.
 type ListRulesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -510,7 +682,7 @@ type ListRulesRequest struct {
 
 func (x *ListRulesRequest) Reset() {
 	*x = ListRulesRequest{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[2]
+	mi := &file_parkway_v1_permission_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -522,7 +694,7 @@ func (x *ListRulesRequest) String() string {
 func (*ListRulesRequest) ProtoMessage() {}
 
 func (x *ListRulesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[2]
+	mi := &file_parkway_v1_permission_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -535,7 +707,7 @@ func (x *ListRulesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulesRequest.ProtoReflect.Descriptor instead.
 func (*ListRulesRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{2}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *ListRulesRequest) GetSessionId() string {
@@ -570,7 +742,7 @@ type ListRulesResponse struct {
 
 func (x *ListRulesResponse) Reset() {
 	*x = ListRulesResponse{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[3]
+	mi := &file_parkway_v1_permission_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -582,7 +754,7 @@ func (x *ListRulesResponse) String() string {
 func (*ListRulesResponse) ProtoMessage() {}
 
 func (x *ListRulesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[3]
+	mi := &file_parkway_v1_permission_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -595,7 +767,7 @@ func (x *ListRulesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRulesResponse.ProtoReflect.Descriptor instead.
 func (*ListRulesResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{3}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListRulesResponse) GetRules() []*PermissionRule {
@@ -616,7 +788,7 @@ type AddRulesRequest struct {
 
 func (x *AddRulesRequest) Reset() {
 	*x = AddRulesRequest{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[4]
+	mi := &file_parkway_v1_permission_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -628,7 +800,7 @@ func (x *AddRulesRequest) String() string {
 func (*AddRulesRequest) ProtoMessage() {}
 
 func (x *AddRulesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[4]
+	mi := &file_parkway_v1_permission_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -641,7 +813,7 @@ func (x *AddRulesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRulesRequest.ProtoReflect.Descriptor instead.
 func (*AddRulesRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{4}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *AddRulesRequest) GetRules() []*PermissionRule {
@@ -664,7 +836,7 @@ type AddRulesResponse struct {
 
 func (x *AddRulesResponse) Reset() {
 	*x = AddRulesResponse{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[5]
+	mi := &file_parkway_v1_permission_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -676,7 +848,7 @@ func (x *AddRulesResponse) String() string {
 func (*AddRulesResponse) ProtoMessage() {}
 
 func (x *AddRulesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[5]
+	mi := &file_parkway_v1_permission_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -689,7 +861,7 @@ func (x *AddRulesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddRulesResponse.ProtoReflect.Descriptor instead.
 func (*AddRulesResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{5}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AddRulesResponse) GetRules() []*PermissionRule {
@@ -717,7 +889,7 @@ type RemoveRuleRequest struct {
 
 func (x *RemoveRuleRequest) Reset() {
 	*x = RemoveRuleRequest{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[6]
+	mi := &file_parkway_v1_permission_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -729,7 +901,7 @@ func (x *RemoveRuleRequest) String() string {
 func (*RemoveRuleRequest) ProtoMessage() {}
 
 func (x *RemoveRuleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[6]
+	mi := &file_parkway_v1_permission_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -742,7 +914,7 @@ func (x *RemoveRuleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRuleRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRuleRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{6}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RemoveRuleRequest) GetRuleId() string {
@@ -763,7 +935,7 @@ type RemoveRuleResponse struct {
 
 func (x *RemoveRuleResponse) Reset() {
 	*x = RemoveRuleResponse{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[7]
+	mi := &file_parkway_v1_permission_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -775,7 +947,7 @@ func (x *RemoveRuleResponse) String() string {
 func (*RemoveRuleResponse) ProtoMessage() {}
 
 func (x *RemoveRuleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[7]
+	mi := &file_parkway_v1_permission_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -788,7 +960,7 @@ func (x *RemoveRuleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRuleResponse.ProtoReflect.Descriptor instead.
 func (*RemoveRuleResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{7}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *RemoveRuleResponse) GetRule() *PermissionRule {
@@ -811,7 +983,7 @@ type SetModeRequest struct {
 
 func (x *SetModeRequest) Reset() {
 	*x = SetModeRequest{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[8]
+	mi := &file_parkway_v1_permission_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -823,7 +995,7 @@ func (x *SetModeRequest) String() string {
 func (*SetModeRequest) ProtoMessage() {}
 
 func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[8]
+	mi := &file_parkway_v1_permission_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -836,7 +1008,7 @@ func (x *SetModeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeRequest.ProtoReflect.Descriptor instead.
 func (*SetModeRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{8}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SetModeRequest) GetSessionId() string {
@@ -864,7 +1036,7 @@ type SetModeResponse struct {
 
 func (x *SetModeResponse) Reset() {
 	*x = SetModeResponse{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[9]
+	mi := &file_parkway_v1_permission_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -876,7 +1048,7 @@ func (x *SetModeResponse) String() string {
 func (*SetModeResponse) ProtoMessage() {}
 
 func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[9]
+	mi := &file_parkway_v1_permission_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -889,7 +1061,7 @@ func (x *SetModeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetModeResponse.ProtoReflect.Descriptor instead.
 func (*SetModeResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{9}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetModeResponse) GetMode() PermissionMode {
@@ -917,7 +1089,7 @@ type ExplainRequest struct {
 
 func (x *ExplainRequest) Reset() {
 	*x = ExplainRequest{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[10]
+	mi := &file_parkway_v1_permission_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1101,7 @@ func (x *ExplainRequest) String() string {
 func (*ExplainRequest) ProtoMessage() {}
 
 func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[10]
+	mi := &file_parkway_v1_permission_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1114,7 @@ func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainRequest.ProtoReflect.Descriptor instead.
 func (*ExplainRequest) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{10}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ExplainRequest) GetSessionId() string {
@@ -984,7 +1156,7 @@ type ExplainResponse struct {
 
 func (x *ExplainResponse) Reset() {
 	*x = ExplainResponse{}
-	mi := &file_parkway_v1_permission_proto_msgTypes[11]
+	mi := &file_parkway_v1_permission_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -996,7 +1168,7 @@ func (x *ExplainResponse) String() string {
 func (*ExplainResponse) ProtoMessage() {}
 
 func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_parkway_v1_permission_proto_msgTypes[11]
+	mi := &file_parkway_v1_permission_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1009,7 +1181,7 @@ func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainResponse.ProtoReflect.Descriptor instead.
 func (*ExplainResponse) Descriptor() ([]byte, []int) {
-	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{11}
+	return file_parkway_v1_permission_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ExplainResponse) GetDecision() *PermissionDecision {
@@ -1042,14 +1214,23 @@ const file_parkway_v1_permission_proto_rawDesc = "" +
 	" \x01(\tR\aagentId\x12 \n" +
 	"\ftool_call_id\x18\v \x01(\tR\n" +
 	"toolCallIdB\x0f\n" +
-	"\r_rule_content\"\x98\x02\n" +
+	"\r_rule_content\"\xca\x02\n" +
 	"\x12PermissionDecision\x12:\n" +
 	"\bbehavior\x18\x01 \x01(\x0e2\x1e.parkway.v1.PermissionBehaviorR\bbehavior\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\x12.\n" +
 	"\x04rule\x18\x03 \x01(\v2\x1a.parkway.v1.PermissionRuleR\x04rule\x12\x14\n" +
 	"\x05check\x18\x04 \x01(\tR\x05check\x12#\n" +
 	"\rbypass_immune\x18\x05 \x01(\bR\fbypassImmune\x12C\n" +
-	"\x0fsuggested_rules\x18\x06 \x03(\v2\x1a.parkway.v1.PermissionRuleR\x0esuggestedRules\"y\n" +
+	"\x0fsuggested_rules\x18\x06 \x03(\v2\x1a.parkway.v1.PermissionRuleR\x0esuggestedRules\x120\n" +
+	"\x06policy\x18\a \x01(\v2\x18.parkway.v1.PolicyAnswerR\x06policy\"\xfd\x01\n" +
+	"\fPolicyAnswer\x120\n" +
+	"\x06result\x18\x01 \x01(\x0e2\x18.parkway.v1.PolicyResultR\x06result\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"latency_ms\x18\x03 \x01(\x01R\tlatencyMs\x12G\n" +
+	"\x0fengine_behavior\x18\x04 \x01(\x0e2\x1e.parkway.v1.PermissionBehaviorR\x0eengineBehavior\x12!\n" +
+	"\fengine_check\x18\x05 \x01(\tR\vengineCheck\x12\x18\n" +
+	"\aignored\x18\x06 \x01(\bR\aignored\"y\n" +
 	"\x10ListRulesRequest\x12\x1d\n" +
 	"\n" +
 	"session_id\x18\x01 \x01(\tR\tsessionId\x12\x19\n" +
@@ -1103,7 +1284,14 @@ const file_parkway_v1_permission_proto_rawDesc = "" +
 	"\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x1b\n" +
 	"\x17PERMISSION_MODE_EXPLORE\x10\x03\x12\x1a\n" +
 	"\x16PERMISSION_MODE_BYPASS\x10\x04\x12\x1c\n" +
-	"\x18PERMISSION_MODE_DONT_ASK\x10\x052\xf9\x02\n" +
+	"\x18PERMISSION_MODE_DONT_ASK\x10\x05*\xa9\x01\n" +
+	"\fPolicyResult\x12\x1d\n" +
+	"\x19POLICY_RESULT_UNSPECIFIED\x10\x00\x12\x17\n" +
+	"\x13POLICY_RESULT_ALLOW\x10\x01\x12\x15\n" +
+	"\x11POLICY_RESULT_ASK\x10\x02\x12\x16\n" +
+	"\x12POLICY_RESULT_DENY\x10\x03\x12\x17\n" +
+	"\x13POLICY_RESULT_ERROR\x10\x04\x12\x19\n" +
+	"\x15POLICY_RESULT_TIMEOUT\x10\x052\xf9\x02\n" +
 	"\x11PermissionService\x12H\n" +
 	"\tListRules\x12\x1c.parkway.v1.ListRulesRequest\x1a\x1d.parkway.v1.ListRulesResponse\x12E\n" +
 	"\bAddRules\x12\x1b.parkway.v1.AddRulesRequest\x1a\x1c.parkway.v1.AddRulesResponse\x12K\n" +
@@ -1124,58 +1312,63 @@ func file_parkway_v1_permission_proto_rawDescGZIP() []byte {
 	return file_parkway_v1_permission_proto_rawDescData
 }
 
-var file_parkway_v1_permission_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_parkway_v1_permission_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_parkway_v1_permission_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_parkway_v1_permission_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_parkway_v1_permission_proto_goTypes = []any{
 	(PermissionBehavior)(0),       // 0: parkway.v1.PermissionBehavior
 	(RuleScope)(0),                // 1: parkway.v1.RuleScope
 	(RuleSource)(0),               // 2: parkway.v1.RuleSource
 	(PermissionMode)(0),           // 3: parkway.v1.PermissionMode
-	(*PermissionRule)(nil),        // 4: parkway.v1.PermissionRule
-	(*PermissionDecision)(nil),    // 5: parkway.v1.PermissionDecision
-	(*ListRulesRequest)(nil),      // 6: parkway.v1.ListRulesRequest
-	(*ListRulesResponse)(nil),     // 7: parkway.v1.ListRulesResponse
-	(*AddRulesRequest)(nil),       // 8: parkway.v1.AddRulesRequest
-	(*AddRulesResponse)(nil),      // 9: parkway.v1.AddRulesResponse
-	(*RemoveRuleRequest)(nil),     // 10: parkway.v1.RemoveRuleRequest
-	(*RemoveRuleResponse)(nil),    // 11: parkway.v1.RemoveRuleResponse
-	(*SetModeRequest)(nil),        // 12: parkway.v1.SetModeRequest
-	(*SetModeResponse)(nil),       // 13: parkway.v1.SetModeResponse
-	(*ExplainRequest)(nil),        // 14: parkway.v1.ExplainRequest
-	(*ExplainResponse)(nil),       // 15: parkway.v1.ExplainResponse
-	(*timestamppb.Timestamp)(nil), // 16: google.protobuf.Timestamp
+	(PolicyResult)(0),             // 4: parkway.v1.PolicyResult
+	(*PermissionRule)(nil),        // 5: parkway.v1.PermissionRule
+	(*PermissionDecision)(nil),    // 6: parkway.v1.PermissionDecision
+	(*PolicyAnswer)(nil),          // 7: parkway.v1.PolicyAnswer
+	(*ListRulesRequest)(nil),      // 8: parkway.v1.ListRulesRequest
+	(*ListRulesResponse)(nil),     // 9: parkway.v1.ListRulesResponse
+	(*AddRulesRequest)(nil),       // 10: parkway.v1.AddRulesRequest
+	(*AddRulesResponse)(nil),      // 11: parkway.v1.AddRulesResponse
+	(*RemoveRuleRequest)(nil),     // 12: parkway.v1.RemoveRuleRequest
+	(*RemoveRuleResponse)(nil),    // 13: parkway.v1.RemoveRuleResponse
+	(*SetModeRequest)(nil),        // 14: parkway.v1.SetModeRequest
+	(*SetModeResponse)(nil),       // 15: parkway.v1.SetModeResponse
+	(*ExplainRequest)(nil),        // 16: parkway.v1.ExplainRequest
+	(*ExplainResponse)(nil),       // 17: parkway.v1.ExplainResponse
+	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
 }
 var file_parkway_v1_permission_proto_depIdxs = []int32{
 	0,  // 0: parkway.v1.PermissionRule.behavior:type_name -> parkway.v1.PermissionBehavior
 	1,  // 1: parkway.v1.PermissionRule.scope:type_name -> parkway.v1.RuleScope
 	2,  // 2: parkway.v1.PermissionRule.source:type_name -> parkway.v1.RuleSource
-	16, // 3: parkway.v1.PermissionRule.created_at:type_name -> google.protobuf.Timestamp
+	18, // 3: parkway.v1.PermissionRule.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 4: parkway.v1.PermissionDecision.behavior:type_name -> parkway.v1.PermissionBehavior
-	4,  // 5: parkway.v1.PermissionDecision.rule:type_name -> parkway.v1.PermissionRule
-	4,  // 6: parkway.v1.PermissionDecision.suggested_rules:type_name -> parkway.v1.PermissionRule
-	1,  // 7: parkway.v1.ListRulesRequest.scope:type_name -> parkway.v1.RuleScope
-	4,  // 8: parkway.v1.ListRulesResponse.rules:type_name -> parkway.v1.PermissionRule
-	4,  // 9: parkway.v1.AddRulesRequest.rules:type_name -> parkway.v1.PermissionRule
-	4,  // 10: parkway.v1.AddRulesResponse.rules:type_name -> parkway.v1.PermissionRule
-	4,  // 11: parkway.v1.RemoveRuleResponse.rule:type_name -> parkway.v1.PermissionRule
-	3,  // 12: parkway.v1.SetModeRequest.mode:type_name -> parkway.v1.PermissionMode
-	3,  // 13: parkway.v1.SetModeResponse.mode:type_name -> parkway.v1.PermissionMode
-	5,  // 14: parkway.v1.ExplainResponse.decision:type_name -> parkway.v1.PermissionDecision
-	6,  // 15: parkway.v1.PermissionService.ListRules:input_type -> parkway.v1.ListRulesRequest
-	8,  // 16: parkway.v1.PermissionService.AddRules:input_type -> parkway.v1.AddRulesRequest
-	10, // 17: parkway.v1.PermissionService.RemoveRule:input_type -> parkway.v1.RemoveRuleRequest
-	12, // 18: parkway.v1.PermissionService.SetMode:input_type -> parkway.v1.SetModeRequest
-	14, // 19: parkway.v1.PermissionService.Explain:input_type -> parkway.v1.ExplainRequest
-	7,  // 20: parkway.v1.PermissionService.ListRules:output_type -> parkway.v1.ListRulesResponse
-	9,  // 21: parkway.v1.PermissionService.AddRules:output_type -> parkway.v1.AddRulesResponse
-	11, // 22: parkway.v1.PermissionService.RemoveRule:output_type -> parkway.v1.RemoveRuleResponse
-	13, // 23: parkway.v1.PermissionService.SetMode:output_type -> parkway.v1.SetModeResponse
-	15, // 24: parkway.v1.PermissionService.Explain:output_type -> parkway.v1.ExplainResponse
-	20, // [20:25] is the sub-list for method output_type
-	15, // [15:20] is the sub-list for method input_type
-	15, // [15:15] is the sub-list for extension type_name
-	15, // [15:15] is the sub-list for extension extendee
-	0,  // [0:15] is the sub-list for field type_name
+	5,  // 5: parkway.v1.PermissionDecision.rule:type_name -> parkway.v1.PermissionRule
+	5,  // 6: parkway.v1.PermissionDecision.suggested_rules:type_name -> parkway.v1.PermissionRule
+	7,  // 7: parkway.v1.PermissionDecision.policy:type_name -> parkway.v1.PolicyAnswer
+	4,  // 8: parkway.v1.PolicyAnswer.result:type_name -> parkway.v1.PolicyResult
+	0,  // 9: parkway.v1.PolicyAnswer.engine_behavior:type_name -> parkway.v1.PermissionBehavior
+	1,  // 10: parkway.v1.ListRulesRequest.scope:type_name -> parkway.v1.RuleScope
+	5,  // 11: parkway.v1.ListRulesResponse.rules:type_name -> parkway.v1.PermissionRule
+	5,  // 12: parkway.v1.AddRulesRequest.rules:type_name -> parkway.v1.PermissionRule
+	5,  // 13: parkway.v1.AddRulesResponse.rules:type_name -> parkway.v1.PermissionRule
+	5,  // 14: parkway.v1.RemoveRuleResponse.rule:type_name -> parkway.v1.PermissionRule
+	3,  // 15: parkway.v1.SetModeRequest.mode:type_name -> parkway.v1.PermissionMode
+	3,  // 16: parkway.v1.SetModeResponse.mode:type_name -> parkway.v1.PermissionMode
+	6,  // 17: parkway.v1.ExplainResponse.decision:type_name -> parkway.v1.PermissionDecision
+	8,  // 18: parkway.v1.PermissionService.ListRules:input_type -> parkway.v1.ListRulesRequest
+	10, // 19: parkway.v1.PermissionService.AddRules:input_type -> parkway.v1.AddRulesRequest
+	12, // 20: parkway.v1.PermissionService.RemoveRule:input_type -> parkway.v1.RemoveRuleRequest
+	14, // 21: parkway.v1.PermissionService.SetMode:input_type -> parkway.v1.SetModeRequest
+	16, // 22: parkway.v1.PermissionService.Explain:input_type -> parkway.v1.ExplainRequest
+	9,  // 23: parkway.v1.PermissionService.ListRules:output_type -> parkway.v1.ListRulesResponse
+	11, // 24: parkway.v1.PermissionService.AddRules:output_type -> parkway.v1.AddRulesResponse
+	13, // 25: parkway.v1.PermissionService.RemoveRule:output_type -> parkway.v1.RemoveRuleResponse
+	15, // 26: parkway.v1.PermissionService.SetMode:output_type -> parkway.v1.SetModeResponse
+	17, // 27: parkway.v1.PermissionService.Explain:output_type -> parkway.v1.ExplainResponse
+	23, // [23:28] is the sub-list for method output_type
+	18, // [18:23] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_parkway_v1_permission_proto_init() }
@@ -1189,8 +1382,8 @@ func file_parkway_v1_permission_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parkway_v1_permission_proto_rawDesc), len(file_parkway_v1_permission_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   12,
+			NumEnums:      5,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,7 +27,7 @@ from parkway.v1 import content_pb2 as parkway_dot_v1_dot_content__pb2
 from parkway.v1 import permission_pb2 as parkway_dot_v1_dot_permission__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16parkway/v1/audit.proto\x12\nparkway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18parkway/v1/content.proto\x1a\x1bparkway/v1/permission.proto\"\xdf\x03\n\x0b\x41uditRecord\x12\n\n\x02id\x18\x01 \x01(\t\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12#\n\x04kind\x18\x03 \x01(\x0e\x32\x15.parkway.v1.AuditKind\x12\r\n\x05\x61\x63tor\x18\x04 \x01(\t\x12\x12\n\nsession_id\x18\x05 \x01(\t\x12\x10\n\x08reply_id\x18\x06 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x07 \x01(\t\x12\x11\n\ttool_name\x18\x08 \x01(\t\x12\x0c\n\x04rule\x18\t \x01(\t\x12\x0f\n\x07rule_id\x18\n \x01(\t\x12\r\n\x05\x63heck\x18\x0b \x01(\t\x12\x0e\n\x06reason\x18\x0c \x01(\t\x12\x16\n\x0e\x61\x63\x63\x65pted_rules\x18\r \x03(\t\x12\x14\n\x0cinput_edited\x18\x0e \x01(\x08\x12\x10\n\x08selected\x18\x0f \x03(\t\x12\x16\n\x0e\x61nswered_other\x18\x10 \x01(\x08\x12\x31\n\x0cresult_state\x18\x11 \x01(\x0e\x32\x1b.parkway.v1.ToolResultState\x12(\n\x04mode\x18\x12 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12$\n\x05scope\x18\x13 \x01(\x0e\x32\x15.parkway.v1.RuleScope\"j\n\x17ListAuditRecordsRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"]\n\x18ListAuditRecordsResponse\x12(\n\x07records\x18\x01 \x03(\x0b\x32\x17.parkway.v1.AuditRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*\xac\x03\n\tAuditKind\x12\x1a\n\x16\x41UDIT_KIND_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x41UDIT_KIND_ALLOWED_BY_RULE\x10\x01\x12\x1f\n\x1b\x41UDIT_KIND_ALLOWED_BY_CHECK\x10\x02\x12\x1d\n\x19\x41UDIT_KIND_DENIED_BY_RULE\x10\x03\x12\x1e\n\x1a\x41UDIT_KIND_DENIED_BY_CHECK\x10\x04\x12\x14\n\x10\x41UDIT_KIND_ASKED\x10\x05\x12\x18\n\x14\x41UDIT_KIND_CONFIRMED\x10\x06\x12\x15\n\x11\x41UDIT_KIND_DENIED\x10\x07\x12\x16\n\x12\x41UDIT_KIND_EXPIRED\x10\x08\x12\x1e\n\x1a\x41UDIT_KIND_EXTERNAL_RESULT\x10\t\x12\x17\n\x13\x41UDIT_KIND_ANSWERED\x10\n\x12\x1a\n\x16\x41UDIT_KIND_INTERRUPTED\x10\x0b\x12\x19\n\x15\x41UDIT_KIND_RULE_ADDED\x10\x0c\x12\x1b\n\x17\x41UDIT_KIND_RULE_REMOVED\x10\r\x12\x17\n\x13\x41UDIT_KIND_MODE_SET\x10\x0e\x32m\n\x0c\x41uditService\x12]\n\x10ListAuditRecords\x12#.parkway.v1.ListAuditRecordsRequest\x1a$.parkway.v1.ListAuditRecordsResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16parkway/v1/audit.proto\x12\nparkway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x18parkway/v1/content.proto\x1a\x1bparkway/v1/permission.proto\"\x89\x04\n\x0b\x41uditRecord\x12\n\n\x02id\x18\x01 \x01(\t\x12(\n\x04time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12#\n\x04kind\x18\x03 \x01(\x0e\x32\x15.parkway.v1.AuditKind\x12\r\n\x05\x61\x63tor\x18\x04 \x01(\t\x12\x12\n\nsession_id\x18\x05 \x01(\t\x12\x10\n\x08reply_id\x18\x06 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x07 \x01(\t\x12\x11\n\ttool_name\x18\x08 \x01(\t\x12\x0c\n\x04rule\x18\t \x01(\t\x12\x0f\n\x07rule_id\x18\n \x01(\t\x12\r\n\x05\x63heck\x18\x0b \x01(\t\x12\x0e\n\x06reason\x18\x0c \x01(\t\x12\x16\n\x0e\x61\x63\x63\x65pted_rules\x18\r \x03(\t\x12\x14\n\x0cinput_edited\x18\x0e \x01(\x08\x12\x10\n\x08selected\x18\x0f \x03(\t\x12\x16\n\x0e\x61nswered_other\x18\x10 \x01(\x08\x12\x31\n\x0cresult_state\x18\x11 \x01(\x0e\x32\x1b.parkway.v1.ToolResultState\x12(\n\x04mode\x18\x12 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\x12$\n\x05scope\x18\x13 \x01(\x0e\x32\x15.parkway.v1.RuleScope\x12(\n\x06policy\x18\x14 \x01(\x0b\x32\x18.parkway.v1.PolicyAnswer\"j\n\x17ListAuditRecordsRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x14\n\x0ctool_call_id\x18\x02 \x01(\t\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"]\n\x18ListAuditRecordsResponse\x12(\n\x07records\x18\x01 \x03(\x0b\x32\x17.parkway.v1.AuditRecord\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*\xac\x03\n\tAuditKind\x12\x1a\n\x16\x41UDIT_KIND_UNSPECIFIED\x10\x00\x12\x1e\n\x1a\x41UDIT_KIND_ALLOWED_BY_RULE\x10\x01\x12\x1f\n\x1b\x41UDIT_KIND_ALLOWED_BY_CHECK\x10\x02\x12\x1d\n\x19\x41UDIT_KIND_DENIED_BY_RULE\x10\x03\x12\x1e\n\x1a\x41UDIT_KIND_DENIED_BY_CHECK\x10\x04\x12\x14\n\x10\x41UDIT_KIND_ASKED\x10\x05\x12\x18\n\x14\x41UDIT_KIND_CONFIRMED\x10\x06\x12\x15\n\x11\x41UDIT_KIND_DENIED\x10\x07\x12\x16\n\x12\x41UDIT_KIND_EXPIRED\x10\x08\x12\x1e\n\x1a\x41UDIT_KIND_EXTERNAL_RESULT\x10\t\x12\x17\n\x13\x41UDIT_KIND_ANSWERED\x10\n\x12\x1a\n\x16\x41UDIT_KIND_INTERRUPTED\x10\x0b\x12\x19\n\x15\x41UDIT_KIND_RULE_ADDED\x10\x0c\x12\x1b\n\x17\x41UDIT_KIND_RULE_REMOVED\x10\r\x12\x17\n\x13\x41UDIT_KIND_MODE_SET\x10\x0e\x32m\n\x0c\x41uditService\x12]\n\x10ListAuditRecords\x12#.parkway.v1.ListAuditRecordsRequest\x1a$.parkway.v1.ListAuditRecordsResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,14 +35,14 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parkway.v1.audit_pb2', _glo
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'ZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1'
-  _globals['_AUDITKIND']._serialized_start=812
-  _globals['_AUDITKIND']._serialized_end=1240
+  _globals['_AUDITKIND']._serialized_start=854
+  _globals['_AUDITKIND']._serialized_end=1282
   _globals['_AUDITRECORD']._serialized_start=127
-  _globals['_AUDITRECORD']._serialized_end=606
-  _globals['_LISTAUDITRECORDSREQUEST']._serialized_start=608
-  _globals['_LISTAUDITRECORDSREQUEST']._serialized_end=714
-  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_start=716
-  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_end=809
-  _globals['_AUDITSERVICE']._serialized_start=1242
-  _globals['_AUDITSERVICE']._serialized_end=1351
+  _globals['_AUDITRECORD']._serialized_end=648
+  _globals['_LISTAUDITRECORDSREQUEST']._serialized_start=650
+  _globals['_LISTAUDITRECORDSREQUEST']._serialized_end=756
+  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_start=758
+  _globals['_LISTAUDITRECORDSRESPONSE']._serialized_end=851
+  _globals['_AUDITSERVICE']._serialized_start=1284
+  _globals['_AUDITSERVICE']._serialized_end=1393
 # @@protoc_insertion_point(module_scope)

@@ -46,7 +46,7 @@ AUDIT_KIND_RULE_REMOVED: AuditKind
 AUDIT_KIND_MODE_SET: AuditKind
 
 class AuditRecord(_message.Message):
-    __slots__ = ("id", "time", "kind", "actor", "session_id", "reply_id", "tool_call_id", "tool_name", "rule", "rule_id", "check", "reason", "accepted_rules", "input_edited", "selected", "answered_other", "result_state", "mode", "scope")
+    __slots__ = ("id", "time", "kind", "actor", "session_id", "reply_id", "tool_call_id", "tool_name", "rule", "rule_id", "check", "reason", "accepted_rules", "input_edited", "selected", "answered_other", "result_state", "mode", "scope", "policy")
     ID_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
@@ -66,6 +66,7 @@ class AuditRecord(_message.Message):
     RESULT_STATE_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
     id: str
     time: _timestamp_pb2.Timestamp
     kind: AuditKind
@@ -85,7 +86,8 @@ class AuditRecord(_message.Message):
     result_state: _content_pb2.ToolResultState
     mode: _permission_pb2.PermissionMode
     scope: _permission_pb2.RuleScope
-    def __init__(self, id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[AuditKind, str]] = ..., actor: _Optional[str] = ..., session_id: _Optional[str] = ..., reply_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., rule: _Optional[str] = ..., rule_id: _Optional[str] = ..., check: _Optional[str] = ..., reason: _Optional[str] = ..., accepted_rules: _Optional[_Iterable[str]] = ..., input_edited: _Optional[bool] = ..., selected: _Optional[_Iterable[str]] = ..., answered_other: _Optional[bool] = ..., result_state: _Optional[_Union[_content_pb2.ToolResultState, str]] = ..., mode: _Optional[_Union[_permission_pb2.PermissionMode, str]] = ..., scope: _Optional[_Union[_permission_pb2.RuleScope, str]] = ...) -> None: ...
+    policy: _permission_pb2.PolicyAnswer
+    def __init__(self, id: _Optional[str] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., kind: _Optional[_Union[AuditKind, str]] = ..., actor: _Optional[str] = ..., session_id: _Optional[str] = ..., reply_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ..., tool_name: _Optional[str] = ..., rule: _Optional[str] = ..., rule_id: _Optional[str] = ..., check: _Optional[str] = ..., reason: _Optional[str] = ..., accepted_rules: _Optional[_Iterable[str]] = ..., input_edited: _Optional[bool] = ..., selected: _Optional[_Iterable[str]] = ..., answered_other: _Optional[bool] = ..., result_state: _Optional[_Union[_content_pb2.ToolResultState, str]] = ..., mode: _Optional[_Union[_permission_pb2.PermissionMode, str]] = ..., scope: _Optional[_Union[_permission_pb2.RuleScope, str]] = ..., policy: _Optional[_Union[_permission_pb2.PolicyAnswer, _Mapping]] = ...) -> None: ...
 
 class ListAuditRecordsRequest(_message.Message):
     __slots__ = ("session_id", "tool_call_id", "page_size", "page_token")

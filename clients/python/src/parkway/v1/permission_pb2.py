@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparkway/v1/permission.proto\x12\nparkway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdb\x02\n\x0ePermissionRule\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x19\n\x0crule_content\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x30\n\x08\x62\x65havior\x18\x04 \x01(\x0e\x32\x1e.parkway.v1.PermissionBehavior\x12$\n\x05scope\x18\x05 \x01(\x0e\x32\x15.parkway.v1.RuleScope\x12&\n\x06source\x18\x06 \x01(\x0e\x32\x16.parkway.v1.RuleSource\x12\x12\n\ncreated_by\x18\x07 \x01(\t\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nsession_id\x18\t \x01(\t\x12\x10\n\x08\x61gent_id\x18\n \x01(\t\x12\x14\n\x0ctool_call_id\x18\x0b \x01(\tB\x0f\n\r_rule_content\"\xdb\x01\n\x12PermissionDecision\x12\x30\n\x08\x62\x65havior\x18\x01 \x01(\x0e\x32\x1e.parkway.v1.PermissionBehavior\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12(\n\x04rule\x18\x03 \x01(\x0b\x32\x1a.parkway.v1.PermissionRule\x12\r\n\x05\x63heck\x18\x04 \x01(\t\x12\x15\n\rbypass_immune\x18\x05 \x01(\x08\x12\x33\n\x0fsuggested_rules\x18\x06 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\"^\n\x10ListRulesRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12$\n\x05scope\x18\x03 \x01(\x0e\x32\x15.parkway.v1.RuleScope\">\n\x11ListRulesResponse\x12)\n\x05rules\x18\x01 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\"<\n\x0f\x41\x64\x64RulesRequest\x12)\n\x05rules\x18\x01 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\"L\n\x10\x41\x64\x64RulesResponse\x12)\n\x05rules\x18\x01 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x02 \x01(\r\"$\n\x11RemoveRuleRequest\x12\x0f\n\x07rule_id\x18\x01 \x01(\t\">\n\x12RemoveRuleResponse\x12(\n\x04rule\x18\x01 \x01(\x0b\x32\x1a.parkway.v1.PermissionRule\"N\n\x0eSetModeRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12(\n\x04mode\x18\x02 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\";\n\x0fSetModeResponse\x12(\n\x04mode\x18\x01 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\"X\n\x0e\x45xplainRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\r\n\x05input\x18\x04 \x01(\t\"C\n\x0f\x45xplainResponse\x12\x30\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1e.parkway.v1.PermissionDecision*\x93\x01\n\x12PermissionBehavior\x12#\n\x1fPERMISSION_BEHAVIOR_UNSPECIFIED\x10\x00\x12\x1d\n\x19PERMISSION_BEHAVIOR_ALLOW\x10\x01\x12\x1c\n\x18PERMISSION_BEHAVIOR_DENY\x10\x02\x12\x1b\n\x17PERMISSION_BEHAVIOR_ASK\x10\x03*l\n\tRuleScope\x12\x1a\n\x16RULE_SCOPE_UNSPECIFIED\x10\x00\x12\x16\n\x12RULE_SCOPE_SESSION\x10\x01\x12\x14\n\x10RULE_SCOPE_AGENT\x10\x02\x12\x15\n\x11RULE_SCOPE_TENANT\x10\x03*\x8f\x01\n\nRuleSource\x12\x1b\n\x17RULE_SOURCE_UNSPECIFIED\x10\x00\x12\x19\n\x15RULE_SOURCE_SUGGESTED\x10\x01\x12\x1c\n\x18RULE_SOURCE_CONFIRMATION\x10\x02\x12\x13\n\x0fRULE_SOURCE_API\x10\x03\x12\x16\n\x12RULE_SOURCE_CONFIG\x10\x04*\xc7\x01\n\x0ePermissionMode\x12\x1f\n\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x1b\n\x17PERMISSION_MODE_DEFAULT\x10\x01\x12 \n\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x1b\n\x17PERMISSION_MODE_EXPLORE\x10\x03\x12\x1a\n\x16PERMISSION_MODE_BYPASS\x10\x04\x12\x1c\n\x18PERMISSION_MODE_DONT_ASK\x10\x05\x32\xf9\x02\n\x11PermissionService\x12H\n\tListRules\x12\x1c.parkway.v1.ListRulesRequest\x1a\x1d.parkway.v1.ListRulesResponse\x12\x45\n\x08\x41\x64\x64Rules\x12\x1b.parkway.v1.AddRulesRequest\x1a\x1c.parkway.v1.AddRulesResponse\x12K\n\nRemoveRule\x12\x1d.parkway.v1.RemoveRuleRequest\x1a\x1e.parkway.v1.RemoveRuleResponse\x12\x42\n\x07SetMode\x12\x1a.parkway.v1.SetModeRequest\x1a\x1b.parkway.v1.SetModeResponse\x12\x42\n\x07\x45xplain\x12\x1a.parkway.v1.ExplainRequest\x1a\x1b.parkway.v1.ExplainResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1bparkway/v1/permission.proto\x12\nparkway.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdb\x02\n\x0ePermissionRule\x12\n\n\x02id\x18\x01 \x01(\t\x12\x11\n\ttool_name\x18\x02 \x01(\t\x12\x19\n\x0crule_content\x18\x03 \x01(\tH\x00\x88\x01\x01\x12\x30\n\x08\x62\x65havior\x18\x04 \x01(\x0e\x32\x1e.parkway.v1.PermissionBehavior\x12$\n\x05scope\x18\x05 \x01(\x0e\x32\x15.parkway.v1.RuleScope\x12&\n\x06source\x18\x06 \x01(\x0e\x32\x16.parkway.v1.RuleSource\x12\x12\n\ncreated_by\x18\x07 \x01(\t\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nsession_id\x18\t \x01(\t\x12\x10\n\x08\x61gent_id\x18\n \x01(\t\x12\x14\n\x0ctool_call_id\x18\x0b \x01(\tB\x0f\n\r_rule_content\"\x85\x02\n\x12PermissionDecision\x12\x30\n\x08\x62\x65havior\x18\x01 \x01(\x0e\x32\x1e.parkway.v1.PermissionBehavior\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12(\n\x04rule\x18\x03 \x01(\x0b\x32\x1a.parkway.v1.PermissionRule\x12\r\n\x05\x63heck\x18\x04 \x01(\t\x12\x15\n\rbypass_immune\x18\x05 \x01(\x08\x12\x33\n\x0fsuggested_rules\x18\x06 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\x12(\n\x06policy\x18\x07 \x01(\x0b\x32\x18.parkway.v1.PolicyAnswer\"\xbc\x01\n\x0cPolicyAnswer\x12(\n\x06result\x18\x01 \x01(\x0e\x32\x18.parkway.v1.PolicyResult\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x12\n\nlatency_ms\x18\x03 \x01(\x01\x12\x37\n\x0f\x65ngine_behavior\x18\x04 \x01(\x0e\x32\x1e.parkway.v1.PermissionBehavior\x12\x14\n\x0c\x65ngine_check\x18\x05 \x01(\t\x12\x0f\n\x07ignored\x18\x06 \x01(\x08\"^\n\x10ListRulesRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12$\n\x05scope\x18\x03 \x01(\x0e\x32\x15.parkway.v1.RuleScope\">\n\x11ListRulesResponse\x12)\n\x05rules\x18\x01 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\"<\n\x0f\x41\x64\x64RulesRequest\x12)\n\x05rules\x18\x01 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\"L\n\x10\x41\x64\x64RulesResponse\x12)\n\x05rules\x18\x01 \x03(\x0b\x32\x1a.parkway.v1.PermissionRule\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x02 \x01(\r\"$\n\x11RemoveRuleRequest\x12\x0f\n\x07rule_id\x18\x01 \x01(\t\">\n\x12RemoveRuleResponse\x12(\n\x04rule\x18\x01 \x01(\x0b\x32\x1a.parkway.v1.PermissionRule\"N\n\x0eSetModeRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12(\n\x04mode\x18\x02 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\";\n\x0fSetModeResponse\x12(\n\x04mode\x18\x01 \x01(\x0e\x32\x1a.parkway.v1.PermissionMode\"X\n\x0e\x45xplainRequest\x12\x12\n\nsession_id\x18\x01 \x01(\t\x12\x10\n\x08\x61gent_id\x18\x02 \x01(\t\x12\x11\n\ttool_name\x18\x03 \x01(\t\x12\r\n\x05input\x18\x04 \x01(\t\"C\n\x0f\x45xplainResponse\x12\x30\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x1e.parkway.v1.PermissionDecision*\x93\x01\n\x12PermissionBehavior\x12#\n\x1fPERMISSION_BEHAVIOR_UNSPECIFIED\x10\x00\x12\x1d\n\x19PERMISSION_BEHAVIOR_ALLOW\x10\x01\x12\x1c\n\x18PERMISSION_BEHAVIOR_DENY\x10\x02\x12\x1b\n\x17PERMISSION_BEHAVIOR_ASK\x10\x03*l\n\tRuleScope\x12\x1a\n\x16RULE_SCOPE_UNSPECIFIED\x10\x00\x12\x16\n\x12RULE_SCOPE_SESSION\x10\x01\x12\x14\n\x10RULE_SCOPE_AGENT\x10\x02\x12\x15\n\x11RULE_SCOPE_TENANT\x10\x03*\x8f\x01\n\nRuleSource\x12\x1b\n\x17RULE_SOURCE_UNSPECIFIED\x10\x00\x12\x19\n\x15RULE_SOURCE_SUGGESTED\x10\x01\x12\x1c\n\x18RULE_SOURCE_CONFIRMATION\x10\x02\x12\x13\n\x0fRULE_SOURCE_API\x10\x03\x12\x16\n\x12RULE_SOURCE_CONFIG\x10\x04*\xc7\x01\n\x0ePermissionMode\x12\x1f\n\x1bPERMISSION_MODE_UNSPECIFIED\x10\x00\x12\x1b\n\x17PERMISSION_MODE_DEFAULT\x10\x01\x12 \n\x1cPERMISSION_MODE_ACCEPT_EDITS\x10\x02\x12\x1b\n\x17PERMISSION_MODE_EXPLORE\x10\x03\x12\x1a\n\x16PERMISSION_MODE_BYPASS\x10\x04\x12\x1c\n\x18PERMISSION_MODE_DONT_ASK\x10\x05*\xa9\x01\n\x0cPolicyResult\x12\x1d\n\x19POLICY_RESULT_UNSPECIFIED\x10\x00\x12\x17\n\x13POLICY_RESULT_ALLOW\x10\x01\x12\x15\n\x11POLICY_RESULT_ASK\x10\x02\x12\x16\n\x12POLICY_RESULT_DENY\x10\x03\x12\x17\n\x13POLICY_RESULT_ERROR\x10\x04\x12\x19\n\x15POLICY_RESULT_TIMEOUT\x10\x05\x32\xf9\x02\n\x11PermissionService\x12H\n\tListRules\x12\x1c.parkway.v1.ListRulesRequest\x1a\x1d.parkway.v1.ListRulesResponse\x12\x45\n\x08\x41\x64\x64Rules\x12\x1b.parkway.v1.AddRulesRequest\x1a\x1c.parkway.v1.AddRulesResponse\x12K\n\nRemoveRule\x12\x1d.parkway.v1.RemoveRuleRequest\x1a\x1e.parkway.v1.RemoveRuleResponse\x12\x42\n\x07SetMode\x12\x1a.parkway.v1.SetModeRequest\x1a\x1b.parkway.v1.SetModeResponse\x12\x42\n\x07\x45xplain\x12\x1a.parkway.v1.ExplainRequest\x1a\x1b.parkway.v1.ExplainResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,38 +33,42 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'parkway.v1.permission_pb2',
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'ZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1'
-  _globals['_PERMISSIONBEHAVIOR']._serialized_start=1351
-  _globals['_PERMISSIONBEHAVIOR']._serialized_end=1498
-  _globals['_RULESCOPE']._serialized_start=1500
-  _globals['_RULESCOPE']._serialized_end=1608
-  _globals['_RULESOURCE']._serialized_start=1611
-  _globals['_RULESOURCE']._serialized_end=1754
-  _globals['_PERMISSIONMODE']._serialized_start=1757
-  _globals['_PERMISSIONMODE']._serialized_end=1956
+  _globals['_PERMISSIONBEHAVIOR']._serialized_start=1584
+  _globals['_PERMISSIONBEHAVIOR']._serialized_end=1731
+  _globals['_RULESCOPE']._serialized_start=1733
+  _globals['_RULESCOPE']._serialized_end=1841
+  _globals['_RULESOURCE']._serialized_start=1844
+  _globals['_RULESOURCE']._serialized_end=1987
+  _globals['_PERMISSIONMODE']._serialized_start=1990
+  _globals['_PERMISSIONMODE']._serialized_end=2189
+  _globals['_POLICYRESULT']._serialized_start=2192
+  _globals['_POLICYRESULT']._serialized_end=2361
   _globals['_PERMISSIONRULE']._serialized_start=77
   _globals['_PERMISSIONRULE']._serialized_end=424
   _globals['_PERMISSIONDECISION']._serialized_start=427
-  _globals['_PERMISSIONDECISION']._serialized_end=646
-  _globals['_LISTRULESREQUEST']._serialized_start=648
-  _globals['_LISTRULESREQUEST']._serialized_end=742
-  _globals['_LISTRULESRESPONSE']._serialized_start=744
-  _globals['_LISTRULESRESPONSE']._serialized_end=806
-  _globals['_ADDRULESREQUEST']._serialized_start=808
-  _globals['_ADDRULESREQUEST']._serialized_end=868
-  _globals['_ADDRULESRESPONSE']._serialized_start=870
-  _globals['_ADDRULESRESPONSE']._serialized_end=946
-  _globals['_REMOVERULEREQUEST']._serialized_start=948
-  _globals['_REMOVERULEREQUEST']._serialized_end=984
-  _globals['_REMOVERULERESPONSE']._serialized_start=986
-  _globals['_REMOVERULERESPONSE']._serialized_end=1048
-  _globals['_SETMODEREQUEST']._serialized_start=1050
-  _globals['_SETMODEREQUEST']._serialized_end=1128
-  _globals['_SETMODERESPONSE']._serialized_start=1130
-  _globals['_SETMODERESPONSE']._serialized_end=1189
-  _globals['_EXPLAINREQUEST']._serialized_start=1191
-  _globals['_EXPLAINREQUEST']._serialized_end=1279
-  _globals['_EXPLAINRESPONSE']._serialized_start=1281
-  _globals['_EXPLAINRESPONSE']._serialized_end=1348
-  _globals['_PERMISSIONSERVICE']._serialized_start=1959
-  _globals['_PERMISSIONSERVICE']._serialized_end=2336
+  _globals['_PERMISSIONDECISION']._serialized_end=688
+  _globals['_POLICYANSWER']._serialized_start=691
+  _globals['_POLICYANSWER']._serialized_end=879
+  _globals['_LISTRULESREQUEST']._serialized_start=881
+  _globals['_LISTRULESREQUEST']._serialized_end=975
+  _globals['_LISTRULESRESPONSE']._serialized_start=977
+  _globals['_LISTRULESRESPONSE']._serialized_end=1039
+  _globals['_ADDRULESREQUEST']._serialized_start=1041
+  _globals['_ADDRULESREQUEST']._serialized_end=1101
+  _globals['_ADDRULESRESPONSE']._serialized_start=1103
+  _globals['_ADDRULESRESPONSE']._serialized_end=1179
+  _globals['_REMOVERULEREQUEST']._serialized_start=1181
+  _globals['_REMOVERULEREQUEST']._serialized_end=1217
+  _globals['_REMOVERULERESPONSE']._serialized_start=1219
+  _globals['_REMOVERULERESPONSE']._serialized_end=1281
+  _globals['_SETMODEREQUEST']._serialized_start=1283
+  _globals['_SETMODEREQUEST']._serialized_end=1361
+  _globals['_SETMODERESPONSE']._serialized_start=1363
+  _globals['_SETMODERESPONSE']._serialized_end=1422
+  _globals['_EXPLAINREQUEST']._serialized_start=1424
+  _globals['_EXPLAINREQUEST']._serialized_end=1512
+  _globals['_EXPLAINRESPONSE']._serialized_start=1514
+  _globals['_EXPLAINRESPONSE']._serialized_end=1581
+  _globals['_PERMISSIONSERVICE']._serialized_start=2364
+  _globals['_PERMISSIONSERVICE']._serialized_end=2741
 # @@protoc_insertion_point(module_scope)

@@ -40,6 +40,15 @@ class PermissionMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PERMISSION_MODE_EXPLORE: _ClassVar[PermissionMode]
     PERMISSION_MODE_BYPASS: _ClassVar[PermissionMode]
     PERMISSION_MODE_DONT_ASK: _ClassVar[PermissionMode]
+
+class PolicyResult(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    POLICY_RESULT_UNSPECIFIED: _ClassVar[PolicyResult]
+    POLICY_RESULT_ALLOW: _ClassVar[PolicyResult]
+    POLICY_RESULT_ASK: _ClassVar[PolicyResult]
+    POLICY_RESULT_DENY: _ClassVar[PolicyResult]
+    POLICY_RESULT_ERROR: _ClassVar[PolicyResult]
+    POLICY_RESULT_TIMEOUT: _ClassVar[PolicyResult]
 PERMISSION_BEHAVIOR_UNSPECIFIED: PermissionBehavior
 PERMISSION_BEHAVIOR_ALLOW: PermissionBehavior
 PERMISSION_BEHAVIOR_DENY: PermissionBehavior
@@ -59,6 +68,12 @@ PERMISSION_MODE_ACCEPT_EDITS: PermissionMode
 PERMISSION_MODE_EXPLORE: PermissionMode
 PERMISSION_MODE_BYPASS: PermissionMode
 PERMISSION_MODE_DONT_ASK: PermissionMode
+POLICY_RESULT_UNSPECIFIED: PolicyResult
+POLICY_RESULT_ALLOW: PolicyResult
+POLICY_RESULT_ASK: PolicyResult
+POLICY_RESULT_DENY: PolicyResult
+POLICY_RESULT_ERROR: PolicyResult
+POLICY_RESULT_TIMEOUT: PolicyResult
 
 class PermissionRule(_message.Message):
     __slots__ = ("id", "tool_name", "rule_content", "behavior", "scope", "source", "created_by", "created_at", "session_id", "agent_id", "tool_call_id")
@@ -87,20 +102,38 @@ class PermissionRule(_message.Message):
     def __init__(self, id: _Optional[str] = ..., tool_name: _Optional[str] = ..., rule_content: _Optional[str] = ..., behavior: _Optional[_Union[PermissionBehavior, str]] = ..., scope: _Optional[_Union[RuleScope, str]] = ..., source: _Optional[_Union[RuleSource, str]] = ..., created_by: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., session_id: _Optional[str] = ..., agent_id: _Optional[str] = ..., tool_call_id: _Optional[str] = ...) -> None: ...
 
 class PermissionDecision(_message.Message):
-    __slots__ = ("behavior", "reason", "rule", "check", "bypass_immune", "suggested_rules")
+    __slots__ = ("behavior", "reason", "rule", "check", "bypass_immune", "suggested_rules", "policy")
     BEHAVIOR_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     RULE_FIELD_NUMBER: _ClassVar[int]
     CHECK_FIELD_NUMBER: _ClassVar[int]
     BYPASS_IMMUNE_FIELD_NUMBER: _ClassVar[int]
     SUGGESTED_RULES_FIELD_NUMBER: _ClassVar[int]
+    POLICY_FIELD_NUMBER: _ClassVar[int]
     behavior: PermissionBehavior
     reason: str
     rule: PermissionRule
     check: str
     bypass_immune: bool
     suggested_rules: _containers.RepeatedCompositeFieldContainer[PermissionRule]
-    def __init__(self, behavior: _Optional[_Union[PermissionBehavior, str]] = ..., reason: _Optional[str] = ..., rule: _Optional[_Union[PermissionRule, _Mapping]] = ..., check: _Optional[str] = ..., bypass_immune: _Optional[bool] = ..., suggested_rules: _Optional[_Iterable[_Union[PermissionRule, _Mapping]]] = ...) -> None: ...
+    policy: PolicyAnswer
+    def __init__(self, behavior: _Optional[_Union[PermissionBehavior, str]] = ..., reason: _Optional[str] = ..., rule: _Optional[_Union[PermissionRule, _Mapping]] = ..., check: _Optional[str] = ..., bypass_immune: _Optional[bool] = ..., suggested_rules: _Optional[_Iterable[_Union[PermissionRule, _Mapping]]] = ..., policy: _Optional[_Union[PolicyAnswer, _Mapping]] = ...) -> None: ...
+
+class PolicyAnswer(_message.Message):
+    __slots__ = ("result", "reason", "latency_ms", "engine_behavior", "engine_check", "ignored")
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_BEHAVIOR_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_CHECK_FIELD_NUMBER: _ClassVar[int]
+    IGNORED_FIELD_NUMBER: _ClassVar[int]
+    result: PolicyResult
+    reason: str
+    latency_ms: float
+    engine_behavior: PermissionBehavior
+    engine_check: str
+    ignored: bool
+    def __init__(self, result: _Optional[_Union[PolicyResult, str]] = ..., reason: _Optional[str] = ..., latency_ms: _Optional[float] = ..., engine_behavior: _Optional[_Union[PermissionBehavior, str]] = ..., engine_check: _Optional[str] = ..., ignored: _Optional[bool] = ...) -> None: ...
 
 class ListRulesRequest(_message.Message):
     __slots__ = ("session_id", "agent_id", "scope")

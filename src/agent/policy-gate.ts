@@ -1,0 +1,52 @@
+import type { PolicyConfig } from "../config/policy-schema.js";
+import { decide } from "./gate.js";
+import { askPolicy, type PolicySession, policyRequest } from "./policy-client.js";
+import { applyPolicy, consultsPolicy } from "./policy-decision.js";
+import type { ReplyEnv } from "./reply-env.js";
+import { parseToolInput } from "./tool-input.js";
+import type { DecisionInfo, ToolCallBlock } from "./types.js";
+
+/** The external policy decision point a reply's calls go to, and the session they belong to. */
+export interface ReplyPolicy {
+  config: PolicyConfig;
+  session: PolicySession;
+}
+
+/**
+ * The engine's decision on a call of the batch that is about to be decided (pending, not held
+ * behind a call still asking, with a valid input), when that decision goes to the policy service.
+ */
+function toConsult(call: ToolCallBlock, env: ReplyEnv, batch: readonly ToolCallBlock[]) {
+  if (call.state !== "pending" || call.inputDroppedBytes !== undefined) return undefined;
+  if (call.heldBy && batch.find((c) => c.id === call.heldBy)?.state === "asking") return undefined;
+  const tool = env.agent.tools.get(call.name);
+  const parsed = parseToolInput(tool, call.name, call.input);
+  if (!parsed.ok || !tool) return undefined;
+  const state = env.permissions();
+  const decision = decide(call, tool, parsed.value, state);
+  return { decision, state, input: parsed.value };
+}
+
+/**
+ * Asks the policy service, concurrently, about every call of `batch` the engine would allow (with
+ * `calls: "all"`, also ask), and resolves the decisions that take effect, by call. Calls that are
+ * not asked are absent (their decision is made as without a service). Resolves early, with what is
+ * missing absent, when the reply's signal aborts: the requests in flight are abandoned.
+ */
+export async function consultPolicy(
+  batch: readonly ToolCallBlock[],
+  env: ReplyEnv,
+  policy: ReplyPolicy,
+): Promise<Map<ToolCallBlock, DecisionInfo>> {
+  const decided = new Map<ToolCallBlock, DecisionInfo>();
+  await Promise.all(
+    batch.map(async (call) => {
+      const engine = toConsult(call, env, batch);
+      if (!engine || !consultsPolicy(policy.config, engine.decision)) return;
+      const body = policyRequest(call, engine.input, engine.decision, policy.session, engine.state);
+      const answer = await askPolicy(policy.config, body, env.signal);
+      if (answer) decided.set(call, applyPolicy(engine.decision, answer, policy.config.onError));
+    }),
+  );
+  return decided;
+}

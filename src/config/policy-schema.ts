@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { duration } from "./duration.js";
+
+/** HTTP headers by name; each name must be an RFC 9110 token, e.g. "Authorization". */
+const headers = z.record(z.string(), z.string()).superRefine((record, ctx) => {
+  for (const name of Object.keys(record)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      ctx.addIssue({
+        code: "custom",
+        path: [name],
+        message: "not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)",
+      });
+    }
+  }
+});
+
+/**
+ * An external policy decision point (PDP): before the permission engine's ALLOW takes effect
+ * (with `calls: "all"`, its ASK too), Parkway POSTs the call, the session's context and the
+ * engine's decision to `url` and waits up to `timeout` for the answer. The answer may tighten the
+ * decision (ALLOW into ASK or DENY, ASK into DENY), never loosen it. A timeout, a status other
+ * than 2xx, a body that is not an answer or a connection error follows `onError`.
+ */
+export const policyConfigSchema = z.strictObject({
+  /** Where the decisions are asked, e.g. https://pdp.internal/parkway/decide. */
+  url: z.url({
+    protocol: /^https?$/,
+    error: "expected an http or https URL such as https://pdp.example.com/decide",
+  }),
+  /** How long one answer may take, from 10 ms to 1 min; default 2 s. */
+  timeout: duration({ min: 10, max: 60_000, text: ["10ms", "1m"] }).default(2000),
+  /** What a call becomes when the service fails or does not answer in time: ASK or DENY. */
+  onError: z.enum(["ask", "deny"], { error: 'expected "ask" or "deny"' }).default("ask"),
+  /** Which decisions are sent: the engine's ALLOWs only (default), or its ASKs as well. */
+  calls: z.enum(["allowed", "all"], { error: 'expected "allowed" or "all"' }).default("allowed"),
+  /** Headers sent with every request, e.g. {"Authorization": "Bearer …"}. */
+  headers: headers.default({}),
+});
+export type PolicyConfig = z.infer<typeof policyConfigSchema>;
