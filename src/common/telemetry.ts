@@ -54,6 +54,9 @@ export type PolicyDecisionResult = "allow" | "ask" | "deny" | "error" | "timeout
 /** The store operations that are timed. */
 export type StoreOperation = "get" | "get_many" | "write" | "write_synced" | "scan";
 
+/** What became of a park notification's attempt. */
+export type NotificationResult = "delivered" | "failed" | "dead" | "superseded";
+
 /** Token counts of one model call. */
 export interface TokenCounts {
   inputTokens: number;
@@ -98,6 +101,12 @@ export interface Metrics {
    * `seconds`.
    */
   policyDecision(result: PolicyDecisionResult, seconds: number): void;
+  /**
+   * A park notification (`event`: reply.parked, call.expired, reply.ended) was delivered, failed
+   * an attempt (to be retried), became a dead letter, or was not sent because every call it told
+   * of was answered first ("superseded").
+   */
+  notification(event: string, result: NotificationResult): void;
   /** A client input was acknowledged with the gRPC status `code` (its name, e.g. "OK"). */
   inputAcked(code: string): void;
   /** A store operation took `seconds`. */
@@ -131,6 +140,7 @@ export const noMetrics: Metrics = {
   toolCall() {},
   permissionDecision() {},
   policyDecision() {},
+  notification() {},
   inputAcked() {},
   storeOperation() {},
   observe() {},

@@ -4,6 +4,7 @@ import { duration } from "./duration.js";
 
 import { mcpServersSchema } from "./mcp-schema.js";
 import { policyConfigSchema } from "./policy-schema.js";
+import { notificationsSchema } from "./notification-schema.js";
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES } from "../common/message-size.js";
 import { permissionModeSchema } from "../permissions/index.js";
 
@@ -207,6 +208,8 @@ export const agentConfigSchema = z.strictObject({
   mcpServers: mcpServersSchema.default({}),
   /** An external policy decision point for its calls; wins over its tenant's `policy`. */
   policy: policyConfigSchema.optional(),
+  /** Receivers told when the agent's replies park, expire and end (see `notification-schema.ts`). */
+  notifications: notificationsSchema,
   /** Rules in the display form, e.g. "Bash(npm test:*)", "Write(/repo/src/**)", "Read". */
   permissions: z
     .strictObject({
@@ -267,6 +270,8 @@ export const configSchema = z.strictObject({
           .min(1),
         /** An external policy decision point for the tenant's sessions of agents without one. */
         policy: policyConfigSchema.optional(),
+        /** Receivers told when the tenant's replies park, expire and end, besides the agent's. */
+        notifications: notificationsSchema,
       }),
     )
     .default([]),

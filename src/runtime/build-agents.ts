@@ -32,6 +32,7 @@ export const DEFAULT_AGENT: AgentConfig = {
   maxReplyBytes: DEFAULT_MAX_REPLY_BYTES,
   bash: BASH_CONFIG_DEFAULT,
   mcpServers: {},
+  notifications: [],
   permissions: { allow: [], deny: [], ask: [] },
 };
 

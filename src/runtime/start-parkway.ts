@@ -11,6 +11,7 @@ import {
 } from "../model/scripted/index.js";
 import { createAgentService } from "../server/agent-service-impl.js";
 import { createAuditService } from "../server/audit-service-impl.js";
+import { notificationTargets } from "./notification-targets.js";
 import { createServer, type ParkwayServer } from "../server/create-server.js";
 import { createPermissionService } from "../server/permission-service-impl.js";
 import { listAudit } from "../session/audit-log.js";
@@ -192,6 +193,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   const signals = await createSignals(config, log);
   const manager = new SessionManager(store, agents, log, {
     ...(signals ? { signals } : {}),
+    ...notificationTargets(config),
     telemetry,
     ...(config.retention.keepFinishedReplies === undefined
       ? {}

@@ -1,5 +1,7 @@
 import type { StoreSignals } from "../store/signals.js";
 import type { Telemetry } from "../common/telemetry.js";
+import type { TargetsFor } from "./notifications/outbox.js";
+import type { TargetOf } from "./notifications/sender.js";
 import type { RequestIdLimits } from "./request-ids.js";
 import type { LeaseOptions } from "./session-leases.js";
 import type { SessionLimits } from "./session-limits.js";
@@ -18,4 +20,6 @@ export interface SessionManagerOptions {
   signals?: StoreSignals;
   /** Where replies report their metrics and spans; none by default. */
   telemetry?: Telemetry;
+  /** The receivers of park notifications (see `Outbox`); none by default. */
+  notifications?: { targetsFor: TargetsFor; targetOf: TargetOf };
 }

@@ -82,6 +82,8 @@ export const ReplyRecord = defineRecord({
     trace: z.string().optional(),
     /** When each call awaiting an answer started waiting (call id → ISO time). */
     waitingSince: z.record(z.string(), z.string()).optional(),
+    /** When the reply first parked: its end is then notified (`reply.ended`). */
+    parkedAt: z.string().optional(),
   }),
 });
 export type ReplyData = z.infer<typeof ReplyRecord.schema>;

@@ -213,6 +213,7 @@ export class ReplyLifecycle {
     const due = dueCalls(active, now);
     if (due.length === 0) return;
     const seconds = Math.round((this.s.agent.confirmTimeoutMs ?? 0) / 1000);
+    this.writes.stageNotification(active, { event: "call.expired", expired: due });
     if (this.s.agent.expiryPolicy === "interrupt") {
       const { head } = this.s;
       await this.writes.end(active, expiryEnding(head.id, head.tenant, active, due, seconds));

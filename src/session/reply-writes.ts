@@ -14,6 +14,8 @@ import { ReplyTelemetry } from "./reply-telemetry.js";
 import { compaction } from "./retention.js";
 import type { SessionHead } from "./session-head.js";
 import { waitingNotice } from "./waiting-notice.js";
+import type { NotificationFacts } from "./notifications/notification-body.js";
+import type { Outbox } from "./notifications/outbox.js";
 
 /** What the writes of a reply's states go through. */
 export interface WritingSession {
@@ -26,6 +28,8 @@ export interface WritingSession {
   expiry?: { note(at: string): void };
   /** What replies report about themselves. */
   telemetry: Telemetry;
+  /** Where park notifications are written, when receivers are configured. */
+  outbox?: Outbox | undefined;
   agent: AgentDefinition;
 }
 
@@ -40,6 +44,8 @@ export class ReplyWrites {
   current: ActiveReply | undefined;
   /** A checkpoint is staged for the next write and not yet put into it. */
   private checkpointStaged = false;
+  /** A write under way holds notifications. */
+  private notified = false;
 
   constructor(private readonly s: WritingSession) {}
 
@@ -55,6 +61,40 @@ export class ReplyWrites {
       tenant: head.tenant,
     });
     return active.observer;
+  }
+
+  /**
+   * Puts the notifications of `facts` (the session's, the reply's and the last seq filled in) into
+   * `b`; returns what to call once `b` is written.
+   */
+  notify(
+    b: StoreBatch,
+    active: ActiveReply,
+    facts: Omit<NotificationFacts, "tenant" | "agent" | "sessionId" | "replyId" | "attachAfterSeq">,
+  ): void {
+    const { outbox, head, hub, agent } = this.s;
+    if (!outbox) return;
+    const staged = outbox.stage(b, {
+      ...facts,
+      tenant: head.tenant,
+      agent: agent.id,
+      sessionId: head.id,
+      replyId: active.data.replyId,
+      attachAfterSeq: hub.lastSeq,
+    });
+    if (staged) this.notified = true;
+  }
+
+  /** Puts the notifications of `facts` into the next write (see `notify`). */
+  stageNotification(active: ActiveReply, facts: Parameters<ReplyWrites["notify"]>[2]): void {
+    if (this.s.outbox) this.s.hub.stage((b) => this.notify(b, active, facts));
+  }
+
+  /** Wakes the outbox's sender after a write that held notifications. */
+  private sendNotified(): void {
+    if (!this.notified) return;
+    this.notified = false;
+    this.s.outbox?.written();
   }
 
   /** Puts a checkpoint of `active` into the next write (once, however often it is asked). */
@@ -101,6 +141,7 @@ export class ReplyWrites {
         extra(b);
       },
     });
+    this.sendNotified();
     this.observer(active)?.answered(active.data, answered, since, caller);
   }
 
@@ -116,12 +157,17 @@ export class ReplyWrites {
     active.awaiting = undefined;
     head.setStatus("awaiting_external_result", replyId);
     const notice = waitingNotice(active.data.message, questions);
+    active.data.parkedAt ??= new Date().toISOString();
     const status = head.data.status;
     if (awaiting && awaiting.length > 0) {
       hub.stage(parkedRequests(head.id, awaiting, { notice, status }));
     }
     this.stageCheckpoint(active);
-    await hub.emitWith(replyId, [{ type: "reply_parked", message: notice }], { sync: true });
+    await hub.emitWith(replyId, [{ type: "reply_parked", message: notice }], {
+      sync: true,
+      extra: (b) => this.notify(b, active, { event: "reply.parked", pending: questions }),
+    });
+    this.sendNotified();
     this.s.outcomes.settled(replyId, { message: notice, status, pending: questions }, awaiting);
   }
 
@@ -180,15 +226,23 @@ export class ReplyWrites {
         extra: (b) => {
           records(b);
           if (wasParked) b.del(ParkedRecord, head.id);
+          if (wasParked || active.data.parkedAt !== undefined) {
+            this.notify(b, active, {
+              event: "reply.ended",
+              finishedReason: outcome.finishedReason,
+            });
+          }
           extra?.(b);
         },
       });
+      this.sendNotified();
       observer?.ended(outcome.finishedReason, outcome.error);
     } else {
       const pending = waitingCalls(active);
       active.data.state = "parked";
       const now = new Date().toISOString();
       const since = (active.data.waitingSince ??= {});
+      active.data.parkedAt ??= now;
       for (const call of pending) since[call.id] ??= now;
       head.setStatus(parkedStatus(pending), replyId);
       const notice = waitingNotice(message, pending);
@@ -202,8 +256,12 @@ export class ReplyWrites {
       this.stageCheckpoint(active);
       const agentId = this.s.agent.id;
       await hub.emitWith(replyId, [{ type: "reply_parked", message: notice }], {
-        extra: (b) => b.put(ParkedRecord, head.id, { agentId, replyId }),
+        extra: (b) => {
+          b.put(ParkedRecord, head.id, { agentId, replyId });
+          this.notify(b, active, { event: "reply.parked", pending: calls });
+        },
       });
+      this.sendNotified();
       observer?.parked();
       for (const call of pending) if (call.expiresAt) this.s.expiry?.note(call.expiresAt);
     }

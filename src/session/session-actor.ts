@@ -3,6 +3,7 @@ import type { PermissionState } from "../agent/gate.js";
 import type { EventBody } from "../agent/events.js";
 import type { Logger } from "../common/logger.js";
 import { noTelemetry, type Telemetry } from "../common/telemetry.js";
+import type { Outbox } from "./notifications/outbox.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
 import { EventHub, type HubOptions } from "./event-hub.js";
@@ -34,15 +35,9 @@ export interface ActorDeps {
   expiry?: { note(at: string): void };
   /** Keep the events of this many finished replies per session; undefined keeps all. */
   keepFinishedReplies?: number | undefined;
-  /**
-   * Told when a write of the actor failed: its memory may be ahead of the store, so it must not be
-   * used again (the next use loads the session from the store).
-   */
+  /** Told when a write of the actor failed: its memory may be ahead of the store (not reused). */
   failed?: (actor: SessionActor) => void;
-  /**
-   * Told when a reply stopped running (finished, parked or failed): with no stream attached and no
-   * other use, the actor can leave memory.
-   */
+  /** Told when a reply stopped running: with no stream and no other use, the actor may leave. */
   idle?: (actor: SessionActor) => void;
   /** The session leases, when several nodes share the database. */
   leases?: SessionLeases;
@@ -50,6 +45,8 @@ export interface ActorDeps {
   published?: (sessionId: string, events: readonly StoredEvent[]) => void;
   /** Where replies report their metrics and spans; default none. */
   telemetry?: Telemetry;
+  /** Where park notifications are written; none when no receiver is configured. */
+  outbox?: Outbox;
 }
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
@@ -121,6 +118,10 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   get keepFinishedReplies(): number | undefined {
     return this.deps.keepFinishedReplies;
+  }
+
+  get outbox(): Outbox | undefined {
+    return this.deps.outbox;
   }
 
   get expiry(): ActorDeps["expiry"] {

@@ -2,10 +2,11 @@ import { homedir } from "node:os";
 import type { AgentDefinition } from "../agent/agent.js";
 import { invalidArgument, notFound, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
-import { type StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
 import type { SessionInput } from "./session-input.js";
 import { ExpiryScheduler } from "./expiry-scheduler.js";
+import { createNotifications } from "./notifications/create-notifications.js";
+import { SessionTimers } from "./timers.js";
 import { type CreateSessionInput, newSession, storeNewSession } from "./new-session.js";
 import { checkRequestId, REQUEST_ID_DEFAULTS, type RequestIdLimits } from "./request-ids.js";
 import { RuleBook } from "./rule-book.js";
@@ -49,7 +50,7 @@ export class SessionManager {
   private readonly tenantDeps = new Map<string, ActorDeps>();
   /** The home directory `~` stands for in permission checks. */
   readonly homeDir = homedir();
-  private readonly expiry: ExpiryScheduler;
+  private readonly timers: SessionTimers;
   private readonly deps: Omit<ActorDeps, "rules">;
   private readonly limits: SessionLimits;
   private readonly sessionCount: TenantSessionCount;
@@ -79,14 +80,17 @@ export class SessionManager {
       loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant)),
     );
     this.actors = this.node.actors;
-    this.expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
+    const expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
       this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.expire(now))),
     );
+    const notifications = createNotifications(store, log, options);
+    this.timers = new SessionTimers(expiry, notifications?.sender);
     this.deps = {
       store,
       logger: log,
       homeDir: this.homeDir,
-      expiry: this.expiry,
+      expiry,
+      ...(notifications ? { outbox: notifications.outbox } : {}),
       failed: (actor) => this.actors.drop(actor),
       idle: (actor) => this.actors.release(actor),
       ...(this.node.leases ? { leases: this.node.leases, published: this.node.published } : {}),
@@ -100,27 +104,22 @@ export class SessionManager {
       running: () => this.actors.running(),
       assertAccepting: () => this.assertAccepting(),
     };
-    store.onFailure((failure) => this.storageFailed(failure));
+    // A failed store: everything that would write stops, and every actor.
+    store.onFailure((failure) => {
+      this.timers.stop().catch(() => undefined);
+      for (const actor of this.actors.all()) actor.fail(failure);
+    });
   }
 
-  /** Stops everything that would write, and every actor (see the class). */
-  private storageFailed(failure: StorageFailure): void {
-    this.expiry.stop().catch(() => undefined);
-    for (const actor of this.actors.all()) actor.fail(failure);
-  }
-
-  /**
-   * Recovers the replies a stop cut short, then starts firing deadlines (including those that
-   * passed while the server was down).
-   */
+  /** Recovers the replies a stop cut short, then starts the timers (what fell due included). */
   async start(): Promise<void> {
     await this.node.open();
     const recovered = await this.recover();
     if (recovered > 0)
       this.log.info({ recovered }, "ended replies that were running at the last stop");
-    await this.expiry.start();
-    // With other nodes: their deadlines too (a node that parked a call may be gone when due).
-    this.node.sweep(() => this.recover().then(() => this.expiry.start()));
+    await this.timers.start();
+    // With other nodes: their deadlines and notifications too (its node may be gone when due).
+    this.node.sweep(() => this.recover().then(() => this.timers.start()));
   }
 
   /**
@@ -132,7 +131,7 @@ export class SessionManager {
    */
   async stop(graceMs = 0): Promise<void> {
     this.stopping = true;
-    await this.expiry.stop();
+    await this.timers.stop();
     await this.actors.stopAll(graceMs);
     await this.node.stop(shuttingDown());
   }
@@ -294,7 +293,6 @@ export class SessionManager {
   }
 
   /** Ends every reply that was running when the server stopped (see `recoverReplies`). */
-  recover(): Promise<number> {
-    return recoverReplies(this.store, this.log, (id, fn) => this.withActor(id, undefined, fn));
-  }
+  recover = (): Promise<number> =>
+    recoverReplies(this.store, this.log, (id, fn) => this.withActor(id, undefined, fn));
 }

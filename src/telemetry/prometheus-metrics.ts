@@ -2,6 +2,7 @@ import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type {
   GaugeSources,
   Metrics,
+  NotificationResult,
   ParkKind,
   PolicyDecisionResult,
   StoreOperation,
@@ -66,6 +67,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly decisions: BoundCounter;
   private readonly policyDecisions: BoundCounter;
   private readonly policyDuration: HistogramSeries;
+  private readonly notifications: BoundCounter;
   private readonly acks: BoundCounter;
   private readonly store: BoundHistogram;
   private readonly models = new Map<string, ModelSeries>();
@@ -168,6 +170,12 @@ export class PrometheusMetrics implements Metrics {
       POLICY_BUCKETS,
       registry,
     ).series();
+    this.notifications = new BoundCounter(
+      "parkway_notifications_total",
+      "Park notification attempts, by event and result: delivered, failed (retried later), dead (given up after the last attempt: see AuditService.ListDeadLetters), superseded (every call it told of was answered first).",
+      ["event", "result"],
+      registry,
+    );
     this.acks = new BoundCounter(
       "parkway_input_acks_total",
       "Client inputs acknowledged, by gRPC status code.",
@@ -242,6 +250,10 @@ export class PrometheusMetrics implements Metrics {
   policyDecision(result: PolicyDecisionResult, seconds: number): void {
     this.policyDecisions.series(result).inc();
     this.policyDuration.observe(Math.max(0, seconds));
+  }
+
+  notification(event: string, result: NotificationResult): void {
+    this.notifications.series(event, result).inc();
   }
 
   inputAcked(code: string): void {

@@ -36,6 +36,9 @@ class RecordedMetrics implements Metrics {
   policyDecision(result: string, seconds: number) {
     this.calls.push(["policyDecision", result, seconds]);
   }
+  notification(event: string, result: string) {
+    this.calls.push(["notification", event, result]);
+  }
   inputAcked(code: string) {
     this.calls.push(["inputAcked", code]);
   }

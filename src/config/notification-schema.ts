@@ -1,0 +1,46 @@
+import { z } from "zod";
+import { duration } from "./duration.js";
+
+/** What a notification is sent for. */
+export const NOTIFICATION_EVENTS = ["reply.parked", "call.expired", "reply.ended"] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+
+/**
+ * One receiver of park notifications: Parkway POSTs a signed JSON body to `url` when a reply
+ * parks (`reply.parked`), when a parked call expires (`call.expired`), and when a reply that had
+ * parked ends (`reply.ended`). Delivery is at least once, from an outbox written with the park:
+ * a failed attempt (no 2xx within `timeout`) is retried after `firstRetry`, doubling up to
+ * `maxRetryDelay` with jitter, until `maxAttempts`; then it is a dead letter.
+ */
+export const notificationTargetSchema = z.strictObject({
+  url: z
+    .string()
+    .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), {
+      message: "expected an http:// or https:// URL",
+    }),
+  events: z
+    .array(z.enum(NOTIFICATION_EVENTS))
+    .min(1)
+    .default([...NOTIFICATION_EVENTS]),
+  /** The HMAC-SHA256 key of the `Parkway-Signature` header; at least 16 characters. */
+  secret: z.string().min(16, "at least 16 characters"),
+  timeout: duration({ min: 100, max: 300_000, text: ["100 ms", "5 minutes"] }).default(10_000),
+  maxAttempts: z.number().int().min(1).max(100).default(10),
+  firstRetry: duration({ min: 10, max: 3_600_000, text: ["10 ms", "1 hour"] }).default(1_000),
+  maxRetryDelay: duration({ min: 10, max: 86_400_000, text: ["10 ms", "1 day"] }).default(600_000),
+});
+export type NotificationTarget = z.infer<typeof notificationTargetSchema>;
+
+/** The notification targets of an agent or a tenant; their urls differ. */
+export const notificationsSchema = z
+  .array(notificationTargetSchema)
+  .superRefine((targets, ctx) => {
+    const seen = new Set<string>();
+    targets.forEach((t, i) => {
+      if (seen.has(t.url)) {
+        ctx.addIssue({ code: "custom", path: [i, "url"], message: `duplicate url ${t.url}` });
+      }
+      seen.add(t.url);
+    });
+  })
+  .default([]);

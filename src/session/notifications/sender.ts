@@ -1,0 +1,190 @@
+import type { Logger } from "../../common/logger.js";
+import type { Metrics } from "../../common/telemetry.js";
+import { ConflictError, StorageFailure } from "../../store/storage-failure.js";
+import type { Store } from "../../store/store.js";
+import { pendingCalls } from "../pending-calls.js";
+import { ReplyRecord } from "../records.js";
+import { deliver, retryDelay } from "./delivery.js";
+import { type NotificationBody, stillPending } from "./notification-body.js";
+import type { TargetRef } from "./outbox.js";
+import { DeadLetterRecord, type OutboxEntry, OutboxRecord, outboxKey } from "./outbox-records.js";
+
+/** Most notifications taken per sweep, and sent at once. */
+const SWEEP_LIMIT = 32;
+/** How long a claimed notification waits past its timeout before another sweep may take it. */
+const CLAIM_GRACE_MS = 30_000;
+
+/** Finds the receiver a stored notification was written for (undefined: no longer configured). */
+export type TargetOf = (owner: OutboxEntry["owner"], url: string) => TargetRef | undefined;
+
+/**
+ * Delivers the outbox, at least once. Notifications live in the store keyed by when they are due,
+ * so those a stop interrupted or delayed are sent after a restart, and a sweep reads only the due
+ * ones and the next. Each is claimed before it is sent (a compare-and-set that moves it past the
+ * attempt's timeout), so one node sends it; a node that dies while sending leaves it due again
+ * after the claim. A failed attempt is retried with backoff; after the last, it is a dead letter.
+ * A parked reply's notification is re-checked when sent: calls answered since are left out, and
+ * it is not sent when none is left.
+ */
+export class NotificationSender {
+  private timer: NodeJS.Timeout | undefined;
+  private nextAt = Infinity;
+  private running: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly store: Store,
+    private readonly log: Logger,
+    private readonly targetOf: TargetOf,
+    private readonly metrics: Metrics,
+  ) {}
+
+  /** Reads the earliest notification and arms the timer. */
+  async start(): Promise<void> {
+    for await (const key of this.store.keys(OutboxRecord, { limit: 1 })) this.note(dueOf(key));
+  }
+
+  /** Makes sure a sweep runs no later than `at` (an ISO time; default now). */
+  note(at = new Date().toISOString()): void {
+    const when = Date.parse(at);
+    if (this.stopped || !(when < this.nextAt)) return;
+    this.nextAt = when;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.fire(), Math.max(0, when - Date.now()));
+    this.timer.unref();
+  }
+
+  private fire(): void {
+    this.nextAt = Infinity;
+    this.timer = undefined;
+    this.running = this.running
+      .then(() => this.sweep())
+      .catch((err: unknown) => {
+        if (!(err instanceof StorageFailure)) this.log.error({ err }, "notification sweep failed");
+      });
+  }
+
+  /** Sends every due notification (a page at a time), then arms the timer for the next. */
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    const due: [string, OutboxEntry][] = [];
+    let next: string | undefined;
+    for await (const [key, entry] of this.store.entries(OutboxRecord)) {
+      if (Date.parse(dueOf(key)) > now || due.length >= SWEEP_LIMIT) {
+        next = dueOf(key);
+        break;
+      }
+      due.push([key, entry]);
+    }
+    await Promise.all(due.map(([key, entry]) => this.attempt(key, entry)));
+    if (next) this.note(next);
+  }
+
+  /** One attempt at one notification, if this node claims it. */
+  private async attempt(key: string, entry: OutboxEntry): Promise<void> {
+    if (this.stopped) return;
+    const ref = this.targetOf(entry.owner, entry.url);
+    const timeout = ref?.target.timeout ?? 0;
+    const claimed = { ...entry, attempts: entry.attempts + 1 };
+    const claimKey = outboxKey(
+      new Date(Date.now() + timeout + CLAIM_GRACE_MS).toISOString(),
+      entry.id,
+    );
+    try {
+      await this.store
+        .batch()
+        .check(
+          OutboxRecord,
+          key,
+          (current) => current?.attempts === entry.attempts,
+          "the notification",
+        )
+        .del(OutboxRecord, key)
+        .put(OutboxRecord, claimKey, claimed)
+        .write();
+    } catch (err) {
+      if (err instanceof ConflictError) return; // another node took it
+      throw err;
+    }
+    if (!ref) {
+      await this.giveUp(claimKey, {
+        ...claimed,
+        lastError: "its receiver is no longer configured",
+      });
+      return;
+    }
+    const body = await this.current(entry);
+    if (!body) {
+      await this.store.batch().del(OutboxRecord, claimKey).write();
+      this.metrics.notification(entry.event, "superseded");
+      return;
+    }
+    const error = await deliver(ref.target, body, this.abort.signal);
+    if (error === undefined) {
+      await this.store.batch().del(OutboxRecord, claimKey).write();
+      this.metrics.notification(entry.event, "delivered");
+      return;
+    }
+    if (this.stopped) return; // due again after the claim, on the next start
+    const failed = { ...claimed, lastError: error };
+    if (claimed.attempts >= ref.target.maxAttempts) {
+      await this.giveUp(claimKey, failed);
+      return;
+    }
+    this.metrics.notification(entry.event, "failed");
+    const retryAt = new Date(Date.now() + retryDelay(ref.target, claimed.attempts)).toISOString();
+    await this.store
+      .batch()
+      .del(OutboxRecord, claimKey)
+      .put(OutboxRecord, outboxKey(retryAt, entry.id), failed)
+      .write();
+    this.note(retryAt);
+  }
+
+  /** The body to send now: a parked reply's with only the calls still waiting; else as written. */
+  private async current(entry: OutboxEntry): Promise<NotificationBody | undefined> {
+    const body = JSON.parse(entry.body) as NotificationBody;
+    if (entry.event !== "reply.parked") return body;
+    const reply = await this.store.get(ReplyRecord, entry.sessionId);
+    const waiting =
+      reply?.replyId === entry.replyId
+        ? new Set(pendingCalls(reply.message).map((c) => c.id))
+        : new Set<string>();
+    return stillPending(body, waiting);
+  }
+
+  /** Moves a notification to the dead letters. */
+  private async giveUp(key: string, entry: OutboxEntry): Promise<void> {
+    await this.store
+      .batch()
+      .del(OutboxRecord, key)
+      .put(DeadLetterRecord, entry.id, { ...entry, deadAt: new Date().toISOString() })
+      .write();
+    this.metrics.notification(entry.event, "dead");
+    this.log.warn(
+      {
+        session: entry.sessionId,
+        reply: entry.replyId,
+        delivery: entry.id,
+        url: entry.url,
+        attempts: entry.attempts,
+        error: entry.lastError,
+      },
+      "notification given up after its last attempt",
+    );
+  }
+
+  /** Stops sending: aborts the attempts under way (they are due again after their claim). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.abort.abort();
+    await this.running;
+  }
+}
+
+/** The due time in an outbox key. */
+function dueOf(key: string): string {
+  return key.slice(0, key.indexOf("/"));
+}
