@@ -42,3 +42,15 @@ func (c *Client) AuditRecords(ctx context.Context, sessionID string) iter.Seq2[*
 		}
 	}
 }
+
+// ListDeadLetters returns one page of the tenant's dead letters, oldest first: park notifications
+// given up after their last attempt, each with its receiver, body and last error (nil req lists
+// the first page).
+func (c *Client) ListDeadLetters(ctx context.Context, req *pb.ListDeadLettersRequest) (*pb.ListDeadLettersResponse, error) {
+	if req == nil {
+		req = &pb.ListDeadLettersRequest{}
+	}
+	ctx, cancel := c.unaryContext(ctx)
+	defer cancel()
+	return c.audit.ListDeadLetters(ctx, req)
+}

@@ -16,6 +16,8 @@ import {
   AuditServiceClient,
   type ListAuditRecordsRequest,
   type ListAuditRecordsResponse,
+  type ListDeadLettersRequest,
+  type ListDeadLettersResponse,
 } from "../generated/parkway/v1/audit.js";
 import {
   type AddRulesResponse,
@@ -310,6 +312,21 @@ export class ParkwayClient {
     return this.unary(
       this.auditService.listAuditRecords.bind(this.auditService),
       { sessionId: "", toolCallId: "", pageSize: 0, pageToken: "", ...request },
+      settings,
+    );
+  }
+
+  /**
+   * One page of the tenant's dead letters, oldest first: park notifications given up after their
+   * last attempt, each with its receiver, body and last error.
+   */
+  listDeadLetters(
+    request: Partial<ListDeadLettersRequest> = {},
+    settings?: CallSettings,
+  ): Promise<ListDeadLettersResponse> {
+    return this.unary(
+      this.auditService.listDeadLetters.bind(this.auditService),
+      { pageSize: 0, pageToken: "", ...request },
       settings,
     );
   }

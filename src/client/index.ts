@@ -39,6 +39,8 @@ export {
   AuditKind,
   type AuditRecord,
   type ListAuditRecordsResponse,
+  type ListDeadLettersResponse,
+  type DeadLetter,
 } from "../generated/parkway/v1/audit.js";
 export type { AskUserInput, AskUserMetadata } from "../generated/parkway/v1/ask_user.js";
 export type { ClientEvent, ServerEvent } from "../generated/parkway/v1/events.js";

@@ -15,6 +15,7 @@ import { notificationTargets } from "./notification-targets.js";
 import { createServer, type ParkwayServer } from "../server/create-server.js";
 import { createPermissionService } from "../server/permission-service-impl.js";
 import { listAudit } from "../session/audit-log.js";
+import { listDeadLetters } from "../session/notifications/dead-letters.js";
 import { PermissionAdmin } from "../session/permission-admin.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { StorageFailure } from "../store/storage-failure.js";
@@ -242,8 +243,9 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     permissionService: createPermissionService(
       (tenant: string) => new PermissionAdmin(manager, tenant),
     ),
-    auditService: createAuditService((tenant, filter, signal) =>
-      listAudit(store, tenant, filter, signal),
+    auditService: createAuditService(
+      (tenant, filter, signal) => listAudit(store, tenant, filter, signal),
+      (tenant, page, signal) => listDeadLetters(store, tenant, page, signal),
     ),
   });
   // The manager, subscribed first, has stopped what would write when this logs and reports.

@@ -191,6 +191,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   const auditEnv: AdapterEnv = { ...env, service: "parkway.v1.AuditService" };
   server.addService(AuditServiceService, {
     listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, auditEnv),
+    listDeadLetters: adaptUnary("ListDeadLetters", audit.listDeadLetters, auditEnv),
   });
 
   const health = new HealthImplementation(

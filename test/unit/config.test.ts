@@ -172,6 +172,51 @@ describe("config", () => {
       },
       "tenants[0].policy.url: expected an http or https URL",
     ],
+    [
+      { agents: [{ id: "a", notifications: [{ url: "ftp://x/", secret: "s".repeat(16) }] }] },
+      "agents[0].notifications[0].url: expected an http:// or https:// URL",
+    ],
+    [
+      { agents: [{ id: "a", notifications: [{ url: "http://x/", secret: "short" }] }] },
+      "agents[0].notifications[0].secret: at least 16 characters",
+    ],
+    [
+      {
+        agents: [
+          {
+            id: "a",
+            notifications: [{ url: "http://x/", secret: "s".repeat(16), events: ["reply.lost"] }],
+          },
+        ],
+      },
+      "agents[0].notifications[0].events[0]:",
+    ],
+    [
+      {
+        agents: [
+          {
+            id: "a",
+            notifications: [
+              { url: "http://x/", secret: "s".repeat(16) },
+              { url: "http://x/", secret: "t".repeat(16) },
+            ],
+          },
+        ],
+      },
+      "agents[0].notifications[1].url: duplicate url http://x/",
+    ],
+    [
+      {
+        tenants: [
+          {
+            id: "t",
+            tokens: [{ name: "n", sha256: "a".repeat(64) }],
+            notifications: [{ url: "http://x/", secret: "s".repeat(16), maxAttempts: 0 }],
+          },
+        ],
+      },
+      "tenants[0].notifications[0].maxAttempts:",
+    ],
   ])("rejects %j naming the key", (input, expected) => {
     expect(() => parseConfig(input as never)).toThrow(ConfigError);
     expect(() => parseConfig(input as never)).toThrow(expected);

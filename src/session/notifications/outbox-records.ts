@@ -34,10 +34,11 @@ export const OutboxRecord = defineRecord({
 export type OutboxEntry = z.infer<typeof OutboxRecord.schema>;
 export const outboxKey = (dueAt: string, id: string) => `${dueAt}/${id}`;
 
-/** A notification given up after its last attempt: key = delivery id (time-sortable). */
+/** A notification given up after its last attempt: key = `<tenant>/<delivery id>` (time-sortable). */
 export const DeadLetterRecord = defineRecord({
   kind: "dead_letter",
   version: 1,
   schema: z.object({ ...delivery, deadAt: z.string() }),
 });
 export type DeadLetter = z.infer<typeof DeadLetterRecord.schema>;
+export const deadLetterKey = (tenant: string, id: string) => `${tenant}/${id}`;

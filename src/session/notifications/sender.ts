@@ -7,12 +7,18 @@ import { ReplyRecord } from "../records.js";
 import { deliver, retryDelay } from "./delivery.js";
 import { type NotificationBody, stillPending } from "./notification-body.js";
 import type { TargetRef } from "./outbox.js";
-import { DeadLetterRecord, type OutboxEntry, OutboxRecord, outboxKey } from "./outbox-records.js";
+import {
+  DeadLetterRecord,
+  deadLetterKey,
+  type OutboxEntry,
+  OutboxRecord,
+  outboxKey,
+} from "./outbox-records.js";
 
 /** Most notifications taken per sweep, and sent at once. */
 const SWEEP_LIMIT = 32;
 /** How long a claimed notification waits past its timeout before another sweep may take it. */
-const CLAIM_GRACE_MS = 30_000;
+const CLAIM_GRACE_MS = 5_000;
 
 /** Finds the receiver a stored notification was written for (undefined: no longer configured). */
 export type TargetOf = (owner: OutboxEntry["owner"], url: string) => TargetRef | undefined;
@@ -159,7 +165,10 @@ export class NotificationSender {
     await this.store
       .batch()
       .del(OutboxRecord, key)
-      .put(DeadLetterRecord, entry.id, { ...entry, deadAt: new Date().toISOString() })
+      .put(DeadLetterRecord, deadLetterKey(entry.tenant, entry.id), {
+        ...entry,
+        deadAt: new Date().toISOString(),
+      })
       .write();
     this.metrics.notification(entry.event, "dead");
     this.log.warn(

@@ -318,6 +318,19 @@ class AsyncClient:
         )
         return response
 
+    async def list_dead_letters(
+        self, *, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> audit_pb2.ListDeadLettersResponse:
+        """One page of the tenant's dead letters, oldest first (``.dead_letters``,
+        ``.next_page_token``): park notifications given up after their last attempt, each with its
+        receiver, body and last error."""
+        response: audit_pb2.ListDeadLettersResponse = await self.unary(
+            self.audit_service.ListDeadLetters,
+            audit_pb2.ListDeadLettersRequest(page_size=page_size, page_token=page_token),
+            timeout=timeout,
+        )
+        return response
+
     async def reply(
         self,
         session_id: str,

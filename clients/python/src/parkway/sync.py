@@ -399,6 +399,14 @@ class Client:
             )
         )
 
+    def list_dead_letters(
+        self, *, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> audit_pb2.ListDeadLettersResponse:
+        """See :meth:`AsyncClient.list_dead_letters`."""
+        return self._loop.run(
+            self.aio.list_dead_letters(page_size=page_size, page_token=page_token, timeout=timeout)
+        )
+
     def reply(
         self,
         session_id: str,

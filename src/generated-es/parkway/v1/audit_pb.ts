@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file parkway/v1/audit.proto.
  */
 export const file_parkway_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChZwYXJrd2F5L3YxL2F1ZGl0LnByb3RvEgpwYXJrd2F5LnYxIokECgtBdWRpdFJlY29yZBIKCgJpZBgBIAEoCRIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIjCgRraW5kGAMgASgOMhUucGFya3dheS52MS5BdWRpdEtpbmQSDQoFYWN0b3IYBCABKAkSEgoKc2Vzc2lvbl9pZBgFIAEoCRIQCghyZXBseV9pZBgGIAEoCRIUCgx0b29sX2NhbGxfaWQYByABKAkSEQoJdG9vbF9uYW1lGAggASgJEgwKBHJ1bGUYCSABKAkSDwoHcnVsZV9pZBgKIAEoCRINCgVjaGVjaxgLIAEoCRIOCgZyZWFzb24YDCABKAkSFgoOYWNjZXB0ZWRfcnVsZXMYDSADKAkSFAoMaW5wdXRfZWRpdGVkGA4gASgIEhAKCHNlbGVjdGVkGA8gAygJEhYKDmFuc3dlcmVkX290aGVyGBAgASgIEjEKDHJlc3VsdF9zdGF0ZRgRIAEoDjIbLnBhcmt3YXkudjEuVG9vbFJlc3VsdFN0YXRlEigKBG1vZGUYEiABKA4yGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25Nb2RlEiQKBXNjb3BlGBMgASgOMhUucGFya3dheS52MS5SdWxlU2NvcGUSKAoGcG9saWN5GBQgASgLMhgucGFya3dheS52MS5Qb2xpY3lBbnN3ZXIiagoXTGlzdEF1ZGl0UmVjb3Jkc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEigKB3JlY29yZHMYASADKAsyFy5wYXJrd2F5LnYxLkF1ZGl0UmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSqsAwoJQXVkaXRLaW5kEhoKFkFVRElUX0tJTkRfVU5TUEVDSUZJRUQQABIeChpBVURJVF9LSU5EX0FMTE9XRURfQllfUlVMRRABEh8KG0FVRElUX0tJTkRfQUxMT1dFRF9CWV9DSEVDSxACEh0KGUFVRElUX0tJTkRfREVOSUVEX0JZX1JVTEUQAxIeChpBVURJVF9LSU5EX0RFTklFRF9CWV9DSEVDSxAEEhQKEEFVRElUX0tJTkRfQVNLRUQQBRIYChRBVURJVF9LSU5EX0NPTkZJUk1FRBAGEhUKEUFVRElUX0tJTkRfREVOSUVEEAcSFgoSQVVESVRfS0lORF9FWFBJUkVEEAgSHgoaQVVESVRfS0lORF9FWFRFUk5BTF9SRVNVTFQQCRIXChNBVURJVF9LSU5EX0FOU1dFUkVEEAoSGgoWQVVESVRfS0lORF9JTlRFUlJVUFRFRBALEhkKFUFVRElUX0tJTkRfUlVMRV9BRERFRBAMEhsKF0FVRElUX0tJTkRfUlVMRV9SRU1PVkVEEA0SFwoTQVVESVRfS0lORF9NT0RFX1NFVBAOMm0KDEF1ZGl0U2VydmljZRJdChBMaXN0QXVkaXRSZWNvcmRzEiMucGFya3dheS52MS5MaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBokLnBhcmt3YXkudjEuTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlQkRaQmdpdGh1Yi5jb20vcGFya3dheS1kZXYvcGFya3dheS9jbGllbnRzL2dvL2dlbi9wYXJrd2F5L3YxO3Bhcmt3YXl2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_parkway_v1_content, file_parkway_v1_permission]);
+  fileDesc("ChZwYXJrd2F5L3YxL2F1ZGl0LnByb3RvEgpwYXJrd2F5LnYxIokECgtBdWRpdFJlY29yZBIKCgJpZBgBIAEoCRIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIjCgRraW5kGAMgASgOMhUucGFya3dheS52MS5BdWRpdEtpbmQSDQoFYWN0b3IYBCABKAkSEgoKc2Vzc2lvbl9pZBgFIAEoCRIQCghyZXBseV9pZBgGIAEoCRIUCgx0b29sX2NhbGxfaWQYByABKAkSEQoJdG9vbF9uYW1lGAggASgJEgwKBHJ1bGUYCSABKAkSDwoHcnVsZV9pZBgKIAEoCRINCgVjaGVjaxgLIAEoCRIOCgZyZWFzb24YDCABKAkSFgoOYWNjZXB0ZWRfcnVsZXMYDSADKAkSFAoMaW5wdXRfZWRpdGVkGA4gASgIEhAKCHNlbGVjdGVkGA8gAygJEhYKDmFuc3dlcmVkX290aGVyGBAgASgIEjEKDHJlc3VsdF9zdGF0ZRgRIAEoDjIbLnBhcmt3YXkudjEuVG9vbFJlc3VsdFN0YXRlEigKBG1vZGUYEiABKA4yGi5wYXJrd2F5LnYxLlBlcm1pc3Npb25Nb2RlEiQKBXNjb3BlGBMgASgOMhUucGFya3dheS52MS5SdWxlU2NvcGUSKAoGcG9saWN5GBQgASgLMhgucGFya3dheS52MS5Qb2xpY3lBbnN3ZXIiagoXTGlzdEF1ZGl0UmVjb3Jkc1JlcXVlc3QSEgoKc2Vzc2lvbl9pZBgBIAEoCRIUCgx0b29sX2NhbGxfaWQYAiABKAkSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiXQoYTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEigKB3JlY29yZHMYASADKAsyFy5wYXJrd2F5LnYxLkF1ZGl0UmVjb3JkEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLrAQoKRGVhZExldHRlchIKCgJpZBgBIAEoCRINCgVldmVudBgCIAEoCRILCgN1cmwYAyABKAkSEgoKc2Vzc2lvbl9pZBgEIAEoCRIQCghyZXBseV9pZBgFIAEoCRIQCghhdHRlbXB0cxgGIAEoDRISCgpsYXN0X2Vycm9yGAcgASgJEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEisKB2RlYWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBGJvZHkYCiABKAkiPwoWTGlzdERlYWRMZXR0ZXJzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKA0SEgoKcGFnZV90b2tlbhgCIAEoCSJgChdMaXN0RGVhZExldHRlcnNSZXNwb25zZRIsCgxkZWFkX2xldHRlcnMYASADKAsyFi5wYXJrd2F5LnYxLkRlYWRMZXR0ZXISFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKqwDCglBdWRpdEtpbmQSGgoWQVVESVRfS0lORF9VTlNQRUNJRklFRBAAEh4KGkFVRElUX0tJTkRfQUxMT1dFRF9CWV9SVUxFEAESHwobQVVESVRfS0lORF9BTExPV0VEX0JZX0NIRUNLEAISHQoZQVVESVRfS0lORF9ERU5JRURfQllfUlVMRRADEh4KGkFVRElUX0tJTkRfREVOSUVEX0JZX0NIRUNLEAQSFAoQQVVESVRfS0lORF9BU0tFRBAFEhgKFEFVRElUX0tJTkRfQ09ORklSTUVEEAYSFQoRQVVESVRfS0lORF9ERU5JRUQQBxIWChJBVURJVF9LSU5EX0VYUElSRUQQCBIeChpBVURJVF9LSU5EX0VYVEVSTkFMX1JFU1VMVBAJEhcKE0FVRElUX0tJTkRfQU5TV0VSRUQQChIaChZBVURJVF9LSU5EX0lOVEVSUlVQVEVEEAsSGQoVQVVESVRfS0lORF9SVUxFX0FEREVEEAwSGwoXQVVESVRfS0lORF9SVUxFX1JFTU9WRUQQDRIXChNBVURJVF9LSU5EX01PREVfU0VUEA4yyQEKDEF1ZGl0U2VydmljZRJdChBMaXN0QXVkaXRSZWNvcmRzEiMucGFya3dheS52MS5MaXN0QXVkaXRSZWNvcmRzUmVxdWVzdBokLnBhcmt3YXkudjEuTGlzdEF1ZGl0UmVjb3Jkc1Jlc3BvbnNlEloKD0xpc3REZWFkTGV0dGVycxIiLnBhcmt3YXkudjEuTGlzdERlYWRMZXR0ZXJzUmVxdWVzdBojLnBhcmt3YXkudjEuTGlzdERlYWRMZXR0ZXJzUmVzcG9uc2VCRFpCZ2l0aHViLmNvbS9wYXJrd2F5LWRldi9wYXJrd2F5L2NsaWVudHMvZ28vZ2VuL3Bhcmt3YXkvdjE7cGFya3dheXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_parkway_v1_content, file_parkway_v1_permission]);
 
 /**
  * One audited decision or answer.
@@ -248,6 +248,147 @@ export const ListAuditRecordsResponseSchema: GenMessage<ListAuditRecordsResponse
   messageDesc(file_parkway_v1_audit, 2);
 
 /**
+ * A park notification that was never acknowledged: after its last attempt failed, Parkway stopped
+ * sending it (see the agent's or tenant's `notifications` configuration).
+ *
+ * @generated from message parkway.v1.DeadLetter
+ */
+export type DeadLetter = Message<"parkway.v1.DeadLetter"> & {
+  /**
+   * The delivery id, sent as the `Parkway-Delivery` header on every attempt.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * What it told of: "reply.parked", "call.expired" or "reply.ended".
+   *
+   * @generated from field: string event = 2;
+   */
+  event: string;
+
+  /**
+   * The receiver's URL.
+   *
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * The session it is about.
+   *
+   * @generated from field: string session_id = 4;
+   */
+  sessionId: string;
+
+  /**
+   * The reply it is about.
+   *
+   * @generated from field: string reply_id = 5;
+   */
+  replyId: string;
+
+  /**
+   * The attempts made.
+   *
+   * @generated from field: uint32 attempts = 6;
+   */
+  attempts: number;
+
+  /**
+   * Why the last attempt failed, e.g. "HTTP 500: ..." or "no answer within 10000 ms".
+   *
+   * @generated from field: string last_error = 7;
+   */
+  lastError: string;
+
+  /**
+   * When the notification was written (with the park, expiry or end it tells of).
+   *
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When it was given up.
+   *
+   * @generated from field: google.protobuf.Timestamp dead_at = 9;
+   */
+  deadAt?: Timestamp | undefined;
+
+  /**
+   * The JSON body it was sent with.
+   *
+   * @generated from field: string body = 10;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message parkway.v1.DeadLetter.
+ * Use `create(DeadLetterSchema)` to create a new message.
+ */
+export const DeadLetterSchema: GenMessage<DeadLetter> = /*@__PURE__*/
+  messageDesc(file_parkway_v1_audit, 3);
+
+/**
+ * Request of ListDeadLetters.
+ *
+ * @generated from message parkway.v1.ListDeadLettersRequest
+ */
+export type ListDeadLettersRequest = Message<"parkway.v1.ListDeadLettersRequest"> & {
+  /**
+   * The most dead letters to return, at most 1000; 0 means 100.
+   *
+   * @generated from field: uint32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The next_page_token of the previous page (opaque); empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message parkway.v1.ListDeadLettersRequest.
+ * Use `create(ListDeadLettersRequestSchema)` to create a new message.
+ */
+export const ListDeadLettersRequestSchema: GenMessage<ListDeadLettersRequest> = /*@__PURE__*/
+  messageDesc(file_parkway_v1_audit, 4);
+
+/**
+ * Response of ListDeadLetters.
+ *
+ * @generated from message parkway.v1.ListDeadLettersResponse
+ */
+export type ListDeadLettersResponse = Message<"parkway.v1.ListDeadLettersResponse"> & {
+  /**
+   * The dead letters of this page, oldest first.
+   *
+   * @generated from field: repeated parkway.v1.DeadLetter dead_letters = 1;
+   */
+  deadLetters: DeadLetter[];
+
+  /**
+   * Pass as page_token to get the next page; empty when this page is the last.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message parkway.v1.ListDeadLettersResponse.
+ * Use `create(ListDeadLettersResponseSchema)` to create a new message.
+ */
+export const ListDeadLettersResponseSchema: GenMessage<ListDeadLettersResponse> = /*@__PURE__*/
+  messageDesc(file_parkway_v1_audit, 5);
+
+/**
  * What an audit record records.
  *
  * @generated from enum parkway.v1.AuditKind
@@ -383,6 +524,17 @@ export const AuditService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditRecordsRequestSchema;
     output: typeof ListAuditRecordsResponseSchema;
+  },
+  /**
+   * Lists the caller's tenant's park notifications given up after their last attempt (dead
+   * letters), oldest first: each with its receiver, its body and the last attempt's error.
+   *
+   * @generated from rpc parkway.v1.AuditService.ListDeadLetters
+   */
+  listDeadLetters: {
+    methodKind: "unary";
+    input: typeof ListDeadLettersRequestSchema;
+    output: typeof ListDeadLettersResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_parkway_v1_audit, 0);

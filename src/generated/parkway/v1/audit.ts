@@ -240,6 +240,53 @@ export interface ListAuditRecordsResponse {
   nextPageToken: string;
 }
 
+/**
+ * A park notification that was never acknowledged: after its last attempt failed, Parkway stopped
+ * sending it (see the agent's or tenant's `notifications` configuration).
+ */
+export interface DeadLetter {
+  /** The delivery id, sent as the `Parkway-Delivery` header on every attempt. */
+  id: string;
+  /** What it told of: "reply.parked", "call.expired" or "reply.ended". */
+  event: string;
+  /** The receiver's URL. */
+  url: string;
+  /** The session it is about. */
+  sessionId: string;
+  /** The reply it is about. */
+  replyId: string;
+  /** The attempts made. */
+  attempts: number;
+  /** Why the last attempt failed, e.g. "HTTP 500: ..." or "no answer within 10000 ms". */
+  lastError: string;
+  /** When the notification was written (with the park, expiry or end it tells of). */
+  createdAt:
+    | Date
+    | undefined;
+  /** When it was given up. */
+  deadAt:
+    | Date
+    | undefined;
+  /** The JSON body it was sent with. */
+  body: string;
+}
+
+/** Request of ListDeadLetters. */
+export interface ListDeadLettersRequest {
+  /** The most dead letters to return, at most 1000; 0 means 100. */
+  pageSize: number;
+  /** The next_page_token of the previous page (opaque); empty for the first page. */
+  pageToken: string;
+}
+
+/** Response of ListDeadLetters. */
+export interface ListDeadLettersResponse {
+  /** The dead letters of this page, oldest first. */
+  deadLetters: DeadLetter[];
+  /** Pass as page_token to get the next page; empty when this page is the last. */
+  nextPageToken: string;
+}
+
 function createBaseAuditRecord(): AuditRecord {
   return {
     id: "",
@@ -896,6 +943,436 @@ export const ListAuditRecordsResponse: MessageFns<ListAuditRecordsResponse> = {
   },
 };
 
+function createBaseDeadLetter(): DeadLetter {
+  return {
+    id: "",
+    event: "",
+    url: "",
+    sessionId: "",
+    replyId: "",
+    attempts: 0,
+    lastError: "",
+    createdAt: undefined,
+    deadAt: undefined,
+    body: "",
+  };
+}
+
+export const DeadLetter: MessageFns<DeadLetter> = {
+  encode(message: DeadLetter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.event !== "") {
+      writer.uint32(18).string(message.event);
+    }
+    if (message.url !== "") {
+      writer.uint32(26).string(message.url);
+    }
+    if (message.sessionId !== "") {
+      writer.uint32(34).string(message.sessionId);
+    }
+    if (message.replyId !== "") {
+      writer.uint32(42).string(message.replyId);
+    }
+    if (message.attempts !== 0) {
+      writer.uint32(48).uint32(message.attempts);
+    }
+    if (message.lastError !== "") {
+      writer.uint32(58).string(message.lastError);
+    }
+    if (message.createdAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.createdAt), writer.uint32(66).fork()).join();
+    }
+    if (message.deadAt !== undefined) {
+      Timestamp.encode(toTimestamp(message.deadAt), writer.uint32(74).fork()).join();
+    }
+    if (message.body !== "") {
+      writer.uint32(82).string(message.body);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): DeadLetter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseDeadLetter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.event = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sessionId = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.replyId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.attempts = reader.uint32();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.lastError = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.createdAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.deadAt = fromTimestamp(Timestamp.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.body = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): DeadLetter {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      event: isSet(object.event) ? globalThis.String(object.event) : "",
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      sessionId: isSet(object.sessionId)
+        ? globalThis.String(object.sessionId)
+        : isSet(object.session_id)
+        ? globalThis.String(object.session_id)
+        : "",
+      replyId: isSet(object.replyId)
+        ? globalThis.String(object.replyId)
+        : isSet(object.reply_id)
+        ? globalThis.String(object.reply_id)
+        : "",
+      attempts: isSet(object.attempts) ? globalThis.Number(object.attempts) : 0,
+      lastError: isSet(object.lastError)
+        ? globalThis.String(object.lastError)
+        : isSet(object.last_error)
+        ? globalThis.String(object.last_error)
+        : "",
+      createdAt: isSet(object.createdAt)
+        ? fromJsonTimestamp(object.createdAt)
+        : isSet(object.created_at)
+        ? fromJsonTimestamp(object.created_at)
+        : undefined,
+      deadAt: isSet(object.deadAt)
+        ? fromJsonTimestamp(object.deadAt)
+        : isSet(object.dead_at)
+        ? fromJsonTimestamp(object.dead_at)
+        : undefined,
+      body: isSet(object.body) ? globalThis.String(object.body) : "",
+    };
+  },
+
+  toJSON(message: DeadLetter): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.event !== "") {
+      obj.event = message.event;
+    }
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.sessionId !== "") {
+      obj.sessionId = message.sessionId;
+    }
+    if (message.replyId !== "") {
+      obj.replyId = message.replyId;
+    }
+    if (message.attempts !== 0) {
+      obj.attempts = Math.round(message.attempts);
+    }
+    if (message.lastError !== "") {
+      obj.lastError = message.lastError;
+    }
+    if (message.createdAt !== undefined) {
+      obj.createdAt = message.createdAt.toISOString();
+    }
+    if (message.deadAt !== undefined) {
+      obj.deadAt = message.deadAt.toISOString();
+    }
+    if (message.body !== "") {
+      obj.body = message.body;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<DeadLetter>): DeadLetter {
+    return DeadLetter.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<DeadLetter>): DeadLetter {
+    const message = createBaseDeadLetter();
+    message.id = object.id ?? "";
+    message.event = object.event ?? "";
+    message.url = object.url ?? "";
+    message.sessionId = object.sessionId ?? "";
+    message.replyId = object.replyId ?? "";
+    message.attempts = object.attempts ?? 0;
+    message.lastError = object.lastError ?? "";
+    message.createdAt = object.createdAt ?? undefined;
+    message.deadAt = object.deadAt ?? undefined;
+    message.body = object.body ?? "";
+    return message;
+  },
+};
+
+function createBaseListDeadLettersRequest(): ListDeadLettersRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListDeadLettersRequest: MessageFns<ListDeadLettersRequest> = {
+  encode(message: ListDeadLettersRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).uint32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeadLettersRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeadLettersRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeadLettersRequest {
+    return {
+      pageSize: isSet(object.pageSize)
+        ? globalThis.Number(object.pageSize)
+        : isSet(object.page_size)
+        ? globalThis.Number(object.page_size)
+        : 0,
+      pageToken: isSet(object.pageToken)
+        ? globalThis.String(object.pageToken)
+        : isSet(object.page_token)
+        ? globalThis.String(object.page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListDeadLettersRequest): unknown {
+    const obj: any = {};
+    if (message.pageSize !== 0) {
+      obj.pageSize = Math.round(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      obj.pageToken = message.pageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeadLettersRequest>): ListDeadLettersRequest {
+    return ListDeadLettersRequest.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDeadLettersRequest>): ListDeadLettersRequest {
+    const message = createBaseListDeadLettersRequest();
+    message.pageSize = object.pageSize ?? 0;
+    message.pageToken = object.pageToken ?? "";
+    return message;
+  },
+};
+
+function createBaseListDeadLettersResponse(): ListDeadLettersResponse {
+  return { deadLetters: [], nextPageToken: "" };
+}
+
+export const ListDeadLettersResponse: MessageFns<ListDeadLettersResponse> = {
+  encode(message: ListDeadLettersResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.deadLetters) {
+      DeadLetter.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDeadLettersResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDeadLettersResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deadLetters.push(DeadLetter.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListDeadLettersResponse {
+    return {
+      deadLetters: globalThis.Array.isArray(object?.deadLetters)
+        ? object.deadLetters.map((e: any) => DeadLetter.fromJSON(e))
+        : globalThis.Array.isArray(object?.dead_letters)
+        ? object.dead_letters.map((e: any) => DeadLetter.fromJSON(e))
+        : [],
+      nextPageToken: isSet(object.nextPageToken)
+        ? globalThis.String(object.nextPageToken)
+        : isSet(object.next_page_token)
+        ? globalThis.String(object.next_page_token)
+        : "",
+    };
+  },
+
+  toJSON(message: ListDeadLettersResponse): unknown {
+    const obj: any = {};
+    if (message.deadLetters?.length) {
+      obj.deadLetters = message.deadLetters.map((e) => DeadLetter.toJSON(e));
+    }
+    if (message.nextPageToken !== "") {
+      obj.nextPageToken = message.nextPageToken;
+    }
+    return obj;
+  },
+
+  create(base?: DeepPartial<ListDeadLettersResponse>): ListDeadLettersResponse {
+    return ListDeadLettersResponse.fromPartial(base ?? {});
+  },
+  fromPartial(object: DeepPartial<ListDeadLettersResponse>): ListDeadLettersResponse {
+    const message = createBaseListDeadLettersResponse();
+    message.deadLetters = object.deadLetters?.map((e) => DeadLetter.fromPartial(e)) || [];
+    message.nextPageToken = object.nextPageToken ?? "";
+    return message;
+  },
+};
+
 /**
  * The audit trail of a tenant: every permission decision and every answer, who made it, when, for
  * which tool call, and which rule or check decided. Records are written in the same atomic write as
@@ -916,11 +1393,31 @@ export const AuditServiceService = {
       Buffer.from(ListAuditRecordsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListAuditRecordsResponse => ListAuditRecordsResponse.decode(value),
   },
+  /**
+   * Lists the caller's tenant's park notifications given up after their last attempt (dead
+   * letters), oldest first: each with its receiver, its body and the last attempt's error.
+   */
+  listDeadLetters: {
+    path: "/parkway.v1.AuditService/ListDeadLetters" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDeadLettersRequest): Buffer =>
+      Buffer.from(ListDeadLettersRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDeadLettersRequest => ListDeadLettersRequest.decode(value),
+    responseSerialize: (value: ListDeadLettersResponse): Buffer =>
+      Buffer.from(ListDeadLettersResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDeadLettersResponse => ListDeadLettersResponse.decode(value),
+  },
 } as const;
 
 export interface AuditServiceServer extends UntypedServiceImplementation {
   /** Lists the caller's tenant's audit records, oldest first; another tenant's records are never seen. */
   listAuditRecords: handleUnaryCall<ListAuditRecordsRequest, ListAuditRecordsResponse>;
+  /**
+   * Lists the caller's tenant's park notifications given up after their last attempt (dead
+   * letters), oldest first: each with its receiver, its body and the last attempt's error.
+   */
+  listDeadLetters: handleUnaryCall<ListDeadLettersRequest, ListDeadLettersResponse>;
 }
 
 export interface AuditServiceClient extends Client {
@@ -939,6 +1436,25 @@ export interface AuditServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListAuditRecordsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Lists the caller's tenant's park notifications given up after their last attempt (dead
+   * letters), oldest first: each with its receiver, its body and the last attempt's error.
+   */
+  listDeadLetters(
+    request: ListDeadLettersRequest,
+    callback: (error: ServiceError | null, response: ListDeadLettersResponse) => void,
+  ): ClientUnaryCall;
+  listDeadLetters(
+    request: ListDeadLettersRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDeadLettersResponse) => void,
+  ): ClientUnaryCall;
+  listDeadLetters(
+    request: ListDeadLettersRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDeadLettersResponse) => void,
   ): ClientUnaryCall;
 }
 

@@ -473,6 +473,244 @@ func (x *ListAuditRecordsResponse) GetNextPageToken() string {
 	return ""
 }
 
+// A park notification that was never acknowledged: after its last attempt failed, Parkway stopped
+// sending it (see the agent's or tenant's `notifications` configuration).
+type DeadLetter struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The delivery id, sent as the `Parkway-Delivery` header on every attempt.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// What it told of: "reply.parked", "call.expired" or "reply.ended".
+	Event string `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	// The receiver's URL.
+	Url string `protobuf:"bytes,3,opt,name=url,proto3" json:"url,omitempty"`
+	// The session it is about.
+	SessionId string `protobuf:"bytes,4,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// The reply it is about.
+	ReplyId string `protobuf:"bytes,5,opt,name=reply_id,json=replyId,proto3" json:"reply_id,omitempty"`
+	// The attempts made.
+	Attempts uint32 `protobuf:"varint,6,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// Why the last attempt failed, e.g. "HTTP 500: ..." or "no answer within 10000 ms".
+	LastError string `protobuf:"bytes,7,opt,name=last_error,json=lastError,proto3" json:"last_error,omitempty"`
+	// When the notification was written (with the park, expiry or end it tells of).
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When it was given up.
+	DeadAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=dead_at,json=deadAt,proto3" json:"dead_at,omitempty"`
+	// The JSON body it was sent with.
+	Body          string `protobuf:"bytes,10,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeadLetter) Reset() {
+	*x = DeadLetter{}
+	mi := &file_parkway_v1_audit_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeadLetter) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeadLetter) ProtoMessage() {}
+
+func (x *DeadLetter) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_audit_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeadLetter.ProtoReflect.Descriptor instead.
+func (*DeadLetter) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_audit_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *DeadLetter) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetReplyId() string {
+	if x != nil {
+		return x.ReplyId
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetAttempts() uint32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *DeadLetter) GetLastError() string {
+	if x != nil {
+		return x.LastError
+	}
+	return ""
+}
+
+func (x *DeadLetter) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *DeadLetter) GetDeadAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DeadAt
+	}
+	return nil
+}
+
+func (x *DeadLetter) GetBody() string {
+	if x != nil {
+		return x.Body
+	}
+	return ""
+}
+
+// Request of ListDeadLetters.
+type ListDeadLettersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The most dead letters to return, at most 1000; 0 means 100.
+	PageSize uint32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page (opaque); empty for the first page.
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeadLettersRequest) Reset() {
+	*x = ListDeadLettersRequest{}
+	mi := &file_parkway_v1_audit_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeadLettersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeadLettersRequest) ProtoMessage() {}
+
+func (x *ListDeadLettersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_audit_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeadLettersRequest.ProtoReflect.Descriptor instead.
+func (*ListDeadLettersRequest) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_audit_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ListDeadLettersRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListDeadLettersRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+// Response of ListDeadLetters.
+type ListDeadLettersResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The dead letters of this page, oldest first.
+	DeadLetters []*DeadLetter `protobuf:"bytes,1,rep,name=dead_letters,json=deadLetters,proto3" json:"dead_letters,omitempty"`
+	// Pass as page_token to get the next page; empty when this page is the last.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListDeadLettersResponse) Reset() {
+	*x = ListDeadLettersResponse{}
+	mi := &file_parkway_v1_audit_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListDeadLettersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListDeadLettersResponse) ProtoMessage() {}
+
+func (x *ListDeadLettersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_parkway_v1_audit_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListDeadLettersResponse.ProtoReflect.Descriptor instead.
+func (*ListDeadLettersResponse) Descriptor() ([]byte, []int) {
+	return file_parkway_v1_audit_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListDeadLettersResponse) GetDeadLetters() []*DeadLetter {
+	if x != nil {
+		return x.DeadLetters
+	}
+	return nil
+}
+
+func (x *ListDeadLettersResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
 var File_parkway_v1_audit_proto protoreflect.FileDescriptor
 
 const file_parkway_v1_audit_proto_rawDesc = "" +
@@ -513,6 +751,29 @@ const file_parkway_v1_audit_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"u\n" +
 	"\x18ListAuditRecordsResponse\x121\n" +
 	"\arecords\x18\x01 \x03(\v2\x17.parkway.v1.AuditRecordR\arecords\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\xbd\x02\n" +
+	"\n" +
+	"DeadLetter\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05event\x18\x02 \x01(\tR\x05event\x12\x10\n" +
+	"\x03url\x18\x03 \x01(\tR\x03url\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x04 \x01(\tR\tsessionId\x12\x19\n" +
+	"\breply_id\x18\x05 \x01(\tR\areplyId\x12\x1a\n" +
+	"\battempts\x18\x06 \x01(\rR\battempts\x12\x1d\n" +
+	"\n" +
+	"last_error\x18\a \x01(\tR\tlastError\x129\n" +
+	"\n" +
+	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x123\n" +
+	"\adead_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x06deadAt\x12\x12\n" +
+	"\x04body\x18\n" +
+	" \x01(\tR\x04body\"T\n" +
+	"\x16ListDeadLettersRequest\x12\x1b\n" +
+	"\tpage_size\x18\x01 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"|\n" +
+	"\x17ListDeadLettersResponse\x129\n" +
+	"\fdead_letters\x18\x01 \x03(\v2\x16.parkway.v1.DeadLetterR\vdeadLetters\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*\xac\x03\n" +
 	"\tAuditKind\x12\x1a\n" +
 	"\x16AUDIT_KIND_UNSPECIFIED\x10\x00\x12\x1e\n" +
@@ -530,9 +791,10 @@ const file_parkway_v1_audit_proto_rawDesc = "" +
 	"\x16AUDIT_KIND_INTERRUPTED\x10\v\x12\x19\n" +
 	"\x15AUDIT_KIND_RULE_ADDED\x10\f\x12\x1b\n" +
 	"\x17AUDIT_KIND_RULE_REMOVED\x10\r\x12\x17\n" +
-	"\x13AUDIT_KIND_MODE_SET\x10\x0e2m\n" +
+	"\x13AUDIT_KIND_MODE_SET\x10\x0e2\xc9\x01\n" +
 	"\fAuditService\x12]\n" +
-	"\x10ListAuditRecords\x12#.parkway.v1.ListAuditRecordsRequest\x1a$.parkway.v1.ListAuditRecordsResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3"
+	"\x10ListAuditRecords\x12#.parkway.v1.ListAuditRecordsRequest\x1a$.parkway.v1.ListAuditRecordsResponse\x12Z\n" +
+	"\x0fListDeadLetters\x12\".parkway.v1.ListDeadLettersRequest\x1a#.parkway.v1.ListDeadLettersResponseBDZBgithub.com/parkway-dev/parkway/clients/go/gen/parkway/v1;parkwayv1b\x06proto3"
 
 var (
 	file_parkway_v1_audit_proto_rawDescOnce sync.Once
@@ -547,33 +809,41 @@ func file_parkway_v1_audit_proto_rawDescGZIP() []byte {
 }
 
 var file_parkway_v1_audit_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_parkway_v1_audit_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_parkway_v1_audit_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_parkway_v1_audit_proto_goTypes = []any{
 	(AuditKind)(0),                   // 0: parkway.v1.AuditKind
 	(*AuditRecord)(nil),              // 1: parkway.v1.AuditRecord
 	(*ListAuditRecordsRequest)(nil),  // 2: parkway.v1.ListAuditRecordsRequest
 	(*ListAuditRecordsResponse)(nil), // 3: parkway.v1.ListAuditRecordsResponse
-	(*timestamppb.Timestamp)(nil),    // 4: google.protobuf.Timestamp
-	(ToolResultState)(0),             // 5: parkway.v1.ToolResultState
-	(PermissionMode)(0),              // 6: parkway.v1.PermissionMode
-	(RuleScope)(0),                   // 7: parkway.v1.RuleScope
-	(*PolicyAnswer)(nil),             // 8: parkway.v1.PolicyAnswer
+	(*DeadLetter)(nil),               // 4: parkway.v1.DeadLetter
+	(*ListDeadLettersRequest)(nil),   // 5: parkway.v1.ListDeadLettersRequest
+	(*ListDeadLettersResponse)(nil),  // 6: parkway.v1.ListDeadLettersResponse
+	(*timestamppb.Timestamp)(nil),    // 7: google.protobuf.Timestamp
+	(ToolResultState)(0),             // 8: parkway.v1.ToolResultState
+	(PermissionMode)(0),              // 9: parkway.v1.PermissionMode
+	(RuleScope)(0),                   // 10: parkway.v1.RuleScope
+	(*PolicyAnswer)(nil),             // 11: parkway.v1.PolicyAnswer
 }
 var file_parkway_v1_audit_proto_depIdxs = []int32{
-	4, // 0: parkway.v1.AuditRecord.time:type_name -> google.protobuf.Timestamp
-	0, // 1: parkway.v1.AuditRecord.kind:type_name -> parkway.v1.AuditKind
-	5, // 2: parkway.v1.AuditRecord.result_state:type_name -> parkway.v1.ToolResultState
-	6, // 3: parkway.v1.AuditRecord.mode:type_name -> parkway.v1.PermissionMode
-	7, // 4: parkway.v1.AuditRecord.scope:type_name -> parkway.v1.RuleScope
-	8, // 5: parkway.v1.AuditRecord.policy:type_name -> parkway.v1.PolicyAnswer
-	1, // 6: parkway.v1.ListAuditRecordsResponse.records:type_name -> parkway.v1.AuditRecord
-	2, // 7: parkway.v1.AuditService.ListAuditRecords:input_type -> parkway.v1.ListAuditRecordsRequest
-	3, // 8: parkway.v1.AuditService.ListAuditRecords:output_type -> parkway.v1.ListAuditRecordsResponse
-	8, // [8:9] is the sub-list for method output_type
-	7, // [7:8] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	7,  // 0: parkway.v1.AuditRecord.time:type_name -> google.protobuf.Timestamp
+	0,  // 1: parkway.v1.AuditRecord.kind:type_name -> parkway.v1.AuditKind
+	8,  // 2: parkway.v1.AuditRecord.result_state:type_name -> parkway.v1.ToolResultState
+	9,  // 3: parkway.v1.AuditRecord.mode:type_name -> parkway.v1.PermissionMode
+	10, // 4: parkway.v1.AuditRecord.scope:type_name -> parkway.v1.RuleScope
+	11, // 5: parkway.v1.AuditRecord.policy:type_name -> parkway.v1.PolicyAnswer
+	1,  // 6: parkway.v1.ListAuditRecordsResponse.records:type_name -> parkway.v1.AuditRecord
+	7,  // 7: parkway.v1.DeadLetter.created_at:type_name -> google.protobuf.Timestamp
+	7,  // 8: parkway.v1.DeadLetter.dead_at:type_name -> google.protobuf.Timestamp
+	4,  // 9: parkway.v1.ListDeadLettersResponse.dead_letters:type_name -> parkway.v1.DeadLetter
+	2,  // 10: parkway.v1.AuditService.ListAuditRecords:input_type -> parkway.v1.ListAuditRecordsRequest
+	5,  // 11: parkway.v1.AuditService.ListDeadLetters:input_type -> parkway.v1.ListDeadLettersRequest
+	3,  // 12: parkway.v1.AuditService.ListAuditRecords:output_type -> parkway.v1.ListAuditRecordsResponse
+	6,  // 13: parkway.v1.AuditService.ListDeadLetters:output_type -> parkway.v1.ListDeadLettersResponse
+	12, // [12:14] is the sub-list for method output_type
+	10, // [10:12] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_parkway_v1_audit_proto_init() }
@@ -589,7 +859,7 @@ func file_parkway_v1_audit_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_parkway_v1_audit_proto_rawDesc), len(file_parkway_v1_audit_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   3,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -20,6 +20,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	AuditService_ListAuditRecords_FullMethodName = "/parkway.v1.AuditService/ListAuditRecords"
+	AuditService_ListDeadLetters_FullMethodName  = "/parkway.v1.AuditService/ListDeadLetters"
 )
 
 // AuditServiceClient is the client API for AuditService service.
@@ -33,6 +34,9 @@ const (
 type AuditServiceClient interface {
 	// Lists the caller's tenant's audit records, oldest first; another tenant's records are never seen.
 	ListAuditRecords(ctx context.Context, in *ListAuditRecordsRequest, opts ...grpc.CallOption) (*ListAuditRecordsResponse, error)
+	// Lists the caller's tenant's park notifications given up after their last attempt (dead
+	// letters), oldest first: each with its receiver, its body and the last attempt's error.
+	ListDeadLetters(ctx context.Context, in *ListDeadLettersRequest, opts ...grpc.CallOption) (*ListDeadLettersResponse, error)
 }
 
 type auditServiceClient struct {
@@ -53,6 +57,16 @@ func (c *auditServiceClient) ListAuditRecords(ctx context.Context, in *ListAudit
 	return out, nil
 }
 
+func (c *auditServiceClient) ListDeadLetters(ctx context.Context, in *ListDeadLettersRequest, opts ...grpc.CallOption) (*ListDeadLettersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListDeadLettersResponse)
+	err := c.cc.Invoke(ctx, AuditService_ListDeadLetters_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AuditServiceServer is the server API for AuditService service.
 // All implementations must embed UnimplementedAuditServiceServer
 // for forward compatibility.
@@ -64,6 +78,9 @@ func (c *auditServiceClient) ListAuditRecords(ctx context.Context, in *ListAudit
 type AuditServiceServer interface {
 	// Lists the caller's tenant's audit records, oldest first; another tenant's records are never seen.
 	ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error)
+	// Lists the caller's tenant's park notifications given up after their last attempt (dead
+	// letters), oldest first: each with its receiver, its body and the last attempt's error.
+	ListDeadLetters(context.Context, *ListDeadLettersRequest) (*ListDeadLettersResponse, error)
 	mustEmbedUnimplementedAuditServiceServer()
 }
 
@@ -76,6 +93,9 @@ type UnimplementedAuditServiceServer struct{}
 
 func (UnimplementedAuditServiceServer) ListAuditRecords(context.Context, *ListAuditRecordsRequest) (*ListAuditRecordsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAuditRecords not implemented")
+}
+func (UnimplementedAuditServiceServer) ListDeadLetters(context.Context, *ListDeadLettersRequest) (*ListDeadLettersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListDeadLetters not implemented")
 }
 func (UnimplementedAuditServiceServer) mustEmbedUnimplementedAuditServiceServer() {}
 func (UnimplementedAuditServiceServer) testEmbeddedByValue()                      {}
@@ -116,6 +136,24 @@ func _AuditService_ListAuditRecords_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AuditService_ListDeadLetters_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListDeadLettersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AuditServiceServer).ListDeadLetters(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AuditService_ListDeadLetters_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AuditServiceServer).ListDeadLetters(ctx, req.(*ListDeadLettersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AuditService_ServiceDesc is the grpc.ServiceDesc for AuditService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -126,6 +164,10 @@ var AuditService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAuditRecords",
 			Handler:    _AuditService_ListAuditRecords_Handler,
+		},
+		{
+			MethodName: "ListDeadLetters",
+			Handler:    _AuditService_ListDeadLetters_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

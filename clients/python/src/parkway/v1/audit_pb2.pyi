@@ -108,3 +108,43 @@ class ListAuditRecordsResponse(_message.Message):
     records: _containers.RepeatedCompositeFieldContainer[AuditRecord]
     next_page_token: str
     def __init__(self, records: _Optional[_Iterable[_Union[AuditRecord, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class DeadLetter(_message.Message):
+    __slots__ = ("id", "event", "url", "session_id", "reply_id", "attempts", "last_error", "created_at", "dead_at", "body")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLY_ID_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    DEAD_AT_FIELD_NUMBER: _ClassVar[int]
+    BODY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    event: str
+    url: str
+    session_id: str
+    reply_id: str
+    attempts: int
+    last_error: str
+    created_at: _timestamp_pb2.Timestamp
+    dead_at: _timestamp_pb2.Timestamp
+    body: str
+    def __init__(self, id: _Optional[str] = ..., event: _Optional[str] = ..., url: _Optional[str] = ..., session_id: _Optional[str] = ..., reply_id: _Optional[str] = ..., attempts: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., dead_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., body: _Optional[str] = ...) -> None: ...
+
+class ListDeadLettersRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListDeadLettersResponse(_message.Message):
+    __slots__ = ("dead_letters", "next_page_token")
+    DEAD_LETTERS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    dead_letters: _containers.RepeatedCompositeFieldContainer[DeadLetter]
+    next_page_token: str
+    def __init__(self, dead_letters: _Optional[_Iterable[_Union[DeadLetter, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

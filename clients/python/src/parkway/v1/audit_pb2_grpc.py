@@ -43,6 +43,11 @@ class AuditServiceStub:
                 request_serializer=parkway_dot_v1_dot_audit__pb2.ListAuditRecordsRequest.SerializeToString,
                 response_deserializer=parkway_dot_v1_dot_audit__pb2.ListAuditRecordsResponse.FromString,
                 _registered_method=True)
+        self.ListDeadLetters = channel.unary_unary(
+                '/parkway.v1.AuditService/ListDeadLetters',
+                request_serializer=parkway_dot_v1_dot_audit__pb2.ListDeadLettersRequest.SerializeToString,
+                response_deserializer=parkway_dot_v1_dot_audit__pb2.ListDeadLettersResponse.FromString,
+                _registered_method=True)
 
 
 class AuditServiceServicer:
@@ -59,6 +64,14 @@ class AuditServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListDeadLetters(self, request, context):
+        """Lists the caller's tenant's park notifications given up after their last attempt (dead
+        letters), oldest first: each with its receiver, its body and the last attempt's error.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AuditServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -66,6 +79,11 @@ def add_AuditServiceServicer_to_server(servicer, server):
                     servicer.ListAuditRecords,
                     request_deserializer=parkway_dot_v1_dot_audit__pb2.ListAuditRecordsRequest.FromString,
                     response_serializer=parkway_dot_v1_dot_audit__pb2.ListAuditRecordsResponse.SerializeToString,
+            ),
+            'ListDeadLetters': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListDeadLetters,
+                    request_deserializer=parkway_dot_v1_dot_audit__pb2.ListDeadLettersRequest.FromString,
+                    response_serializer=parkway_dot_v1_dot_audit__pb2.ListDeadLettersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -99,6 +117,33 @@ class AuditService:
             '/parkway.v1.AuditService/ListAuditRecords',
             parkway_dot_v1_dot_audit__pb2.ListAuditRecordsRequest.SerializeToString,
             parkway_dot_v1_dot_audit__pb2.ListAuditRecordsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListDeadLetters(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/parkway.v1.AuditService/ListDeadLetters',
+            parkway_dot_v1_dot_audit__pb2.ListDeadLettersRequest.SerializeToString,
+            parkway_dot_v1_dot_audit__pb2.ListDeadLettersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,307 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  createParkwayClient,
+  type ParkwayClient,
+  type ServerEvent,
+} from "../../src/client/index.js";
+import { parseConfig } from "../../src/config/index.js";
+import { type Script, startScriptedModel } from "../../src/model/scripted/index.js";
+import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
+import { verifySignature } from "../../src/session/notifications/signature.js";
+import { captureLog } from "../helpers/capture-log.js";
+import {
+  type NotificationReceiver,
+  type Received,
+  startNotificationReceiver,
+} from "../helpers/notification-receiver.js";
+import { collect } from "../helpers/parkway-harness.js";
+import { spawnServer, type SpawnedServer } from "../helpers/spawn-server.js";
+
+const SECRET = "a-receiver-secret-of-some-length";
+
+const script: Script = {
+  turns: [
+    {
+      match: { lastUser: "^touch" },
+      toolCalls: [{ name: "Bash", input: { command: "touch made.txt" } }],
+    },
+    { repeat: true, text: "done" },
+  ],
+};
+
+const closers: (() => Promise<unknown> | void)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+/**
+ * Parkway with two agents whose receiver is `receiver`, retrying fast ("timed" parks for half a
+ * second); its client and metrics.
+ */
+async function start(receiver: NotificationReceiver, target: Record<string, unknown> = {}) {
+  const root = await mkdtemp(path.join(tmpdir(), "parkway-notify-"));
+  const model = await startScriptedModel({ script });
+  closers.push(() => model.close());
+  const log = captureLog();
+  const parkway: RunningParkway = await startParkway({
+    config: parseConfig({
+      listen: "127.0.0.1:0",
+      data: path.join(root, "data"),
+      model: { url: model.url, name: "scripted", maxRetries: 0 },
+      metrics: { listen: "127.0.0.1:0" },
+      agents: [
+        ...["ops", "timed"].map((id) => ({
+          id,
+          workingDirectories: [path.join(root, "work")],
+          notifications: [
+            {
+              url: receiver.url,
+              secret: SECRET,
+              firstRetry: "20ms",
+              maxRetryDelay: "40ms",
+              ...target,
+            },
+          ],
+          ...(id === "timed" ? { confirmTimeout: "500ms" } : {}),
+        })),
+      ],
+    }),
+    log,
+  });
+  closers.push(() => parkway.close());
+  const client: ParkwayClient = createParkwayClient(parkway.address);
+  closers.push(() => client.close());
+  const scrape = async () => (await fetch(parkway.metricsUrl!)).text();
+  return { parkway, client, scrape, log };
+}
+
+/** Parks a reply on one Bash call that asks; returns the session, the call and the events. */
+async function park(client: ParkwayClient, agentId = "ops") {
+  const session = await client.createSession({ agentId });
+  const chat = await client.attach(session.id);
+  const events = await collect(chat.message("touch a file"));
+  const asked = events.flatMap((e) =>
+    e.event?.$case === "requireUserConfirm" ? e.event.value.toolCalls : [],
+  );
+  expect(asked).toHaveLength(1);
+  return { session, chat, call: asked[0]!, events };
+}
+
+const ofEvent = (received: readonly Received[], event: string) =>
+  received.filter((r) => r.body.event === event);
+
+const seqOf = (events: ServerEvent[], type: string) =>
+  events.find((e) => e.event?.$case === type)?.seq ?? -1;
+
+describe("park notifications", () => {
+  it("are delivered at least once, signed, retried after failures, with what a person needs to decide", async () => {
+    const receiver = await startNotificationReceiver();
+    closers.push(() => receiver.close());
+    receiver.answer = (_body, received) => (received.length < 2 ? 500 : 200);
+    const { client, scrape } = await start(receiver);
+    const { session, chat, call, events } = await park(client);
+
+    await receiver.waitFor((r) => r.some((x) => x.status === 200));
+    const parked = ofEvent(receiver.received, "reply.parked");
+    expect(parked.map((r) => r.status)).toEqual([500, 500, 200]);
+    // One delivery, the same id on every attempt, each attempt signed over its body.
+    const ids = new Set(parked.map((r) => r.headers["parkway-delivery"]));
+    expect(ids.size).toBe(1);
+    for (const r of parked) {
+      expect(r.headers["parkway-event"]).toBe("reply.parked");
+      expect(verifySignature(SECRET, String(r.headers["parkway-signature"]), r.text)).toBe(true);
+      expect(
+        verifySignature(
+          "another-secret-of-some-length",
+          String(r.headers["parkway-signature"]),
+          r.text,
+        ),
+      ).toBe(false);
+      expect(verifySignature(SECRET, String(r.headers["parkway-signature"]), `${r.text} `)).toBe(
+        false,
+      );
+    }
+    const body = parked[2]!.body;
+    expect(body).toMatchObject({
+      id: [...ids][0],
+      event: "reply.parked",
+      tenant: "default",
+      agent: "ops",
+      session: session.id,
+      pending: [
+        {
+          callId: call.id,
+          tool: "Bash",
+          input: { command: "touch made.txt" },
+          waitsFor: "confirm",
+          reason: call.decision!.reason,
+          check: call.decision!.check,
+        },
+      ],
+    });
+    expect(body.reply).toMatch(/\S/);
+    expect(body.pending[0]!.suggestedRules.length).toBeGreaterThan(0);
+    // A stream attached after this seq is re-announced the pending call.
+    expect(body.attachAfterSeq).toBeGreaterThanOrEqual(seqOf(events, "requireUserConfirm"));
+
+    // The answer ends the reply; the end of a reply that parked is notified too.
+    await chat.confirm(call);
+    await collect(chat.untilSettled());
+    await receiver.waitFor((r) => ofEvent(r, "reply.ended").length > 0);
+    const ended = ofEvent(receiver.received, "reply.ended")[0]!;
+    expect(ended.body).toMatchObject({
+      event: "reply.ended",
+      session: session.id,
+      reply: body.reply,
+      finishedReason: "completed",
+      pending: [],
+    });
+    expect(ended.headers["parkway-delivery"]).not.toBe(parked[0]!.headers["parkway-delivery"]);
+
+    const metrics = await scrape();
+    expect(metrics).toContain(
+      'parkway_notifications_total{event="reply.parked",result="failed"} 2',
+    );
+    expect(metrics).toContain(
+      'parkway_notifications_total{event="reply.parked",result="delivered"} 1',
+    );
+    expect(metrics).toContain(
+      'parkway_notifications_total{event="reply.ended",result="delivered"} 1',
+    );
+  });
+
+  it("never presents a call answered before the delivery as pending", async () => {
+    const receiver = await startNotificationReceiver();
+    closers.push(() => receiver.close());
+    let open = false;
+    receiver.answer = () => (open ? 200 : 503);
+    const { client, scrape } = await start(receiver);
+    const { chat, call } = await park(client);
+    await receiver.waitFor((r) => r.length >= 2); // failed attempts while the call waits
+    const before = receiver.received.length;
+    await chat.confirm(call);
+    await collect(chat.untilSettled());
+    open = true;
+    await receiver.waitFor((r) => ofEvent(r, "reply.ended").some((x) => x.status === 200));
+    const after = receiver.received.slice(before);
+    for (const r of ofEvent(after, "reply.parked")) {
+      expect(r.body.pending.map((c) => c.callId)).not.toContain(call.id);
+    }
+    expect(ofEvent(after, "reply.parked").filter((r) => r.status === 200)).toEqual([]);
+    await expect
+      .poll(scrape)
+      .toContain('parkway_notifications_total{event="reply.parked",result="superseded"} 1');
+  });
+
+  it("tell of a parked call that expired, then of the reply's end", async () => {
+    const receiver = await startNotificationReceiver();
+    closers.push(() => receiver.close());
+    const { client } = await start(receiver);
+    const { session, call } = await park(client, "timed");
+    await receiver.waitFor((r) => ofEvent(r, "reply.ended").length > 0);
+    expect(receiver.received.map((r) => r.body.event)).toEqual([
+      "reply.parked",
+      "call.expired",
+      "reply.ended",
+    ]);
+    const [parked, expired] = receiver.received;
+    expect(parked!.body.deadline).toBe(call.expiresAt!.toISOString());
+    expect(expired!.body).toMatchObject({
+      event: "call.expired",
+      session: session.id,
+      expired: [{ callId: call.id, tool: "Bash", waitsFor: "confirm" }],
+    });
+  });
+
+  it("become dead letters after the last attempt", async () => {
+    const receiver = await startNotificationReceiver();
+    closers.push(() => receiver.close());
+    receiver.answer = () => 500;
+    const { client, scrape, log } = await start(receiver, { maxAttempts: 3 });
+    const { session } = await park(client);
+    await receiver.waitFor((r) => ofEvent(r, "reply.parked").length >= 3);
+    await expect
+      .poll(scrape)
+      .toContain('parkway_notifications_total{event="reply.parked",result="dead"} 1');
+    expect(ofEvent(receiver.received, "reply.parked")).toHaveLength(3);
+    const line = log.entries.find((e) => e.msg === "notification given up after its last attempt");
+    expect(line?.obj).toMatchObject({ attempts: 3, url: receiver.url, error: "HTTP 500: not now" });
+
+    // Visible through AuditService.ListDeadLetters, with what was sent and why it failed.
+    const { deadLetters, nextPageToken } = await client.listDeadLetters();
+    expect(nextPageToken).toBe("");
+    expect(deadLetters).toHaveLength(1);
+    const dead = deadLetters[0]!;
+    expect(dead).toMatchObject({
+      event: "reply.parked",
+      url: receiver.url,
+      sessionId: session.id,
+      attempts: 3,
+      lastError: "HTTP 500: not now",
+    });
+    expect(dead.id).toBe(
+      ofEvent(receiver.received, "reply.parked")[0]!.headers["parkway-delivery"],
+    );
+    expect(JSON.parse(dead.body)).toMatchObject({ event: "reply.parked", session: session.id });
+    expect(dead.deadAt!.getTime()).toBeGreaterThanOrEqual(dead.createdAt!.getTime());
+    await expect(client.listDeadLetters({ pageToken: "nope" })).rejects.toThrow(/page_token/);
+    await expect(client.listDeadLetters({ pageSize: 5000 })).rejects.toThrow(/page_size/);
+  });
+
+  it("resume after the server is killed between attempts", async () => {
+    const receiver = await startNotificationReceiver();
+    closers.push(() => receiver.close());
+    let open = false;
+    receiver.answer = () => (open ? 200 : 500);
+    const model = await startScriptedModel({ script });
+    closers.push(() => model.close());
+    const root = await mkdtemp(path.join(tmpdir(), "parkway-notify-kill-"));
+    const configFile = path.join(root, "parkway.json");
+    await writeFile(
+      configFile,
+      JSON.stringify({
+        model: { url: model.url, name: "scripted", maxRetries: 0 },
+        agents: [
+          {
+            id: "ops",
+            workingDirectories: [path.join(root, "work")],
+            notifications: [
+              {
+                url: receiver.url,
+                secret: SECRET,
+                timeout: "1s",
+                firstRetry: "1s",
+                maxRetryDelay: "1s",
+              },
+            ],
+          },
+        ],
+      }),
+    );
+    const serve = (dataDir?: string) =>
+      spawnServer({
+        direct: true,
+        args: ["--config", configFile],
+        ...(dataDir ? { dataDir } : {}),
+      });
+    let server: SpawnedServer = await serve();
+    closers.push(() => server.stop());
+    const client = createParkwayClient(server.address);
+    const { session } = await park(client);
+    client.close();
+    await receiver.waitFor((r) => r.length >= 1);
+    process.kill(-server.child.pid!, "SIGKILL");
+    await server.stop();
+    const first = receiver.received[0]!;
+    open = true;
+    server = await serve(server.dataDir);
+    await receiver.waitFor((r) => r.some((x) => x.status === 200));
+    const delivered = receiver.received.find((x) => x.status === 200)!;
+    expect(delivered.headers["parkway-delivery"]).toBe(first.headers["parkway-delivery"]);
+    expect(delivered.body).toMatchObject({ event: "reply.parked", session: session.id });
+    expect(delivered.body.pending).toHaveLength(1);
+  });
+});
