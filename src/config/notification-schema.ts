@@ -13,11 +13,9 @@ export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
  * `maxRetryDelay` with jitter, until `maxAttempts`; then it is a dead letter.
  */
 export const notificationTargetSchema = z.strictObject({
-  url: z
-    .string()
-    .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), {
-      message: "expected an http:// or https:// URL",
-    }),
+  url: z.string().refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), {
+    message: "expected an http:// or https:// URL",
+  }),
   events: z
     .array(z.enum(NOTIFICATION_EVENTS))
     .min(1)
