@@ -9,6 +9,7 @@ import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
 import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { REPO_ROOT, tempDir } from "../helpers/spawn-server.js";
 import { checkEffects, readEventLog, transient } from "./fault-checks.js";
+import { startNotificationWitness } from "./notification-witness.js";
 
 /** How hard to push. */
 export interface FaultOptions {
@@ -31,6 +32,8 @@ export interface FaultReport {
   answers: number;
   retriedAfterCrash: number;
   effects: number;
+  /** POSTs the receiver got, the calls they listed, and notifications left in the outbox. */
+  notifications?: { posts: number; notifiedCalls: number; outboxLeft: number };
   violations: string[];
 }
 
@@ -96,13 +99,21 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
       ],
     },
   });
+  const witness = await startNotificationWitness();
   const config = path.join(root, "parkway.json");
   await writeFile(
     config,
     JSON.stringify({
       model: { url: model.url, name: "scripted", maxRetries: 0 },
       // Every session appends to the one effects file, so they share the agent's directory.
-      agents: [{ id: "test", workingDirectories: [workdir], shareWorkingDirectories: true }],
+      agents: [
+        {
+          id: "test",
+          workingDirectories: [workdir],
+          shareWorkingDirectories: true,
+          notifications: [witness.target],
+        },
+      ],
     }),
   );
 
@@ -125,7 +136,8 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
     (report.kills >= options.kills && report.parks + report.answers >= options.minOps) ||
     Date.now() - started > options.timeLimitMs;
 
-  async function drive(index: number): Promise<void> {
+  /** Returns the call still parked when it stopped, if one is. */
+  async function drive(index: number): Promise<string | undefined> {
     const sessionId = (await client.createSession({ agentId: "test" })).id;
     let n = 0;
     let parkedCall: string | undefined;
@@ -193,7 +205,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
       } catch (err) {
         if (!transient(err)) {
           report.violations.push(`session ${index}: unexpected error ${String(err)}`);
-          return;
+          return undefined;
         }
         // The server went away: reconcile with what it stored.
         await sleep(50);
@@ -225,6 +237,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
         }
       }
     }
+    return parkedCall;
   }
 
   async function killer(): Promise<void> {
@@ -250,7 +263,10 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
     stopping = true;
   }
 
-  await Promise.all([killer(), ...Array.from({ length: options.sessions }, (_, i) => drive(i))]);
+  const [, ...ends] = await Promise.all([
+    killer(),
+    ...Array.from({ length: options.sessions }, (_, i) => drive(i)),
+  ]);
 
   // Invariants over what was stored.
   report.effects = await checkEffects(effects, completed, report.violations);
@@ -259,8 +275,11 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
     await readEventLog(client, s.id, s.lastSeq, report.violations);
   }
   client.close();
+  await witness.quiet();
   server.child.kill("SIGTERM");
   await new Promise((r) => server.child.once("exit", r));
   await model.close();
+  const parkedAtEnd = ends.filter((call): call is string => call !== undefined);
+  report.notifications = await witness.check(dataDir, parkedAtEnd, report.violations);
   return report;
 }
