@@ -26,6 +26,23 @@ export const notificationTargetSchema = z.strictObject({
   maxAttempts: z.number().int().min(1).max(100).default(10),
   firstRetry: duration({ min: 10, max: 3_600_000, text: ["10 ms", "1 hour"] }).default(1_000),
   maxRetryDelay: duration({ min: 10, max: 86_400_000, text: ["10 ms", "1 day"] }).default(600_000),
+  /**
+   * Answer links: each pending confirmation in a `reply.parked` notification gets a single-use
+   * link, `<baseUrl>/answers/<token>`, valid for `ttl`, that allows or denies the call with one
+   * POST. `baseUrl` is where the web port (`web.listen`) is reached from the receiver.
+   */
+  answerLinks: z
+    .strictObject({
+      baseUrl: z
+        .string()
+        .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), {
+          message: "expected an http:// or https:// URL",
+        }),
+      ttl: duration({ min: 10, max: 30 * 86_400_000, text: ["10 ms", "30 days"] }).default(
+        3_600_000,
+      ),
+    })
+    .optional(),
 });
 export type NotificationTarget = z.infer<typeof notificationTargetSchema>;
 

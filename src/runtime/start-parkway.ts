@@ -16,6 +16,7 @@ import { createServer, type ParkwayServer } from "../server/create-server.js";
 import { createPermissionService } from "../server/permission-service-impl.js";
 import { listAudit } from "../session/audit-log.js";
 import { listDeadLetters } from "../session/notifications/dead-letters.js";
+import { answerByLink } from "../session/notifications/answer-by-link.js";
 import { PermissionAdmin } from "../session/permission-admin.js";
 import { SessionManager } from "../session/session-manager.js";
 import type { StorageFailure } from "../store/storage-failure.js";
@@ -243,6 +244,8 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
     permissionService: createPermissionService(
       (tenant: string) => new PermissionAdmin(manager, tenant),
     ),
+    answerLink: (token, answer) =>
+      answerByLink(store, (...args) => manager.apply(...args), token, answer),
     auditService: createAuditService(
       (tenant, filter, signal) => listAudit(store, tenant, filter, signal),
       (tenant, page, signal) => listDeadLetters(store, tenant, page, signal),

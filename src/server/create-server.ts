@@ -27,6 +27,7 @@ import { ListenError, listenError } from "./listen-error.js";
 import { addReflection } from "./reflection.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
 import type { WebOptions } from "./web/web-options.js";
+import type { AnswerLink } from "./web/answer-route.js";
 import { createWebServer, type WebServer } from "./web/web-server.js";
 
 export { ListenError };
@@ -54,6 +55,8 @@ export interface ServerDeps {
   tracing?: Tracing;
   /** The web port's CORS origins and console folder (see `ParkwayServer.bindWeb`). */
   web?: WebOptions;
+  /** Answers `POST /answers/<token>` on the web port (park notifications' answer links). */
+  answerLink?: AnswerLink;
 }
 
 /** The server's keepalive pings. */
@@ -214,6 +217,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
       tls: deps.tls,
       corsOrigins: deps.web?.corsOrigins ?? [],
       staticDir: deps.web?.staticDir ?? DEFAULT_CONSOLE_DIR,
+      answerLink: deps.answerLink,
     }));
 
   const self: ParkwayServer = {

@@ -1,4 +1,5 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -26,8 +27,10 @@ const script: Script = {
   turns: [
     {
       match: { lastUser: "^touch" },
+      repeat: true,
       toolCalls: [{ name: "Bash", input: { command: "touch made.txt" } }],
     },
+    { match: { toolName: "Bash" }, repeat: true, text: "done" },
     { repeat: true, text: "done" },
   ],
 };
@@ -41,7 +44,11 @@ afterEach(async () => {
  * Parkway with two agents whose receiver is `receiver`, retrying fast ("timed" parks for half a
  * second); its client and metrics.
  */
-async function start(receiver: NotificationReceiver, target: Record<string, unknown> = {}) {
+async function start(
+  receiver: NotificationReceiver,
+  target: Record<string, unknown> = {},
+  extra: Record<string, unknown> = {},
+) {
   const root = await mkdtemp(path.join(tmpdir(), "parkway-notify-"));
   const model = await startScriptedModel({ script });
   closers.push(() => model.close());
@@ -52,6 +59,7 @@ async function start(receiver: NotificationReceiver, target: Record<string, unkn
       data: path.join(root, "data"),
       model: { url: model.url, name: "scripted", maxRetries: 0 },
       metrics: { listen: "127.0.0.1:0" },
+      ...extra,
       agents: [
         ...["ops", "timed"].map((id) => ({
           id,
@@ -88,6 +96,15 @@ async function park(client: ParkwayClient, agentId = "ops") {
   );
   expect(asked).toHaveLength(1);
   return { session, chat, call: asked[0]!, events };
+}
+
+/** A TCP port free right now on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 const ofEvent = (received: readonly Received[], event: string) =>
@@ -214,6 +231,76 @@ describe("park notifications", () => {
       session: session.id,
       expired: [{ callId: call.id, tool: "Bash", waitsFor: "confirm" }],
     });
+  });
+
+  it("carry single-use answer links that confirm or deny through the same path as a ConfirmResult", async () => {
+    const receiver = await startNotificationReceiver();
+    closers.push(() => receiver.close());
+    const port = await freePort();
+    const { client } = await start(
+      receiver,
+      { answerLinks: { baseUrl: `http://127.0.0.1:${port}/` } },
+      { web: { listen: `127.0.0.1:${port}` } },
+    );
+    const post = (url: string, body: unknown) =>
+      fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+
+    // Allow by link: the reply resumes and completes.
+    const first = await park(client);
+    await receiver.waitFor((r) => ofEvent(r, "reply.parked").length === 1);
+    const link = ofEvent(receiver.received, "reply.parked")[0]!.body.pending[0]!.answer!;
+    expect(link.url).toMatch(
+      new RegExp(`^http://127\\.0\\.0\\.1:${port}/answers/[A-Za-z0-9_-]{43}$`),
+    );
+    expect(Date.parse(link.expiresAt)).toBeGreaterThan(Date.now());
+    const bad = await post(link.url, { decision: "maybe" });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { field: string }).field).toBe("decision");
+    const ok = await post(link.url, { decision: "allow" });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({
+      applied: true,
+      sessionId: first.session.id,
+      callId: first.call.id,
+    });
+    const settled = await collect(first.chat.untilSettled());
+    expect(settled.at(-1)?.event?.$case).toBe("replyEnd");
+    // Single use.
+    expect((await post(link.url, { decision: "allow" })).status).toBe(404);
+    const audit = await client.listAuditRecords({ sessionId: first.session.id });
+    const confirmed = audit.records.find(
+      (r) => r.toolCallId === first.call.id && r.actor.startsWith("answer link"),
+    );
+    expect(confirmed?.actor).toBe(`answer link (${receiver.url})`);
+
+    // Deny by link, with a reason the model reads.
+    const second = await park(client);
+    await receiver.waitFor((r) => ofEvent(r, "reply.parked").length === 2);
+    const denyLink = ofEvent(receiver.received, "reply.parked")[1]!.body.pending[0]!.answer!;
+    expect((await post(denyLink.url, { decision: "deny", reason: "not on a Friday" })).status).toBe(
+      200,
+    );
+    const denied = await collect(second.chat.untilSettled());
+    const text = denied
+      .flatMap((e) => (e.event?.$case === "toolResultTextDelta" ? [e.event.value.delta] : []))
+      .join("");
+    expect(text).toContain("not on a Friday");
+
+    // A link to a call answered otherwise is refused, and changes nothing.
+    const third = await park(client);
+    await receiver.waitFor((r) => ofEvent(r, "reply.parked").length === 3);
+    const lateLink = ofEvent(receiver.received, "reply.parked")[2]!.body.pending[0]!.answer!;
+    await third.chat.confirm(third.call);
+    await collect(third.chat.untilSettled());
+    expect((await post(lateLink.url, { decision: "deny" })).status).toBe(409);
+    expect(
+      (await post(`http://127.0.0.1:${port}/answers/${"x".repeat(43)}`, { decision: "allow" }))
+        .status,
+    ).toBe(404);
   });
 
   it("become dead letters after the last attempt", async () => {

@@ -5,6 +5,7 @@ import { createContextValues } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import type { TlsMaterial } from "../../config/read-tls-files.js";
 import { connectRoutes, type WebService } from "./connect-routes.js";
+import { type AnswerLink, answerRoute } from "./answer-route.js";
 import { withCors } from "./cors.js";
 import { staticFiles } from "./static-files.js";
 import { peerKey } from "./web-call.js";
@@ -27,6 +28,8 @@ export interface WebServerDeps extends WebOptions {
   /** Served as HTTPS (HTTP/2 with HTTP/1.1 fallback) when set, with mTLS when it has `clientCa`. */
   tls?: TlsMaterial | undefined;
   staticDir: string;
+  /** Answers `POST /answers/<token>` (answer links); none: those paths are static files. */
+  answerLink?: AnswerLink | undefined;
 }
 
 function peerOf(socket: Socket | undefined): string {
@@ -42,7 +45,9 @@ export function createWebServer(deps: WebServerDeps): WebServer {
     readMaxBytes: deps.maxMessageBytes,
     // Connect and gRPC-web; gRPC itself is the gRPC port's.
     grpc: false,
-    fallback: staticFiles(deps.staticDir),
+    fallback: deps.answerLink
+      ? answerRoute(deps.answerLink, staticFiles(deps.staticDir))
+      : staticFiles(deps.staticDir),
     contextValues: (req) => createContextValues().set(peerKey, peerOf(req.socket)),
   });
   const listener = withCors(deps.corsOrigins ?? [], handler);

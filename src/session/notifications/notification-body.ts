@@ -36,6 +36,11 @@ export interface NotifiedCall {
   suggestedRules: string[];
   /** When it expires unanswered, if it does. */
   expiresAt?: string;
+  /**
+   * A single-use link that allows or denies the call with one POST (`{"decision":"allow"}` or
+   * `{"decision":"deny","reason":"…"}`), when the receiver is configured with `answerLinks`.
+   */
+  answer?: { url: string; expiresAt: string };
 }
 
 /** The JSON body of a notification (documented in the README, "Park notifications"). */

@@ -3,6 +3,7 @@ import { newId } from "../../common/ids.js";
 import type { StoreBatch } from "../../store/store.js";
 import { type NotificationFacts, notificationBody } from "./notification-body.js";
 import { OutboxRecord, outboxKey } from "./outbox-records.js";
+import { stageAnswerTokens } from "./answer-links.js";
 
 /** A configured receiver, with whose configuration declares it. */
 export interface TargetRef {
@@ -31,6 +32,8 @@ export class Outbox {
     for (const { owner, target } of this.targetsFor(facts.agent, facts.tenant)) {
       if (!target.events.includes(facts.event)) continue;
       const id = newId("ntf");
+      const body = notificationBody(id, facts);
+      stageAnswerTokens(batch, target, body);
       batch.put(OutboxRecord, outboxKey(now, id), {
         id,
         event: facts.event,
@@ -39,7 +42,7 @@ export class Outbox {
         tenant: facts.tenant,
         sessionId: facts.sessionId,
         replyId: facts.replyId,
-        body: JSON.stringify(notificationBody(id, facts)),
+        body: JSON.stringify(body),
         attempts: 0,
         createdAt: now,
       });

@@ -4,6 +4,7 @@ import { ConflictError, StorageFailure } from "../../store/storage-failure.js";
 import type { Store } from "../../store/store.js";
 import { pendingCalls } from "../pending-calls.js";
 import { ReplyRecord } from "../records.js";
+import { withAnswerLinks } from "./answer-links.js";
 import { deliver, retryDelay } from "./delivery.js";
 import { type NotificationBody, stillPending } from "./notification-body.js";
 import type { TargetRef } from "./outbox.js";
@@ -126,7 +127,7 @@ export class NotificationSender {
       this.metrics.notification(entry.event, "superseded");
       return;
     }
-    const error = await deliver(ref.target, body, this.abort.signal);
+    const error = await deliver(ref.target, withAnswerLinks(ref.target, body), this.abort.signal);
     if (error === undefined) {
       await this.store.batch().del(OutboxRecord, claimKey).write();
       this.metrics.notification(entry.event, "delivered");
