@@ -7,6 +7,7 @@ import logging
 import random
 import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -124,6 +125,8 @@ class AsyncSession:
         self._policy = reconnect or ReconnectPolicy()
         self._timeout = timeout
         self._queue: asyncio.Queue[Event | _End] = asyncio.Queue()
+        # Events moved out of the queue for the blocking client (see _receive): read first.
+        self._unread: deque[Event] = deque()
         self._end: _End | None = None
         # Inputs written but not acknowledged yet, in order: resent after a re-attach.
         self._acks: dict[str, tuple[events_pb2.ClientEvent, asyncio.Future[None]]] = {}
@@ -417,16 +420,44 @@ class AsyncSession:
     async def next_event(self, timeout: float | None = None) -> Event | None:
         """The next event; None once the session is closed or the server ended the stream.
         Raises the error that ended the stream, or ``DeadlineExceeded`` after ``timeout`` seconds."""
-        if self._queue.empty() and self._end is not None:
+        if self._unread:
+            return self._unread.popleft()
+        queue = self._queue
+        if not queue.empty():
+            item = queue.get_nowait()  # no waiting (and no timer) for what has arrived already
+        elif self._end is not None:
             return self._result_of(self._end)
-        try:
-            item = await asyncio.wait_for(self._queue.get(), timeout)
-        except asyncio.TimeoutError:
-            raise DeadlineExceeded(f"no event within {timeout:g}s") from None
+        elif timeout is None:
+            item = await queue.get()
+        else:
+            try:
+                item = await asyncio.wait_for(queue.get(), timeout)
+            except asyncio.TimeoutError:
+                raise DeadlineExceeded(f"no event within {timeout:g}s") from None
         if isinstance(item, _End):
             self._queue.put_nowait(item)  # every later read ends the same way
             return self._result_of(item)
         return item
+
+    async def _receive(self, timeout: float | None) -> bool:
+        """Waits (as :meth:`next_event` does) for an event, then moves it and every event received
+        after it into the unread deque, where readers take them first, in order; False once the
+        stream ended without an error. The blocking client's iterators call this once per batch and
+        take the events from the deque on their own thread (deque pops are atomic), so the events a
+        caller leaves unread stay there for the next reader. The session's state (last_seq,
+        pending) moved when the events were received, so this changes nothing visible."""
+        event = await self.next_event(timeout)
+        if event is None:
+            return False
+        unread, queue = self._unread, self._queue
+        unread.appendleft(event)
+        while not queue.empty():
+            item = queue.get_nowait()
+            if isinstance(item, _End):
+                queue.put_nowait(item)  # every later read ends the same way
+                break
+            unread.append(item)
+        return True
 
     @staticmethod
     def _result_of(end: _End) -> None:

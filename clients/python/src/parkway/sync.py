@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import (
     AsyncIterator,
     Callable,
@@ -121,16 +122,41 @@ class Session:
 
     def events(self) -> Iterator[Event]:
         """See :meth:`AsyncSession.events`."""
-        return self._loop.iterate(self.aio.events())
+        return self._iterate(None, settle=False)
 
     def until_settled(self, timeout: float | None = None) -> Iterator[Event]:
         """See :meth:`AsyncSession.until_settled`."""
-        return self._loop.iterate(self.aio.until_settled(timeout))
+        return self._iterate(timeout, settle=True)
 
     def send(self, text: str, *, timeout: float | None = None) -> Iterator[Event]:
         """See :meth:`AsyncSession.send`: sends when iteration starts, yields until the reply
         finishes or parks."""
-        return self._loop.iterate(self.aio.send(text, timeout=timeout))
+        return self._iterate(timeout, settle=True, send=text)
+
+    def _iterate(
+        self, timeout: float | None, *, settle: bool, send: str | None = None
+    ) -> Iterator[Event]:
+        """The session's events, handed from the loop thread in batches: one call on the loop
+        moves every event received so far into the session's unread deque (``_receive``), and
+        this thread takes them from there one by one, so there is one hand-off (a task and a
+        thread wake-up) per batch, not per event. An event is taken only when it is yielded: what
+        the caller leaves unread stays first in line for the next read (any reader, in order)."""
+        aio = self.aio
+        if send is not None:
+            self._loop.run(aio.send_message(send, timeout=timeout))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        unread = aio._unread
+        while True:
+            try:
+                event = unread.popleft()
+            except IndexError:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not self._loop.run(aio._receive(left)):
+                    return
+                continue
+            yield event
+            if settle and event.settles:
+                return
 
     def send_input(self, event: events_pb2.ClientEvent, *, timeout: float | None = None) -> None:
         """See :meth:`AsyncSession.send_input`."""
