@@ -28,6 +28,7 @@ import grpc
 from parkway import inputs
 from parkway.client import AsyncClient, SessionStatusName
 from parkway.credentials import channel_credentials
+from parkway.errors import DeadlineExceeded
 from parkway.events import Event
 from parkway.keepalive import Keepalive
 from parkway.session import AsyncSession, ReconnectPolicy
@@ -136,11 +137,11 @@ class Session:
     def _iterate(
         self, timeout: float | None, *, settle: bool, send: str | None = None
     ) -> Iterator[Event]:
-        """The session's events, handed from the loop thread in batches: one call on the loop
-        moves every event received so far into the session's unread deque (``_receive``), and
-        this thread takes them from there one by one, so there is one hand-off (a task and a
-        thread wake-up) per batch, not per event. An event is taken only when it is yielded: what
-        the caller leaves unread stays first in line for the next read (any reader, in order)."""
+        """The session's events, taken on this thread from the session's deque of received events
+        (appends and pops are atomic), without a call on the loop per event: this thread sleeps on
+        a lock that the session's reader releases when the next event arrives, and then takes every
+        event received so far. An event is taken only when it is yielded: what the caller leaves
+        unread stays first in line for the next read (any reader, in order)."""
         aio = self.aio
         if send is not None:
             self._loop.run(aio.send_message(send, timeout=timeout))
@@ -150,9 +151,13 @@ class Session:
             try:
                 event = unread.popleft()
             except IndexError:
-                left = None if deadline is None else max(0.0, deadline - time.monotonic())
-                if not self._loop.run(aio._receive(left)):
+                if aio._end is not None:
+                    if aio._end.error is not None:
+                        raise aio._end.error from None
                     return
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not aio._wait_in_thread(left):
+                    raise DeadlineExceeded(f"no event within {timeout:g}s") from None
                 continue
             yield event
             if settle and event.settles:
