@@ -34,6 +34,10 @@ const EXPECTED = [
   "telemetry.input.both",
   "telemetry.park.both",
   "telemetry.stream.both",
+  "clients.ts",
+  "clients.go",
+  "clients.py_asyncio",
+  "clients.py_blocking",
 ];
 
 // Runs `npm run bench:smoke` (every benchmark at tiny sizes) so the benchmarks cannot rot. Checks

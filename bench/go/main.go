@@ -1,6 +1,7 @@
 // Command parkway-load generates load for the Parkway benchmarks (bench/): streamed text deltas
 // through Parkway sessions, the bare grpc-js pipelined echo with the same message size, and idle
-// attached streams for both. It prints one JSON object per phase on stdout; the TypeScript runner
+// attached streams for both, and the Go reader of the client rows (whole replies read through the
+// Go client or the raw generated stubs, with this process's CPU time). It prints one JSON object per phase on stdout; the TypeScript runner
 // (bench/run.ts) reads them. grpc-js clients saturate before grpc-js servers do, so the load comes
 // from Go.
 package main
@@ -33,14 +34,14 @@ func main() {
 	flag.StringVar(&o.addr, "addr", "127.0.0.1:50051", "server HOST:PORT")
 	flag.IntVar(&o.streams, "streams", 1, "sessions (parkway) or streams (echo)")
 	flag.IntVar(&o.conns, "conns", 1, "HTTP/2 connections the streams are spread over")
-	flag.IntVar(&o.replies, "replies", 1, "parkway: replies each session runs to their end")
+	flag.IntVar(&o.replies, "replies", 1, "parkway, read-*: replies each session runs to their end")
 	flag.IntVar(&o.messages, "messages", 1000, "echo: messages each stream sends and gets back")
 	flag.IntVar(&o.window, "window", 256, "echo: messages in flight per stream")
 	flag.StringVar(&o.template, "template", "", "echo: base64 ServerEvent the echo answers with")
 	flag.IntVar(&o.text, "text", 8, "echo: characters of text per ClientEvent")
 	flag.StringVar(&o.agent, "agent", "bench", "parkway: agent id of the sessions")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: parkway-load [flags] stream-parkway|stream-echo|idle-parkway|idle-echo")
+		fmt.Fprintln(os.Stderr, "usage: parkway-load [flags] stream-parkway|stream-echo|idle-parkway|idle-echo|read-client|read-stub")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -54,6 +55,10 @@ func main() {
 		err = idleParkway(o)
 	case "idle-echo":
 		err = idleEcho(o)
+	case "read-client":
+		err = readReplies(o, true)
+	case "read-stub":
+		err = readReplies(o, false)
 	default:
 		flag.Usage()
 		os.Exit(2)

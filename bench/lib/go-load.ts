@@ -26,9 +26,15 @@ export interface LoadProcess {
   kill(): void;
 }
 
-/** Starts the load generator with `args` (mode last or first, see bench/go/main.go). */
-export function startLoad(bin: string, args: string[]): LoadProcess {
-  const child: ChildProcess = spawn(bin, args, { stdio: ["pipe", "pipe", "pipe"] });
+/**
+ * Starts the load generator with `args` (mode last or first, see bench/go/main.go); any other
+ * program speaking the same JSON lines too (`env` on top of this process's).
+ */
+export function startLoad(bin: string, args: string[], env?: NodeJS.ProcessEnv): LoadProcess {
+  const child: ChildProcess = spawn(bin, args, {
+    stdio: ["pipe", "pipe", "pipe"],
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
   const lines: string[] = [];
   let wake: (() => void) | undefined;
   let stderr = "";

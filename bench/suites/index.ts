@@ -1,4 +1,5 @@
 import type { Suite } from "../lib/runner.js";
+import { clientRows } from "./clients.js";
 import { idleStreams } from "./idle-streams.js";
 import { inputLatency } from "./input-latency.js";
 import { langgraphRows } from "./langgraph.js";
@@ -24,4 +25,5 @@ export const SUITES: Record<string, Suite> = {
   pg: postgresRows,
   telemetry,
   langgraph: langgraphRows,
+  clients: clientRows,
 };

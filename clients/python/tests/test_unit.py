@@ -4,6 +4,7 @@ de-duplication of replayed and re-announced events."""
 from __future__ import annotations
 
 import json
+from collections.abc import Generator
 from typing import Any, cast
 
 import grpc
@@ -245,7 +246,7 @@ def test_event_view() -> None:
 
 async def _drain(session: parkway.AsyncSession) -> list[parkway.Event]:
     out = []
-    while not session._queue.empty():
+    while session._unread:
         event = await session.next_event(0.1)
         assert event is not None
         out.append(event)
@@ -289,6 +290,59 @@ async def test_fresh_session_surfaces_reannouncements() -> None:
     session._dispatch(_event(0, replayed=True, require_user_confirm=_confirm("c1")))
     (event,) = await _drain(session)
     assert event.replayed and event.seq == 0 and set(session.pending) == {"c1"}
+
+
+def _delta(seq: int, reply: str = "r1") -> events_pb2.ServerEvent:
+    return _event(seq, reply, text_block_delta=events_pb2.TextBlockDelta(delta=str(seq)))
+
+
+def test_blocking_iteration_leaves_unread_events_in_line() -> None:
+    """The blocking client takes the events received from the session's deque on its own thread; a
+    caller that stops iterating mid-reply and iterates again gets every event exactly once, in
+    order, and so does any other reader meanwhile."""
+    from parkway.sync import Session, _LoopThread
+
+    loop = _LoopThread()
+    try:
+        aio = parkway.AsyncSession(cast(Any, None), "s1", timeout=1)
+
+        async def feed(*messages: events_pb2.ServerEvent) -> None:
+            for message in messages:
+                aio._dispatch(message)
+
+        session = Session(loop, aio)
+        loop.run(feed(*[_delta(seq) for seq in range(1, 11)]))
+        reading = cast(Generator[parkway.Event, None, None], session.until_settled())
+        got = [next(reading) for _ in range(3)]
+        assert len(aio._unread) == 7  # read on this thread: nothing is held by the iterator
+        got.append(cast(parkway.Event, session.next_event(1)))  # another reader, meanwhile
+        reading.close()
+        assert [e.seq for e in got] == [1, 2, 3, 4]
+
+        # A stop right after the first event, twice, then the reply's end and the next reply's
+        # first event (left for later: until_settled ends at REPLY_END).
+        for _ in range(2):
+            reading = cast(Generator[parkway.Event, None, None], session.events())
+            got.append(next(reading))
+            reading.close()
+        loop.run(feed(_delta(11), _event(12, reply_end=events_pb2.ReplyEnd()), _delta(13, "r2")))
+        got += list(session.until_settled())
+        assert [e.seq for e in got] == list(range(1, 13))
+        assert got[-1].kind == "reply_end" and aio.last_seq == 13
+
+        # What is left comes next, for any reader; the stream's end comes after it.
+        loop.run(feed(_delta(14, "r2")))
+        first = session.next_event(1)
+        assert first is not None and first.seq == 13 and aio.last_seq == 14
+
+        async def end() -> None:
+            aio._finish(None)
+
+        loop.run(end())
+        assert [e.seq for e in session.events()] == [14]
+        assert session.next_event(1) is None
+    finally:
+        loop.stop()
 
 
 def test_reconnects_after_grpcio_core_internal_only() -> None:

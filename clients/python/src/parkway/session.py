@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -35,6 +37,8 @@ __all__ = ["AsyncSession", "ReconnectPolicy"]
 log = logging.getLogger("parkway")
 
 _REQUIRE_KINDS = ("require_user_confirm", "require_external_execution")
+# The events that change what the session tracks (pending calls, announcements).
+_STATE_KINDS = frozenset((*_REQUIRE_KINDS, "tool_result_end", "reply_end"))
 
 
 @dataclass(frozen=True)
@@ -123,8 +127,14 @@ class AsyncSession:
         self._last_seq = after_seq
         self._policy = reconnect or ReconnectPolicy()
         self._timeout = timeout
-        self._queue: asyncio.Queue[Event | _End] = asyncio.Queue()
+        # Events received and not read yet, in order. A deque, so that the blocking client's
+        # thread can take them without a call on the loop (appends and pops are atomic).
+        self._unread: deque[Event] = deque()
+        # Set once the stream ended for good: readers get it after the events received before.
         self._end: _End | None = None
+        # Readers waiting for the next event: asyncio futures, and a blocking reader's lock.
+        self._waiters: list[asyncio.Future[None]] = []
+        self._sleeper: threading.Lock | None = None
         # Inputs written but not acknowledged yet, in order: resent after a re-attach.
         self._acks: dict[str, tuple[events_pb2.ClientEvent, asyncio.Future[None]]] = {}
         self._call: grpc.aio.StreamStreamCall[Any, Any] | None = None
@@ -369,11 +379,14 @@ class AsyncSession:
             return
         if kind is None:
             return  # an event kind newer than these stubs: skip it
-        if message.seq:
-            if message.seq <= self._last_seq:
+        seq = message.seq
+        if seq:
+            if seq <= self._last_seq:
                 return  # already delivered before a reconnect
-            self._last_seq = message.seq
-        if kind in _REQUIRE_KINDS:
+            self._last_seq = seq
+        if kind not in _STATE_KINDS:
+            pass  # most events (the deltas): nothing to track
+        elif kind in _REQUIRE_KINDS:
             calls = getattr(message, kind).tool_calls
             if message.seq == 0 and message.replayed:
                 fresh = [c for c in calls if (message.reply_id, kind, c.id) not in self._announced]
@@ -394,7 +407,21 @@ class AsyncSession:
             reply = message.reply_id
             self._announced = {k for k in self._announced if k[0] != reply}
             self._pending = {k: v for k, v in self._pending.items() if v[0] != reply}
-        self._queue.put_nowait(Event(message))
+        self._unread.append(Event(message))
+        if self._waiters or self._sleeper is not None:
+            self._wake()
+
+    def _wake(self) -> None:
+        """Wakes the readers waiting for an event (on the loop)."""
+        if self._waiters:
+            waiters, self._waiters = self._waiters, []
+            for waiter in waiters:
+                if not waiter.done():
+                    waiter.set_result(None)
+        sleeper = self._sleeper
+        if sleeper is not None:
+            self._sleeper = None
+            sleeper.release()
 
     def _fail_acks(self, error: ParkwayError) -> None:
         acks, self._acks = self._acks, {}
@@ -412,21 +439,48 @@ class AsyncSession:
     def _finish(self, error: ParkwayError | None) -> None:
         if self._end is None:
             self._end = _End(error)
-            self._queue.put_nowait(self._end)
+            self._wake()
 
     async def next_event(self, timeout: float | None = None) -> Event | None:
         """The next event; None once the session is closed or the server ended the stream.
         Raises the error that ended the stream, or ``DeadlineExceeded`` after ``timeout`` seconds."""
-        if self._queue.empty() and self._end is not None:
-            return self._result_of(self._end)
-        try:
-            item = await asyncio.wait_for(self._queue.get(), timeout)
-        except asyncio.TimeoutError:
-            raise DeadlineExceeded(f"no event within {timeout:g}s") from None
-        if isinstance(item, _End):
-            self._queue.put_nowait(item)  # every later read ends the same way
-            return self._result_of(item)
-        return item
+        unread = self._unread
+        deadline: float | None = None
+        while True:
+            if unread:
+                return unread.popleft()
+            if self._end is not None:
+                return self._result_of(self._end)
+            waiter = asyncio.get_running_loop().create_future()
+            self._waiters.append(waiter)
+            if timeout is None:
+                await waiter
+                continue
+            if deadline is None:
+                deadline = time.monotonic() + timeout
+            try:
+                await asyncio.wait_for(waiter, max(0.0, deadline - time.monotonic()))
+            except asyncio.TimeoutError:
+                if waiter in self._waiters:
+                    self._waiters.remove(waiter)
+                if unread or self._end is not None:
+                    continue  # it came just as the time ran out
+                raise DeadlineExceeded(f"no event within {timeout:g}s") from None
+
+    def _wait_in_thread(self, timeout: float | None) -> bool:
+        """For the blocking client, on its caller's thread: waits until an event was received or
+        the stream ended (True), or ``timeout`` seconds passed (False), without a call on the
+        loop; the reader wakes it when it queues the next event. One such waiter at a time."""
+        lock = threading.Lock()
+        lock.acquire()
+        self._sleeper = lock
+        if self._unread or self._end is not None:  # arrived before the lock was in place
+            self._sleeper = None
+            return True
+        if lock.acquire(timeout=-1 if timeout is None else timeout):
+            return True
+        self._sleeper = None
+        return bool(self._unread) or self._end is not None
 
     @staticmethod
     def _result_of(end: _End) -> None:
@@ -469,8 +523,15 @@ class AsyncSession:
             timeout: seconds for the acknowledgement, and then overall for the events.
         """
         await self.send_message(text, timeout=timeout)
-        async for event in self.until_settled(timeout):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:  # until_settled's loop, inlined: one generator per event instead of two
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            event = await self.next_event(left)
+            if event is None:
+                return
             yield event
+            if event.settles:
+                return
 
     # ---- inputs ----
 

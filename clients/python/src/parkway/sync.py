@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import (
     AsyncIterator,
     Callable,
@@ -27,6 +28,7 @@ import grpc
 from parkway import inputs
 from parkway.client import AsyncClient, SessionStatusName
 from parkway.credentials import channel_credentials
+from parkway.errors import DeadlineExceeded
 from parkway.events import Event
 from parkway.keepalive import Keepalive
 from parkway.session import AsyncSession, ReconnectPolicy
@@ -121,16 +123,45 @@ class Session:
 
     def events(self) -> Iterator[Event]:
         """See :meth:`AsyncSession.events`."""
-        return self._loop.iterate(self.aio.events())
+        return self._iterate(None, settle=False)
 
     def until_settled(self, timeout: float | None = None) -> Iterator[Event]:
         """See :meth:`AsyncSession.until_settled`."""
-        return self._loop.iterate(self.aio.until_settled(timeout))
+        return self._iterate(timeout, settle=True)
 
     def send(self, text: str, *, timeout: float | None = None) -> Iterator[Event]:
         """See :meth:`AsyncSession.send`: sends when iteration starts, yields until the reply
         finishes or parks."""
-        return self._loop.iterate(self.aio.send(text, timeout=timeout))
+        return self._iterate(timeout, settle=True, send=text)
+
+    def _iterate(
+        self, timeout: float | None, *, settle: bool, send: str | None = None
+    ) -> Iterator[Event]:
+        """The session's events, taken on this thread from the session's deque of received events
+        (appends and pops are atomic), without a call on the loop per event: this thread sleeps on
+        a lock that the session's reader releases when the next event arrives, and then takes every
+        event received so far. An event is taken only when it is yielded: what the caller leaves
+        unread stays first in line for the next read (any reader, in order)."""
+        aio = self.aio
+        if send is not None:
+            self._loop.run(aio.send_message(send, timeout=timeout))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        unread = aio._unread
+        while True:
+            try:
+                event = unread.popleft()
+            except IndexError:
+                if aio._end is not None:
+                    if aio._end.error is not None:
+                        raise aio._end.error from None
+                    return
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                if not aio._wait_in_thread(left):
+                    raise DeadlineExceeded(f"no event within {timeout:g}s") from None
+                continue
+            yield event
+            if settle and event.settles:
+                return
 
     def send_input(self, event: events_pb2.ClientEvent, *, timeout: float | None = None) -> None:
         """See :meth:`AsyncSession.send_input`."""
