@@ -136,3 +136,9 @@ export async function askPolicy(
   if (signal.aborted) return undefined;
   return { ...answer, latencyMs: Math.round((performance.now() - started) * 1000) / 1000 };
 }
+
+/** The external policy decision point a reply's calls go to, and the session they belong to. */
+export interface ReplyPolicy {
+  config: PolicyConfig;
+  session: PolicySession;
+}

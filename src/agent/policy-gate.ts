@@ -1,16 +1,9 @@
-import type { PolicyConfig } from "../config/policy-schema.js";
 import { decide } from "./gate.js";
-import { askPolicy, type PolicySession, policyRequest } from "./policy-client.js";
+import { askPolicy, policyRequest, type ReplyPolicy } from "./policy-client.js";
 import { applyPolicy, consultsPolicy } from "./policy-decision.js";
 import type { ReplyEnv } from "./reply-env.js";
 import { parseToolInput } from "./tool-input.js";
 import type { DecisionInfo, ToolCallBlock } from "./types.js";
-
-/** The external policy decision point a reply's calls go to, and the session they belong to. */
-export interface ReplyPolicy {
-  config: PolicyConfig;
-  session: PolicySession;
-}
 
 /**
  * The engine's decision on a call of the batch that is about to be decided (pending, not held

@@ -1,7 +1,7 @@
 import type { AgentDefinition } from "./agent.js";
 import type { EventBody } from "./events.js";
 import type { PermissionState } from "./gate.js";
-import type { ReplyPolicy } from "./policy-gate.js";
+import type { ReplyPolicy } from "./policy-client.js";
 import type { ToolQuestion } from "../tools/tool-question.js";
 import type {
   DecisionInfo,

@@ -1,5 +1,5 @@
-import { invalidArgument } from "../common/errors.js";
 import type { Store } from "../store/store.js";
+import { pageTokens } from "./page-token.js";
 import {
   AUDIT_ID_PREFIX,
   AuditBySessionRecord,
@@ -18,25 +18,17 @@ export interface AuditFilter {
   pageToken?: string;
 }
 
-const TOKEN_VERSION = "a1";
-const ID_PATTERN = new RegExp(`^${AUDIT_ID_PREFIX}_[0-9a-z]{22}$`);
+const tokens = pageTokens(
+  "a1",
+  new RegExp(`^${AUDIT_ID_PREFIX}_[0-9a-z]{22}$`),
+  "ListAuditRecords",
+);
 
 /** The token of a page that ended at `id`: opaque to clients, checked when it comes back. */
-export function encodePageToken(id: string): string {
-  return Buffer.from(`${TOKEN_VERSION}:${id}`, "utf8").toString("base64url");
-}
+export const encodePageToken = tokens.encode;
 
 /** The entry id a page token continues after; INVALID_ARGUMENT naming page_token when malformed. */
-export function decodePageToken(token: string): string {
-  const text = /^[A-Za-z0-9_-]+$/.test(token) ? Buffer.from(token, "base64url").toString() : "";
-  const [version, id] = text.split(":");
-  if (version !== TOKEN_VERSION || id === undefined || !ID_PATTERN.test(id)) {
-    throw invalidArgument([
-      { field: "page_token", description: "is not a token returned by ListAuditRecords" },
-    ]);
-  }
-  return id;
-}
+export const decodePageToken = tokens.decode;
 
 /**
  * A tenant's audit entries, oldest first, one page at a time. Reads one key range: the tenant's

@@ -2,6 +2,7 @@ import { isParkwayError } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
 import { StorageFailure } from "../store/storage-failure.js";
 import type { Store } from "../store/store.js";
+import { DueTimer } from "./due-timer.js";
 import { ExpiryRecord } from "./records.js";
 
 /** How soon a deadline of a session another node serves is tried again. */
@@ -14,8 +15,7 @@ const RETRY_MS = 1_000;
  * entry (the call was answered first) is handled as a no-op.
  */
 export class ExpiryScheduler {
-  private timer: NodeJS.Timeout | undefined;
-  private nextAt = Infinity;
+  private readonly timer = new DueTimer(() => this.fire());
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
 
@@ -35,17 +35,10 @@ export class ExpiryScheduler {
 
   /** Makes sure the timer fires no later than `at` (an ISO time). */
   note(at: string): void {
-    const when = Date.parse(at);
-    if (this.stopped || !(when < this.nextAt)) return;
-    this.nextAt = when;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.fire(), Math.max(0, when - Date.now()));
-    this.timer.unref();
+    this.timer.note(at);
   }
 
   private fire(): void {
-    this.nextAt = Infinity;
-    this.timer = undefined;
     this.running = this.running
       .then(() => this.sweep())
       .catch((err: unknown) => {
@@ -89,7 +82,7 @@ export class ExpiryScheduler {
   /** Stops firing; waits for a sweep in progress. */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer.stop();
     await this.running;
   }
 }

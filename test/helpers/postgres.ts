@@ -1,9 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { chmodSync, chownSync, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "./free-port.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 
@@ -67,15 +67,6 @@ const asRoot = () => process.getuid?.() === 0;
 /** The command that runs `file` as the user PostgreSQL runs as. */
 function command(file: string, args: string[]): [string, string[]] {
   return asRoot() ? ["runuser", ["-u", "postgres", "--", file, ...args]] : [file, args];
-}
-
-/** A port free on 127.0.0.1 now. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const port = (probe.address() as { port: number }).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
 }
 
 /**

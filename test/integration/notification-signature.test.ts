@@ -6,7 +6,6 @@
  */
 import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -18,16 +17,8 @@ import { parseConfig } from "../../src/config/index.js";
 import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { startParkway } from "../../src/runtime/start-parkway.js";
 import { collect } from "../helpers/parkway-harness.js";
+import { freePort } from "../helpers/free-port.js";
 import { REPO_ROOT } from "../helpers/spawn-server.js";
-
-/** A TCP port free right now on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const run = promisify(execFile);
 const SECRET = "a-receiver-secret-of-some-length";

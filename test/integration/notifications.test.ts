@@ -1,5 +1,4 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
-import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -18,6 +17,7 @@ import {
   type Received,
   startNotificationReceiver,
 } from "../helpers/notification-receiver.js";
+import { freePort } from "../helpers/free-port.js";
 import { collect } from "../helpers/parkway-harness.js";
 import { spawnServer, type SpawnedServer } from "../helpers/spawn-server.js";
 
@@ -96,15 +96,6 @@ async function park(client: ParkwayClient, agentId = "ops") {
   );
   expect(asked).toHaveLength(1);
   return { session, chat, call: asked[0]!, events };
-}
-
-/** A TCP port free right now on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const ofEvent = (received: readonly Received[], event: string) =>

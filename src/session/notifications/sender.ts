@@ -2,6 +2,7 @@ import type { Logger } from "../../common/logger.js";
 import type { Metrics } from "../../common/telemetry.js";
 import { ConflictError, StorageFailure } from "../../store/storage-failure.js";
 import type { Store } from "../../store/store.js";
+import { DueTimer } from "../due-timer.js";
 import { pendingCalls } from "../pending-calls.js";
 import { ReplyRecord } from "../records.js";
 import { withAnswerLinks } from "./answer-links.js";
@@ -34,8 +35,7 @@ export type TargetOf = (owner: OutboxEntry["owner"], url: string) => TargetRef |
  * it is not sent when none is left.
  */
 export class NotificationSender {
-  private timer: NodeJS.Timeout | undefined;
-  private nextAt = Infinity;
+  private readonly timer = new DueTimer(() => this.fire());
   private running: Promise<void> = Promise.resolve();
   private stopped = false;
   private readonly abort = new AbortController();
@@ -54,17 +54,10 @@ export class NotificationSender {
 
   /** Makes sure a sweep runs no later than `at` (an ISO time; default now). */
   note(at = new Date().toISOString()): void {
-    const when = Date.parse(at);
-    if (this.stopped || !(when < this.nextAt)) return;
-    this.nextAt = when;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.fire(), Math.max(0, when - Date.now()));
-    this.timer.unref();
+    this.timer.note(at);
   }
 
   private fire(): void {
-    this.nextAt = Infinity;
-    this.timer = undefined;
     this.running = this.running
       .then(() => this.sweep())
       .catch((err: unknown) => {
@@ -188,7 +181,7 @@ export class NotificationSender {
   /** Stops sending: aborts the attempts under way (they are due again after their claim). */
   async stop(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.timer);
+    this.timer.stop();
     this.abort.abort();
     await this.running;
   }

@@ -24,7 +24,7 @@ describe("notification targets", () => {
     const { notifications } = notificationTargets(config);
     expect(notifications).toBeDefined();
     const urls = (agent: string, tenant: string) =>
-      notifications!.targetsFor(agent, tenant).map((t) => `${t.owner.kind}:${t.target.url}`);
+      notifications.targetsFor(agent, tenant).map((t) => `${t.owner.kind}:${t.target.url}`);
     expect(urls("ops", "acme")).toEqual([
       "agent:http://agent.example/hook",
       "tenant:http://tenant.example/hook",
@@ -33,16 +33,16 @@ describe("notification targets", () => {
     expect(urls("ops", "other")).toEqual(["agent:http://agent.example/hook"]);
     expect(urls("quiet", "other")).toEqual([]);
     expect(
-      notifications!.targetOf({ kind: "tenant", id: "acme" }, "http://tenant.example/hook")?.target
+      notifications.targetOf({ kind: "tenant", id: "acme" }, "http://tenant.example/hook")?.target
         .events,
     ).toEqual(["reply.ended"]);
     // A receiver no longer configured (its notification then becomes a dead letter).
-    expect(notifications!.targetOf({ kind: "agent", id: "ops" }, "http://gone.example/")).toBe(
+    expect(notifications.targetOf({ kind: "agent", id: "ops" }, "http://gone.example/")).toBe(
       undefined,
     );
-    expect(
-      notifications!.targetOf({ kind: "tenant", id: "ops" }, "http://agent.example/hook"),
-    ).toBe(undefined);
+    expect(notifications.targetOf({ kind: "tenant", id: "ops" }, "http://agent.example/hook")).toBe(
+      undefined,
+    );
   });
 
   it("are none when no receiver is configured: the outbox is neither written nor read", () => {
