@@ -217,6 +217,19 @@ describe("config", () => {
       },
       "tenants[0].notifications[0].maxAttempts:",
     ],
+    [
+      {
+        agents: [
+          {
+            id: "a",
+            notifications: [
+              { url: "http://x/", secret: "s".repeat(16), answerLinks: { baseUrl: "http://p/" } },
+            ],
+          },
+        ],
+      },
+      "agents[0].notifications[0].answerLinks: needs the web port (web.listen)",
+    ],
   ])("rejects %j naming the key", (input, expected) => {
     expect(() => parseConfig(input as never)).toThrow(ConfigError);
     expect(() => parseConfig(input as never)).toThrow(expected);
