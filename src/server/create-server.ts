@@ -27,7 +27,7 @@ import { ListenError, listenError } from "./listen-error.js";
 import { addReflection } from "./reflection.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
 import type { WebOptions } from "./web/web-options.js";
-import type { AnswerLink } from "./web/answer-route.js";
+import type { AnswerLink } from "./web/answer-link.js";
 import { createWebServer, type WebServer } from "./web/web-server.js";
 
 export { ListenError };

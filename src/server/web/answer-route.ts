@@ -1,10 +1,7 @@
 import { z } from "zod";
 import { isParkwayError, ParkwayError } from "../../common/errors.js";
-import type { LinkAnswer } from "../../session/notifications/answer-by-link.js";
+import type { AnswerLink } from "./answer-link.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
-
-/** Answers the call of an answer link's token (see `answerByLink`). */
-export type AnswerLink = (token: string, answer: LinkAnswer) => Promise<object>;
 
 const PATH = /^\/answers\/([A-Za-z0-9_-]{16,128})$/;
 const MAX_BODY_BYTES = 8192;
