@@ -45,6 +45,12 @@ export class DeferredSpans {
   private flush(): void {
     const queue = this.queue;
     this.queue = [];
-    for (const work of queue) work();
+    for (const work of queue) {
+      try {
+        work();
+      } catch {
+        // Spans never fail a reply: here, off its path, a throw would end the process.
+      }
+    }
   }
 }

@@ -65,7 +65,7 @@ export class ReplyWrites {
 
   /**
    * Puts the notifications of `facts` (the session's, the reply's and the last seq filled in) into
-   * `b`; returns what to call once `b` is written.
+   * `b`; the sender is woken once the write that holds them is done (`sendNotified`).
    */
   notify(
     b: StoreBatch,
