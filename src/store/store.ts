@@ -68,6 +68,17 @@ export interface StoreBatch {
  *   with the same `StorageFailure`, and nothing more reaches the disk) until the process restarts;
  *   reads go on. A write issued after a failed one never lands behind it. A conflict (a check that
  *   did not hold) is not a failure.
+ *
+ * The session core's operations are these, composed (test/unit/store-session-operations.test.ts
+ * checks each on every backend):
+ *
+ * - append events with their seq: `EventLog.putInto` puts a chunk of consecutive events at
+ *   `<session>/<last seq>` into the batch that carries the state they belong to;
+ * - checkpoint a reply: that batch also puts the reply record and the session's last seq;
+ * - a synced batch: `write({ sync: true })`, for a park and for every answer (DESIGN §4);
+ * - compare-and-set a call's state: `check` on the reply record (still this reply, the call still
+ *   awaiting) in the answer's batch;
+ * - read a range: `entries` from the chunk holding a seq; keys: `keys`, for compaction and deletion.
  */
 export interface Store {
   /** Where the data lives, for messages. */

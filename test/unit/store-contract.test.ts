@@ -1,80 +1,26 @@
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import {
   ConflictError,
-  createLevelStore,
   createMemoryStore,
   defineRecord,
   RecordError,
   StorageFailure,
   StoreClosedError,
-  type Store,
 } from "../../src/store/index.js";
-import { createPostgresStore, WRITER_SUFFIX } from "../../src/store/postgres/index.js";
-import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
-import { writeFaults } from "../helpers/store-faults.js";
+import { storeImplementations } from "../helpers/store-implementations.js";
 
 /**
  * What the session core relies on from a store, checked on every implementation: the LevelDB store,
  * the in-memory one and the PostgreSQL one (on a temporary cluster, a database per test). Each
- * implementation brings a way to make its next write fail.
+ * implementation brings a way to make its next write fail. The session's own operations on these
+ * are checked in store-session-operations.test.ts.
  */
 const Note = defineRecord({ kind: "note", version: 1, schema: z.object({ text: z.string() }) });
 const Tag = defineRecord({ kind: "tag", version: 1, schema: z.object({ n: z.number().int() }) });
 
-interface Subject {
-  store: Store;
-  failNextWrite(): void | Promise<void>;
-}
-
-let cluster: Promise<TestPostgres> | undefined;
-afterAll(async () => {
-  await (await cluster)?.stop();
-});
-
-const implementations: [string, () => Promise<Subject>][] = [
-  [
-    "LevelDB",
-    async () => {
-      const store = createLevelStore(await mkdtemp(path.join(tmpdir(), "parkway-contract-")));
-      await store.open();
-      const faults = writeFaults(store);
-      return { store, failNextWrite: () => faults.failNext() };
-    },
-  ],
-  [
-    "memory",
-    async () => {
-      const store = createMemoryStore();
-      await store.open();
-      return { store, failNextWrite: () => store.failNextWrite() };
-    },
-  ],
-  [
-    "PostgreSQL",
-    async () => {
-      const postgres = await (cluster ??= startPostgres());
-      const url = await postgres.createDatabase();
-      const store = createPostgresStore({ url, applicationName: "contract" });
-      await store.open();
-      // The next write fails for real: the database ends the writer's connection (and waits
-      // until it is gone), as when it restarts or an administrator ends it.
-      const database = new URL(url).pathname.slice(1);
-      const failNextWrite = async () => {
-        const ended = await postgres.query(
-          `SELECT pg_terminate_backend(pid, 10000) AS ended FROM pg_stat_activity
-           WHERE datname = $1 AND application_name = $2`,
-          [database, `contract${WRITER_SUFFIX}`],
-        );
-        expect(ended).toEqual([{ ended: true }]);
-      };
-      return { store, failNextWrite };
-    },
-  ],
-];
+const { implementations, stop } = storeImplementations();
+afterAll(stop);
 
 const note = (text: string) => ({ text });
 
