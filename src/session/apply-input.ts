@@ -50,7 +50,7 @@ export function applyInput(
         actor.id,
         requestId,
         input,
-        actor.nextRequest,
+        actor.head.nextRequest,
         limits.requestIds,
       );
       if ("duplicate" in found) {

@@ -5,9 +5,11 @@ import type { Logger } from "../common/logger.js";
 import { StorageFailure, StoreClosedError } from "../store/storage-failure.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { EventLog } from "./event-log.js";
-import type { StoredEvent, StreamItem } from "./stored-event.js";
+import type { StoredEvent } from "./stored-event.js";
 import { noteAnnounced, reannouncement } from "./reannouncement.js";
+import { replayThenTail } from "./hub-replay.js";
 import { type Attached, Subscriber } from "./subscriber.js";
+import { Visibility } from "./visibility.js";
 
 /** Events whose write is synced, with the state they announce, before any stream sees them. */
 const SYNC_EVENTS = new Set<EventBody["type"]>([
@@ -15,9 +17,6 @@ const SYNC_EVENTS = new Set<EventBody["type"]>([
   "require_external_execution",
   "reply_parked",
 ]);
-
-/** Most replayed events handed to a stream's writer at once. */
-const REPLAY_BATCH = 256;
 
 /** What a hub writes besides its events, and whom it tells when a write fails. */
 export interface HubOptions {
@@ -33,6 +32,11 @@ export interface HubOptions {
   observe?: (body: EventBody) => void;
   /** The fields of its log lines (the session, its reply and trace); default the session. */
   logFields?: () => object;
+  /**
+   * How many events past the last written one may reach streams before their write (the reply's
+   * start and the model's stream, see `Visibility`); none by default.
+   */
+  visibleAhead?: number;
 }
 
 interface Waiter {
@@ -42,9 +46,10 @@ interface Waiter {
 
 /**
  * A session's event log and its fan-out to attached streams, with group commit: each event gets the
- * next seq, and a stream sees it only once the write that stores it has finished, so no client ever
- * sees an event the log could lose in a crash. While one write is in flight, the events emitted
- * meanwhile gather into the next write. A write that holds a REQUIRE_* or REPLY_PARKED event is
+ * next seq, and a stream sees it once the write that stores it has finished, so no client sees an
+ * event that changes state before it is stored; with `visibleAhead`, the reply's start and the
+ * model's stream go out as they are logged (`Visibility`). While one write is in flight, the events
+ * emitted meanwhile gather into the next write. A write that holds a REQUIRE_* or REPLY_PARKED event is
  * synced. A write that fails stops the hub: its events and those emitted after them are dropped
  * (the next seq is again the one after the last stored event), every waiting and later commit
  * rejects, the attached streams end with UNAVAILABLE, and `onFailure` is told; the hub writes
@@ -60,13 +65,14 @@ export class EventHub {
   private draining: Promise<void> | undefined;
   /** A write scheduled for after the current turn of the event loop. */
   private soon: NodeJS.Immediate | undefined;
-  /** The events of the write in flight (not yet seen by any stream). */
+  /** The events of the write in flight. */
   private inFlight: StoredEvent[] = [];
   private waiters: Waiter[] = [];
   private extras: ((batch: StoreBatch) => void)[] = [];
   private wantSync = false;
   private syncEvent = false;
   private written: number;
+  private readonly shown: Visibility;
   /** What ends the streams and refuses commits once a write failed. */
   private failed: Error | undefined;
 
@@ -76,14 +82,22 @@ export class EventHub {
     lastSeq: number,
     private readonly logger: Logger,
     private readonly options: HubOptions = {},
+    /** The last seq used, past `lastSeq` (the last stored event's) when seqs were skipped. */
+    startSeq = lastSeq,
   ) {
-    this.log = new EventLog(store, sessionId, lastSeq);
+    this.log = new EventLog(store, sessionId, startSeq, lastSeq);
     this.written = lastSeq;
+    this.shown = new Visibility(startSeq, options.visibleAhead ?? 0);
+  }
+
+  /** The last seq used (by an event emitted, written or not, or skipped after a crash). */
+  get lastSeq(): number {
+    return this.log.lastSeq;
   }
 
   /** The seq of the last event emitted (written or not). */
-  get lastSeq(): number {
-    return this.log.lastSeq;
+  get lastEventSeq(): number {
+    return this.log.lastEventSeq;
   }
 
   get attached(): number {
@@ -97,9 +111,7 @@ export class EventHub {
    */
   emit(replyId: string, body: EventBody): void {
     if (this.failed) return;
-    this.log.append(replyId, body);
-    this.options.observe?.(body);
-    if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
+    this.logged(replyId, body);
     this.kickSoon();
   }
 
@@ -113,12 +125,20 @@ export class EventHub {
     options: { sync?: boolean; extra?: (batch: StoreBatch) => void },
   ): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
-    for (const body of bodies) {
-      this.log.append(replyId, body);
-      this.options.observe?.(body);
-      if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
-    }
+    for (const body of bodies) this.logged(replyId, body);
     return this.commit(options);
+  }
+
+  /** Appends an event to the log, and gives it to the streams when it may go before its write. */
+  private logged(replyId: string, body: EventBody): void {
+    const event = this.log.append(replyId, body);
+    this.options.observe?.(body);
+    if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
+    if (this.shown.early(event, this.written)) this.fanOut(event);
+  }
+
+  private fanOut(event: StoredEvent): void {
+    for (const sub of this.subscribers) sub.push({ kind: "event", event });
   }
 
   /**
@@ -196,8 +216,11 @@ export class EventHub {
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
       if (events.length > 0) this.options.committed?.(events);
       this.inFlight = [];
-      for (const event of events) {
-        for (const sub of this.subscribers) sub.push({ kind: "event", event });
+      for (const event of this.shown.written(events)) this.fanOut(event);
+      // What waited only for the events before it to be shown goes now.
+      for (const event of this.log.peekPending()) {
+        if (!this.shown.early(event, this.written)) break;
+        this.fanOut(event);
       }
       for (const w of waiters) w.resolve();
     }
@@ -249,46 +272,25 @@ export class EventHub {
     // Events after `upto` are not written yet: they reach this stream as they are, like any other.
     const upto = this.written;
     const announced = new Set<string>();
-    for (const event of [...this.inFlight, ...this.log.peekPending()])
+    for (const event of [...this.inFlight, ...this.log.peekPending()]) {
       noteAnnounced(event, announced);
+      // Shown and not written yet: this stream gets them after the replay, as the others did.
+      if (event.seq > Math.max(afterSeq, upto) && event.seq <= this.shown.seq) {
+        subscriber.push({ kind: "event", event });
+      }
+    }
     this.subscribers.add(subscriber);
-    const items = this.replayThenTail(
-      subscriber,
-      Math.min(afterSeq, upto),
-      upto,
-      signal,
-      (replayed) => reannouncement(this.sessionId, pending(), announced, replayed),
-    );
     const detach = () => {
       this.subscribers.delete(subscriber);
     };
+    const items = replayThenTail(
+      this.log,
+      subscriber,
+      { afterSeq: Math.min(afterSeq, upto), upto, signal },
+      (replayed) => reannouncement(this.sessionId, pending(), announced, replayed),
+      detach,
+    );
     return { lastSeq: upto, items, subscriber, detach };
-  }
-
-  private async *replayThenTail(
-    subscriber: Subscriber,
-    afterSeq: number,
-    upto: number,
-    signal: AbortSignal,
-    reannounce: (replayed: Set<string>) => StreamItem[],
-  ): AsyncGenerator<StreamItem[]> {
-    try {
-      const replayed = new Set<string>();
-      let batch: StreamItem[] = [];
-      for await (const event of this.log.read(afterSeq, upto, signal)) {
-        noteAnnounced(event, replayed);
-        batch.push({ kind: "event", event: { ...event, replayed: true } });
-        if (batch.length >= REPLAY_BATCH) {
-          yield batch;
-          batch = [];
-        }
-      }
-      batch.push(...reannounce(replayed));
-      if (batch.length > 0) yield batch;
-      yield* subscriber.items(signal);
-    } finally {
-      this.subscribers.delete(subscriber);
-    }
   }
 
   /** Ends every attached stream with `error`. */

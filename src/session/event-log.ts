@@ -11,16 +11,26 @@ import type { StoredEvent } from "./stored-event.js";
  */
 export class EventLog {
   private pendingEvents: StoredEvent[] = [];
+  private lastEvent: number;
 
+  /** `seq`: the last seq used; the last event's, unless seqs were skipped after it (`SeqEpoch`). */
   constructor(
     private readonly store: Store,
     readonly sessionId: string,
     private seq: number,
-  ) {}
+    lastEvent = seq,
+  ) {
+    this.lastEvent = lastEvent;
+  }
 
-  /** The seq of the last event appended (written or not). */
+  /** The last seq used: the next event gets the one after it. */
   get lastSeq(): number {
     return this.seq;
+  }
+
+  /** The seq of the last event appended (written or not). */
+  get lastEventSeq(): number {
+    return this.lastEvent;
   }
 
   get hasPending(): boolean {
@@ -30,6 +40,7 @@ export class EventLog {
   /** Assigns the next seq to an event body and keeps it for the next write. */
   append(replyId: string, body: EventBody): StoredEvent {
     this.seq += 1;
+    this.lastEvent = this.seq;
     const event: StoredEvent = {
       id: newId("evt"),
       seq: this.seq,
@@ -46,6 +57,7 @@ export class EventLog {
   rollback(seq: number): void {
     this.pendingEvents = [];
     this.seq = seq;
+    this.lastEvent = Math.min(this.lastEvent, seq);
   }
 
   /** The events not yet handed to a write. */

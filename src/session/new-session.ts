@@ -38,6 +38,8 @@ export function newSession(
   agent: AgentDefinition | undefined,
   known: readonly string[],
   input: CreateSessionInput,
+  /** Fields every write of a session record sets (see `SessionHead`). */
+  stamp: Partial<SessionData> = {},
 ): SessionData {
   if (!input.agentId) {
     throw invalidArgument([{ field: "agent_id", description: "is required" }]);
@@ -65,6 +67,7 @@ export function newSession(
     updatedAt: now,
     lastSeq: 0,
     messageCount: 0,
+    ...stamp,
   };
 }
 

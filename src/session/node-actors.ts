@@ -9,6 +9,7 @@ import { type LeaseOptions, SessionLeases } from "./session-leases.js";
 import type { SessionReader } from "./session-reader.js";
 import { eventsTopic, inboxTopic } from "./signal-topics.js";
 import type { StoredEvent } from "./stored-event.js";
+import { SeqEpoch } from "./seq-epoch.js";
 
 /** This node's session actors, and with several nodes its leases, followers and inbox. */
 export interface NodeActors {
@@ -25,7 +26,9 @@ export interface NodeActors {
    * follow their session here, and signals the other nodes (several nodes).
    */
   published?: (sessionId: string, events: readonly StoredEvent[]) => void;
-  /** Starts listening to the other nodes. */
+  /** A single node's runs on the store (see `SeqEpoch`); none with several nodes. */
+  epoch?: SeqEpoch;
+  /** Starts listening to the other nodes; on a single node, marks the run begun. */
   open(): Promise<void>;
   /**
    * With leases, runs `recover` every lease timeout: it ends the replies of nodes that stopped
@@ -61,8 +64,14 @@ export function nodeActors(
 ): NodeActors {
   if (!cluster) {
     const actors = new ActorRegistry(load);
-    const none = () => Promise.resolve();
-    return { actors, open: none, sweep: () => undefined, stop: none };
+    const epoch = new SeqEpoch(store);
+    return {
+      actors,
+      epoch,
+      open: () => epoch.begin(),
+      sweep: () => undefined,
+      stop: () => epoch.end(),
+    };
   }
   const { reader, applyHere, ...leaseOptions } = cluster;
   const remote = cluster.signals ?? new SignalBus().node();

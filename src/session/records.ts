@@ -57,6 +57,13 @@ export const SessionRecord = defineRecord({
      * reply's usage so far is in its record's message); absent is zeros.
      */
     usage: usageSchema.optional(),
+    /** The server's crash count when the record was written (see `SeqEpoch`); absent is zero. */
+    crashes: z.number().int().nonnegative().optional(),
+    /**
+     * Seq ranges (first, last) never used: skipped after a crash, past events that streams may
+     * have been given and the crash lost (see `SeqEpoch`).
+     */
+    skippedSeqs: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
   }),
 });
 export type SessionData = z.infer<typeof SessionRecord.schema>;

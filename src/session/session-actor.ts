@@ -22,8 +22,7 @@ import type { Lease, SessionLeases } from "./session-leases.js";
 import { type SessionLogFields, sessionLog } from "./session-log.js";
 import { SessionPermissions } from "./session-permissions.js";
 import { type SessionView, sessionView } from "./session-view.js";
-
-export type { ReplySettled } from "./reply-outcomes.js";
+import { type SeqEpoch, VISIBLE_AHEAD } from "./seq-epoch.js";
 
 /** What every actor shares. */
 export interface ActorDeps {
@@ -47,6 +46,8 @@ export interface ActorDeps {
   telemetry?: Telemetry;
   /** Where park notifications are written; none when no receiver is configured. */
   outbox?: Outbox;
+  /** The server's runs on this store: events may then reach streams before they are written. */
+  epoch?: SeqEpoch;
 }
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
@@ -76,6 +77,8 @@ export class SessionActor implements LifecycleSession, HubOptions {
   /** The session's lease on this node, when several nodes share the database. */
   lease: Lease | undefined;
   readonly telemetry: Telemetry;
+  /** HubOptions: how far the model's stream may go out before its write (see `SeqEpoch`). */
+  readonly visibleAhead: number;
   private chain: Promise<unknown> = Promise.resolve();
   /** Why the actor stopped, once a write failed. */
   private stopped: Error | undefined;
@@ -92,9 +95,11 @@ export class SessionActor implements LifecycleSession, HubOptions {
       sessionTools.length === 0
         ? agent.tools
         : new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
-    this.head = new SessionHead(data);
+    this.head = new SessionHead(data, deps.epoch?.stamp());
     this.telemetry = deps.telemetry ?? noTelemetry;
-    this.events = new EventHub(deps.store, data.id, data.lastSeq, deps.logger, this);
+    this.visibleAhead = deps.epoch ? VISIBLE_AHEAD : 0;
+    const start = deps.epoch?.resume(this.head);
+    this.events = new EventHub(deps.store, data.id, data.lastSeq, deps.logger, this, start);
     this.outcomes = new ReplyOutcomes(deps.store, this.head);
     this.permissions = new SessionPermissions(this.head, agent, deps.rules, deps.homeDir);
     this.reply = new ReplyLifecycle(this);
@@ -186,7 +191,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
   }
 
   get snapshot(): SessionData {
-    return { ...this.head.data, lastSeq: this.events.lastSeq };
+    return { ...this.head.data, lastSeq: this.events.lastEventSeq };
   }
 
   /** The session as the API shows it, with its parked reply's calls and its usage so far. */
@@ -197,11 +202,6 @@ export class SessionActor implements LifecycleSession, HubOptions {
   /** True when nothing needs this actor in memory: no reply running and no stream attached. */
   get evictable(): boolean {
     return this.events.attached === 0 && !this.reply.running;
-  }
-
-  /** The number the next request id of this session is recorded under. */
-  get nextRequest(): number {
-    return this.head.nextRequest;
   }
 
   /** Runs `fn` after every input before it has been applied; refused once the actor stopped. */

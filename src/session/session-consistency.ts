@@ -95,7 +95,7 @@ async function eventsProblem(
     return `event ${lastStored} is stored, after the session's last seq ${data.lastSeq}`;
   }
   if (data.lastSeq <= from) return undefined;
-  if (lastStored < data.lastSeq) {
+  if (afterSkips(data, lastStored + 1) <= data.lastSeq) {
     return `events ${lastStored + 1}..${data.lastSeq} are missing below its last seq ${data.lastSeq}`;
   }
   let expected = from + 1;
@@ -106,11 +106,18 @@ async function eventsProblem(
   })) {
     for (const event of chunk.events) {
       if (event.seq < expected) continue;
+      if (event.seq > expected) expected = afterSkips(data, expected);
       if (event.seq > expected) return `event ${expected} is missing below its last seq`;
       expected += 1;
     }
   }
   return undefined;
+}
+
+/** The first seq from `seq` on that was not skipped after a crash (see `SeqEpoch`). */
+function afterSkips(data: SessionData, seq: number): number {
+  for (const [first, last] of data.skippedSeqs ?? []) if (first === seq) seq = last + 1;
+  return seq;
 }
 
 /** A parked reply's events after its stored state, and the announcement of its pending calls. */

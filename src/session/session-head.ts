@@ -12,7 +12,11 @@ export class SessionHead {
   private changed = false;
   private messages: Msg[] | undefined;
 
-  constructor(private current: SessionData) {}
+  /** `stamp`: what every write of the record sets (the server's crash count, see `SeqEpoch`). */
+  constructor(
+    private current: SessionData,
+    private readonly stamp: Partial<SessionData> = {},
+  ) {}
 
   get data(): SessionData {
     return this.current;
@@ -67,11 +71,17 @@ export class SessionHead {
     return order;
   }
 
+  /** Records that the seqs `range` (first, last) are never used. */
+  skip(range: [number, number]): void {
+    this.update({ skippedSeqs: [...(this.current.skippedSeqs ?? []), range] });
+  }
+
   /** Puts the record into `batch` when it changed or `lastSeq` moved since it was last stored. */
   writeInto(batch: StoreBatch, lastSeq: number): void {
     if (!this.changed && lastSeq === this.current.lastSeq) return;
     this.changed = false;
-    this.current = { ...this.current, lastSeq, updatedAt: new Date().toISOString() };
+    const updatedAt = new Date().toISOString();
+    this.current = { ...this.current, ...this.stamp, lastSeq, updatedAt };
     batch.put(SessionRecord, this.current.id, this.current);
   }
 }

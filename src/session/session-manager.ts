@@ -94,6 +94,7 @@ export class SessionManager {
       failed: (actor) => this.actors.drop(actor),
       idle: (actor) => this.actors.release(actor),
       ...(this.node.leases ? { leases: this.node.leases, published: this.node.published } : {}),
+      ...(this.node.epoch ? { epoch: this.node.epoch } : {}),
       keepFinishedReplies: options.keepFinishedReplies,
       ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     };
@@ -178,7 +179,8 @@ export class SessionManager {
       this.assertAccepting();
       checkSessionsPerTenant(this.limits, tenant, count);
       const known = [...this.agents.keys()];
-      const data = newSession(tenant, this.agents.get(input.agentId), known, input);
+      const stamp = this.node.epoch?.stamp();
+      const data = newSession(tenant, this.agents.get(input.agentId), known, input, stamp);
       await storeNewSession(this.store, this.agent(data.agentId), data, count + 1, guard);
       return { count: count + 1, result: sessionView(data, undefined) };
     });

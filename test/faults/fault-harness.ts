@@ -6,9 +6,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { FinishedReason } from "../../src/generated/parkway/v1/content.js";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { REPO_ROOT, tempDir } from "../helpers/spawn-server.js";
 import { checkEffects, readEventLog, transient } from "./fault-checks.js";
+import { SeenSeqs } from "./seen-seqs.js";
 import { startNotificationWitness } from "./notification-witness.js";
 
 /** How hard to push. */
@@ -32,6 +34,8 @@ export interface FaultReport {
   answers: number;
   retriedAfterCrash: number;
   effects: number;
+  /** Events the sessions' streams received, and how many of them a crash lost unwritten. */
+  streams?: { streamed: number; lost: number };
   /** POSTs the receiver got, the calls they listed, and notifications left in the outbox. */
   notifications?: { posts: number; notifiedCalls: number; outboxLeft: number };
   violations: string[];
@@ -131,6 +135,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
   let ready: Promise<void> = Promise.resolve();
   let stopping = false;
   const completed = new Set<string>();
+  const seen = new SeenSeqs(report.violations);
 
   const done = () =>
     (report.kills >= options.kills && report.parks + report.answers >= options.minOps) ||
@@ -139,6 +144,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
   /** Returns the call still parked when it stopped, if one is. */
   async function drive(index: number): Promise<string | undefined> {
     const sessionId = (await client.createSession({ agentId: "test" })).id;
+    await seen.add(client, index, sessionId);
     let n = 0;
     let parkedCall: string | undefined;
     let confirmSent = false;
@@ -258,6 +264,7 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
       client.close();
       server = await launch(config, dataDir);
       client = createParkwayClient(server.address, { timeoutMs: 10_000 });
+      await seen.rewatch(client);
       release();
     }
     stopping = true;
@@ -271,9 +278,11 @@ export async function runFaults(options: FaultOptions): Promise<FaultReport> {
   // Invariants over what was stored.
   report.effects = await checkEffects(effects, completed, report.violations);
   const sessions = await client.listSessions({ pageSize: 1000 });
+  const logs = new Map<string, ServerEvent[]>();
   for (const s of sessions.sessions) {
-    await readEventLog(client, s.id, s.lastSeq, report.violations);
+    logs.set(s.id, await readEventLog(client, s.id, s.lastSeq, report.violations));
   }
+  report.streams = await seen.check(logs);
   client.close();
   await witness.quiet();
   server.child.kill("SIGTERM");

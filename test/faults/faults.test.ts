@@ -15,4 +15,6 @@ it("keeps every promise of durability through 20 SIGKILLs over 1,000 parks and a
   expect(report.violations).toEqual([]);
   expect(report.kills).toBeGreaterThanOrEqual(20);
   expect(report.parks + report.answers).toBeGreaterThanOrEqual(1000);
+  // The streams watched every session across the kills (their seqs are checked above).
+  expect(report.streams?.streamed).toBeGreaterThan(1000);
 }, 540_000);

@@ -1,4 +1,5 @@
 import type { ParkwayClient, ParkwaySession } from "../../src/client/index.js";
+import { crashSkip } from "./fault-checks.js";
 
 /** What a watcher needs of a session: where its stream is, and what it saw. */
 export interface WatchedSession {
@@ -22,8 +23,8 @@ export interface WatchLedger {
 /**
  * One Chat stream per session, attached through the real client as a reconnecting client does:
  * from the last seq it saw. Each event seen is noted (seq → event id) for a check against what was
- * stored: a client must never have seen an event that a restart lost or replaced. Seqs must arrive
- * one after another. A stream that broke (its server went away) may be attached again, to the same
+ * stored: a client must never have seen an event that a restart replaced. Seqs must arrive one
+ * after another, but past a crash's skip (see `crashSkip`) and at the first of an attach. A stream that broke (its server went away) may be attached again, to the same
  * server or another one.
  */
 export class StreamWatchers {
@@ -61,16 +62,21 @@ export class StreamWatchers {
   }
 
   private async read(s: WatchedSession, chat: ParkwaySession): Promise<void> {
+    let first = true;
     try {
       for (;;) {
         const event = await chat.next();
         if (!event) return;
         if (event.seq === 0) continue;
-        if (event.seq !== s.watchedSeq + 1) {
+        // One by one, but past the seqs a crash skipped (see `SeqEpoch`): a replay crosses those
+        // skips, and the first event of an attach may follow one the crash lost.
+        const next = s.watchedSeq + 1;
+        if (first ? event.seq < next : event.seq !== next && !crashSkip(next, event.seq)) {
           this.ledger.violation(
             `session s${s.index}: its stream got seq ${event.seq} after ${s.watchedSeq}`,
           );
         }
+        first = false;
         s.watchedSeq = event.seq;
         s.seen.set(event.seq, event.id);
         this.ledger.counts.streamed++;

@@ -79,8 +79,9 @@ class Event:
 
     @property
     def seq(self) -> int:
-        """Position in the session's event log (strictly increasing, gap-free); 0 for a pending
-        REQUIRE_* event re-announced after attach."""
+        """Position in the session's event log (strictly increasing; gap-free except after a
+        server crash, where seqs skip past events that were sent but not stored); 0 for a
+        pending REQUIRE_* event re-announced after attach."""
         return self.raw.seq
 
     @property

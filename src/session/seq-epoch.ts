@@ -1,0 +1,90 @@
+import { z } from "zod";
+import { defineRecord } from "../store/record.js";
+import type { Store } from "../store/store.js";
+import type { SessionData } from "./records.js";
+import type { SessionHead } from "./session-head.js";
+
+/**
+ * The most events of one session that may reach streams before they are written (see `EventHub`):
+ * after a crash, a session's seqs skip this many per crash since its record was last written.
+ */
+export const VISIBLE_AHEAD = 16_384;
+
+/**
+ * The server's runs on this store: how many ended without a clean stop (crashes), and whether one
+ * is running now. Key "runs".
+ */
+export const RunsRecord = defineRecord({
+  kind: "runs",
+  version: 1,
+  schema: z.object({
+    crashes: z.number().int().nonnegative(),
+    /** Set while a server runs; cleared by a clean stop. Found set at a start: that run crashed. */
+    running: z.boolean(),
+  }),
+});
+const RUNS_KEY = "runs";
+
+/**
+ * Keeps seqs from being reused after a crash, though some events reach streams before they are
+ * written. A run is marked running (synced) before any session loads and cleared after a clean
+ * stop; a start that finds the mark counts a crash. Every session record carries the crash count of
+ * the run that wrote it (`SessionData.crashes`). A session stored as running and loaded with fewer
+ * crashes than the store has counted may have had up to `VISIBLE_AHEAD` events seen and lost in each
+ * crashed run since:
+ * its next seq skips `VISIBLE_AHEAD` per such crash (`startSeq`), past anything a client may have
+ * seen, and the skipped range is recorded (`SessionData.skippedSeqs`). Without a crash seqs stay
+ * gap-free.
+ */
+export class SeqEpoch {
+  private count = 0;
+  private began = false;
+
+  constructor(private readonly store: Store) {}
+
+  /** The crashes counted so far. */
+  get crashes(): number {
+    return this.count;
+  }
+
+  /** Counts the last run as a crash when it did not stop cleanly, and marks this one running. */
+  async begin(): Promise<void> {
+    const last = await this.store.get(RunsRecord, RUNS_KEY);
+    this.count = (last?.crashes ?? 0) + (last?.running ? 1 : 0);
+    await this.mark(true);
+    this.began = true;
+  }
+
+  /** Marks a clean stop, once every session's events are written; not after a storage failure. */
+  async end(): Promise<void> {
+    if (!this.began || this.store.failure) return;
+    this.began = false;
+    await this.mark(false).catch(() => undefined);
+  }
+
+  /** What a new session record carries: the crashes counted when it was written. */
+  stamp(): Partial<SessionData> {
+    return this.count > 0 ? { crashes: this.count } : {};
+  }
+
+  /**
+   * The seq after which a loaded session's next event goes: for a session stored as running (the
+   * only time events go out ahead of their write, see `Visibility`), past `VISIBLE_AHEAD` seqs for
+   * each crash counted since its record was written, a range the record then notes as skipped.
+   */
+  resume(head: SessionHead): number {
+    const { lastSeq, crashes, status } = head.data;
+    const missed = this.count - (crashes ?? 0);
+    if (missed <= 0 || status === "idle" || status === "awaiting_permission") return lastSeq;
+    const seq = lastSeq + missed * VISIBLE_AHEAD;
+    head.skip([lastSeq + 1, seq]);
+    return seq;
+  }
+
+  private mark(running: boolean): Promise<void> {
+    return this.store
+      .batch()
+      .put(RunsRecord, RUNS_KEY, { crashes: this.count, running })
+      .write({ sync: true });
+  }
+}
