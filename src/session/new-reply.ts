@@ -46,11 +46,14 @@ export function startRecords(
   index: number,
   user: Msg,
   reply: ReplyData,
+  /** What else the batch carries (the request id's record). */
+  request?: { write(batch: StoreBatch): void },
 ): (batch: StoreBatch) => void {
   return (b) => {
     b.put(MessageRecord, messageKey(sessionId, index), user);
     b.put(ReplyRecord, sessionId, reply);
     b.put(RunningRecord, sessionId, { replyId: reply.replyId, since: reply.startedAt });
+    request?.write(b);
   };
 }
 

@@ -120,11 +120,9 @@ export class ReplyLifecycle {
     // The event and the state it starts are written in one batch.
     const start: EventBody = { type: "reply_start", name: this.s.agent.id, role: "assistant" };
     await hub.emitWith(replyId, [start], {
-      extra: (b) => {
-        startRecords(head.id, index, user, data)(b);
-        request?.write(b);
-      },
+      extra: startRecords(head.id, index, user, data, request),
     });
+    head.remember(index, user);
     this.awaitOutcome(active, request, settled);
     this.run(active);
     return { replyId, settled };

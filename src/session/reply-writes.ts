@@ -235,6 +235,7 @@ export class ReplyWrites {
           extra?.(b);
         },
       });
+      head.remember(index, message);
       this.sendNotified();
       observer?.ended(outcome.finishedReason, outcome.error);
     } else {

@@ -35,6 +35,12 @@ export class SessionHead {
     return (this.messages ??= []);
   }
 
+  /** A message just stored at `index`: kept in the history when it follows what was read. */
+  remember(index: number, msg: Msg): void {
+    const known = this.messages ?? (index === 0 ? (this.messages = []) : undefined);
+    if (known?.length === index) known.push(msg);
+  }
+
   /** Changes fields of the record; the change is stored with the next write. */
   update(patch: Partial<SessionData>): void {
     this.current = { ...this.current, ...patch };

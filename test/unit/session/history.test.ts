@@ -20,9 +20,10 @@ class CountingStore extends MemoryStore {
 const ended = (e: StoredEvent) => e.body.type === "reply_end";
 
 describe("a session's history", () => {
-  it("is read from the store once per message while the session is in memory", async () => {
+  it("is read from the store once, when the session comes into memory; what it writes is kept", async () => {
     const store = new CountingStore();
-    const core = await startCore([respond("one"), respond("two"), respond("three")], store);
+    const turns = [respond("one"), respond("two"), respond("three"), respond("four")];
+    const core = await startCore(turns, store);
     const id = await core.session();
     const stream = new AbortController();
     // An attached stream keeps the session in memory between replies.
@@ -40,11 +41,18 @@ describe("a session's history", () => {
     // Each request carries the whole history: user, assistant, user, assistant, user.
     const third = JSON.stringify(core.model.requests[2]!.messages);
     for (const said of ["one", "two"]) expect(third).toContain(said);
+    // No message record read: the session wrote each one itself, and kept it.
+    expect(store.messagesRead).toBe(0);
+
+    // Out of memory and back: its next reply reads the history once, the new message included.
+    expect(core.manager.liveActors).toBe(0);
+    const fourth = await core.manager.apply(TENANT, id, { kind: "user_message", text: "d" });
+    await fourth.settled;
+    expect(store.messagesRead).toBe(7);
     const users = core.model.requests.map(
       (r) => r.messages.filter((m) => (m as { role: string }).role === "user").length,
     );
-    expect(users).toEqual([1, 2, 3]);
-    // 1 + 2 + 2 message records read, not 1 + 3 + 5: the earlier ones came from memory.
-    expect(store.messagesRead).toBe(5);
+    expect(users).toEqual([1, 2, 3, 4]);
+    expect(JSON.stringify(core.model.requests[3]!.messages)).toContain("three");
   });
 });
