@@ -119,12 +119,14 @@ export class ReplyLifecycle {
     const request = outcomes.note(ticket, replyId, index + 1);
     // The event and the state it starts are written in one batch.
     const start: EventBody = { type: "reply_start", name: this.s.agent.id, role: "assistant" };
-    await hub.emitWith(replyId, [start], {
+    const written = hub.emitWith(replyId, [start], {
       extra: startRecords(head.id, index, user, data, request),
     });
     head.remember(index, user);
-    this.awaitOutcome(active, request, settled);
+    // The model is asked while the write goes on; what it streams waits for REPLY_START.
     this.run(active);
+    await written;
+    this.awaitOutcome(active, request, settled);
     return { replyId, settled };
   }
 
