@@ -119,14 +119,12 @@ export class ReplyLifecycle {
     const request = outcomes.note(ticket, replyId, index + 1);
     // The event and the state it starts are written in one batch.
     const start: EventBody = { type: "reply_start", name: this.s.agent.id, role: "assistant" };
-    const written = hub.emitWith(replyId, [start], {
+    await hub.emitWith(replyId, [start], {
       extra: startRecords(head.id, index, user, data, request),
     });
     head.remember(index, user);
-    // The model is asked while the write goes on; what it streams waits for REPLY_START.
-    this.run(active);
-    await written;
     this.awaitOutcome(active, request, settled);
+    this.run(active);
     return { replyId, settled };
   }
 

@@ -55,8 +55,7 @@ export async function runActiveReply(
   try {
     // The events and acknowledgement of the input that started the reply go out first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    // What is read of the history is stored first; while in memory, none is read.
-    if (s.head.history.length < s.head.data.messageCount) await s.hub.settled();
+    await s.hub.settled(); // the history is stored before it is read
     await s.permissions.refresh();
     const history = await readHistory(s.store, s.head.id, s.head.data.messageCount, s.head.history);
     const progress = { iteration: active.data.iteration };
