@@ -87,7 +87,7 @@ export class EventHub {
   ) {
     this.log = new EventLog(store, sessionId, startSeq, lastSeq);
     this.written = lastSeq;
-    this.shown = new Visibility(startSeq, options.visibleAhead ?? 0);
+    this.shown = new Visibility(startSeq, options.visibleAhead ?? 0, this);
   }
 
   /** The last seq used (by an event emitted, written or not, or skipped after a crash). */
@@ -134,10 +134,11 @@ export class EventHub {
     const event = this.log.append(replyId, body);
     this.options.observe?.(body);
     if (SYNC_EVENTS.has(body.type)) this.syncEvent = true;
-    if (this.shown.early(event, this.written)) this.fanOut(event);
+    this.shown.offer(event, this.written);
   }
 
-  private fanOut(event: StoredEvent): void {
+  /** Gives an event to every attached stream. */
+  fanOut(event: StoredEvent): void {
     for (const sub of this.subscribers) sub.push({ kind: "event", event });
   }
 
@@ -216,12 +217,7 @@ export class EventHub {
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
       if (events.length > 0) this.options.committed?.(events);
       this.inFlight = [];
-      for (const event of this.shown.written(events)) this.fanOut(event);
-      // What waited only for the events before it to be shown goes now.
-      for (const event of this.log.peekPending()) {
-        if (!this.shown.early(event, this.written)) break;
-        this.fanOut(event);
-      }
+      this.shown.written(events, this.log.peekPending(), this.written);
       for (const w of waiters) w.resolve();
     }
   }
@@ -275,7 +271,7 @@ export class EventHub {
     for (const event of [...this.inFlight, ...this.log.peekPending()]) {
       noteAnnounced(event, announced);
       // Shown and not written yet: this stream gets them after the replay, as the others did.
-      if (event.seq > Math.max(afterSeq, upto) && event.seq <= this.shown.seq) {
+      if (event.seq > Math.max(afterSeq, upto) && event.seq <= this.shown.given) {
         subscriber.push({ kind: "event", event });
       }
     }

@@ -19,34 +19,74 @@ const EARLY = new Set<EventBody["type"]>([
   "thinking_block_end",
 ]);
 
+/** Where shown events go: every stream attached to the session. */
+export interface FanOut {
+  fanOut(event: StoredEvent): void;
+}
+
 /**
  * How far a session's streams have been given its events: always a prefix of the log, in seq order.
  * An early event (see `EARLY`) is shown as soon as it is logged when every event before it was
- * shown and it is at most `ahead` past the last written one; any other event, and every event after
- * it, waits for its write. A crash may lose what was shown and not written: `SeqEpoch` keeps those
- * seqs from being used again.
+ * shown and it is at most `ahead` past the last written one; the early events of one turn of the
+ * event loop go out together, after it. Any other event, and every event after it, waits for its
+ * write. A crash may lose what was shown and not written: `SeqEpoch` keeps those seqs from being
+ * used again.
  */
 export class Visibility {
-  constructor(
-    /** The seq of the last event given to streams. */
-    public seq: number,
-    private readonly ahead: number,
-  ) {}
+  /** The seq of the last event counted shown (given to streams, or about to be this turn). */
+  private seq: number;
+  /** The seq of the last event given to streams. */
+  given: number;
+  private queued: StoredEvent[] = [];
+  private soon: NodeJS.Immediate | undefined;
 
-  /** Whether `event`, just logged, goes to streams now (and counts it shown). */
-  early(event: StoredEvent, written: number): boolean {
+  constructor(
+    seq: number,
+    private readonly ahead: number,
+    private readonly streams: FanOut,
+  ) {
+    this.seq = seq;
+    this.given = seq;
+  }
+
+  /** Shows `event`, just logged, if it may go before its write (after this turn of the loop). */
+  offer(event: StoredEvent, written: number): void {
+    if (!this.early(event, written)) return;
+    this.queued.push(event);
+    this.soon ??= setImmediate(() => this.flush());
+  }
+
+  /**
+   * After a write: gives the streams the events it stored that they have not been given, then the
+   * early events logged since that waited only for those.
+   */
+  written(events: readonly StoredEvent[], pending: readonly StoredEvent[], written: number): void {
+    this.flush();
+    for (const event of events) if (event.seq > this.seq) this.give(event);
+    for (const event of pending) {
+      if (!this.early(event, written)) break;
+      this.give(event);
+    }
+  }
+
+  private early(event: StoredEvent, written: number): boolean {
     if (event.seq !== this.seq + 1 || event.seq - written > this.ahead) return false;
     if (!EARLY.has(event.body.type)) return false;
     this.seq = event.seq;
     return true;
   }
 
-  /** The events of a finished write that streams have not been given yet, counted shown. */
-  written(events: readonly StoredEvent[]): StoredEvent[] {
-    const last = events[events.length - 1];
-    if (!last || last.seq <= this.seq) return [];
-    const late = events.filter((e) => e.seq > this.seq);
-    this.seq = last.seq;
-    return late;
+  private flush(): void {
+    if (this.soon) clearImmediate(this.soon);
+    this.soon = undefined;
+    const events = this.queued;
+    this.queued = [];
+    for (const event of events) this.give(event);
+  }
+
+  private give(event: StoredEvent): void {
+    this.seq = Math.max(this.seq, event.seq);
+    this.given = event.seq;
+    this.streams.fanOut(event);
   }
 }
