@@ -1,0 +1,196 @@
+"""The reading side of the blocking :class:`parkway.Session`: who reads its ``Chat`` stream, when.
+
+There is no reader thread of its own. A caller that needs the next event or an acknowledgement and
+has no deadline reads the stream itself, on its own thread, one response at a time (as a raw
+grpcio stub is read: ``next(responses)``). A caller with a deadline cannot block in ``next()``, so
+it waits on a condition while a helper thread (from a one-thread pool, started only then) reads
+for it; the helper stops once no caller with a deadline waits. One thread reads at a time; what it
+reads is dispatched under the lock (events queued, inputs acknowledged) and the waiters are woken.
+A stream that breaks is re-attached by the thread that read the break (see :class:`Reader`).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from parkway.chat_stream import ChatStream
+from parkway.errors import ParkwayError, from_rpc_status
+from parkway.events import Event
+from parkway.session_core import End, SessionCore
+from parkway.v1 import events_pb2
+
+__all__ = ["Ack", "Reader"]
+
+
+class Ack:
+    """An input written and not acknowledged yet."""
+
+    __slots__ = ("done", "error", "message")
+
+    def __init__(self, message: events_pb2.ClientEvent) -> None:
+        self.message = message
+        self.done = False
+        self.error: ParkwayError | None = None
+
+    def is_done(self) -> bool:
+        """True once acknowledged or failed (see :attr:`error`)."""
+        return self.done
+
+
+class Reader:
+    """The lock, the queue of received events and the pending acknowledgements of one blocking
+    session, and the reading of its stream. Everything but :attr:`unread` is used with
+    :attr:`cond` held; :attr:`unread` may be popped without it (deque pops are atomic)."""
+
+    def __init__(self, core: SessionCore, on_break: Callable[[ChatStream, ParkwayError | None], None]):
+        self.core = core
+        #: Held to change or read the state below.
+        self.cond = threading.Condition(threading.Lock())
+        #: Events received and not read yet, in order.
+        self.unread: deque[Event] = deque()
+        #: Set once the stream ended for good: readers get it after the events received before.
+        self.end: End | None = None
+        #: Inputs written and not acknowledged yet, by request id, in order.
+        self.acks: dict[str, Ack] = {}
+        #: The attached stream; None before the attach and while re-attaching.
+        self.stream: ChatStream | None = None
+        # Called (lock held) with the stream and its error (None: ended with OK) when it ended.
+        self._on_break = on_break
+        self._reading = False  # a thread is reading the stream (or re-attaching it)
+        self._waiting = 0  # threads in cond.wait()
+        self._timed = 0  # of which with a deadline
+        self._helper: ThreadPoolExecutor | None = None
+        self._helping = False
+
+    def has_news(self) -> bool:
+        """An event to read or the end of the stream."""
+        return bool(self.unread) or self.end is not None
+
+    def stream_ready(self) -> bool:
+        """A stream to write on, or the end."""
+        return self.stream is not None or self.end is not None
+
+    def wait(self, ready: Callable[[], bool], deadline: float | None) -> bool:
+        """With :attr:`cond` held: returns True once ``ready()``, reading the stream on this thread
+        when no deadline is given and nobody else reads it; False once ``deadline`` (a
+        ``time.monotonic()`` value) has passed first."""
+        if deadline is None:
+            while not ready():
+                if self._reading or self.stream is None:
+                    self._sleep(None)
+                else:
+                    self.read_one()
+            return True
+        self._timed += 1
+        try:
+            while not ready():
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return False
+                if not (self._helping or self._reading or self.stream is None):
+                    self._start_helper()
+                self._sleep(left)
+            return True
+        finally:
+            self._timed -= 1
+            if not self._timed and self._waiting:
+                self.cond.notify_all()  # a helper waiting for its turn stops
+
+    def _sleep(self, timeout: float | None) -> None:
+        self._waiting += 1
+        try:
+            self.cond.wait(timeout)
+        finally:
+            self._waiting -= 1
+
+    def read_one(self) -> None:
+        """With :attr:`cond` held and nobody reading: reads one response (the lock released
+        meanwhile) and dispatches it, or hands the stream's end to ``on_break``."""
+        stream = self.stream
+        assert stream is not None
+        self._reading = True
+        cond = self.cond
+        cond.release()
+        message: events_pb2.ServerEvent | None = None
+        error: ParkwayError | None = None
+        try:
+            message = stream.read()
+        except ParkwayError as err:
+            error = err
+        finally:
+            cond.acquire()
+        try:
+            if message is None:
+                self._on_break(stream, error)
+            else:
+                self.dispatch(message)
+        finally:
+            self._reading = False
+            if self._waiting:
+                cond.notify_all()
+
+    def dispatch(self, message: events_pb2.ServerEvent) -> None:
+        """With :attr:`cond` held: a received message: an acknowledgement settles its input, an
+        event the session delivers is queued."""
+        kind = message.WhichOneof("event")
+        if kind == "input_ack":
+            self._acknowledge(message.input_ack)
+        elif (event := self.core.accept(message, kind)) is not None:
+            self.unread.append(event)
+
+    def _acknowledge(self, ack: events_pb2.InputAck) -> None:
+        entry = self.acks.pop(ack.request_id, None)
+        if entry is not None:
+            if ack.status.code != 0:
+                entry.error = from_rpc_status(ack.status)
+            entry.done = True
+
+    def fail_acks(self, error: ParkwayError) -> None:
+        """Fails every input waiting for its acknowledgement with ``error``."""
+        acks, self.acks = self.acks, {}
+        for entry in acks.values():
+            entry.error = error
+            entry.done = True
+        if self._waiting:
+            self.cond.notify_all()
+
+    def finish(self, error: ParkwayError | None) -> None:
+        """Ends the stream for good (``error`` None: closed, or ended by the server with OK)."""
+        if self.end is None:
+            self.end = End(error)
+        self.stream = None
+        if self._waiting:
+            self.cond.notify_all()
+
+    def set_stream(self, stream: ChatStream) -> None:
+        """The (re-)attached stream: inputs waiting for it go on."""
+        self.stream = stream
+        if self._waiting:
+            self.cond.notify_all()
+
+    def _start_helper(self) -> None:
+        if self._helper is None:
+            self._helper = ThreadPoolExecutor(1, thread_name_prefix="parkway-session-reader")
+        self._helping = True
+        self._helper.submit(self._help)
+
+    def _help(self) -> None:
+        """The helper: reads while a caller with a deadline waits."""
+        with self.cond:
+            try:
+                while self._timed and self.end is None:
+                    if self._reading or self.stream is None:
+                        self._sleep(None)
+                    else:
+                        self.read_one()
+            finally:
+                self._helping = False
+
+    def shutdown(self) -> None:
+        """Lets the helper's thread go (it ends once its read returns)."""
+        if self._helper is not None:
+            self._helper.shutdown(wait=False)
