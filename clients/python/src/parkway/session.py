@@ -19,6 +19,7 @@ from parkway.errors import (
     ParkwayError,
     Unavailable,
     from_rpc_error,
+    from_rpc_status,
 )
 from parkway.events import Event
 from parkway.session_core import (
