@@ -22,7 +22,7 @@ from parkway.errors import Internal, InvalidArgument, ParkwayError, Unavailable,
 from parkway.events import Event
 from parkway.v1 import content_pb2, events_pb2
 
-__all__ = ["End", "ReconnectPolicy", "Reattach", "SessionCore", "reconnectable", "unacknowledged"]
+__all__ = ["End", "Reattach", "ReconnectPolicy", "SessionCore", "reconnectable", "unacknowledged"]
 
 _REQUIRE_KINDS = ("require_user_confirm", "require_external_execution")
 # The events that change what the session tracks (pending calls, announcements).
@@ -119,7 +119,11 @@ class Reattach:
         (the caller resumes from the server's last seq, see :meth:`SessionCore.lower_last_seq`, and
         retries), "retry" to try again; raises ``err`` when it is not worth retrying."""
         self.last = err
-        if isinstance(err, InvalidArgument) and "attach.after_seq" in err.fields and not self._lowered:
+        if (
+            isinstance(err, InvalidArgument)
+            and "attach.after_seq" in err.fields
+            and not self._lowered
+        ):
             # Defensive: the server lost unflushed events in a crash, or its data was restored from
             # a backup. Resume from its last seq so the events it logs from now on (which reuse
             # those seqs) still arrive, rather than failing the session.

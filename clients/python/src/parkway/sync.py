@@ -1,6 +1,6 @@
 """The blocking Parkway client.
 
-Attached sessions (:class:`parkway.Session`, module :mod:`parkway.sync_session`) drive their ``Chat``
+Attached sessions (:class:`parkway.Session`, in :mod:`parkway.sync_session`) drive their ``Chat``
 stream over grpcio's blocking API, read on the caller's thread, with the session logic of the
 asyncio client (:mod:`parkway.session_core`). The unary calls and ``watch`` run the matching
 :class:`parkway.AsyncClient` method on a private event loop thread and wait for it, so the two

@@ -1,12 +1,12 @@
 """The reading side of the blocking :class:`parkway.Session`: who reads its ``Chat`` stream, when.
 
-There is no reader thread of its own. A caller that needs the next event or an acknowledgement and
-has no deadline reads the stream itself, on its own thread, one response at a time (as a raw
-grpcio stub is read: ``next(responses)``). A caller with a deadline cannot block in ``next()``, so
-it waits on a condition while a helper thread (from a one-thread pool, started only then) reads
-for it; the helper stops once no caller with a deadline waits. One thread reads at a time; what it
-reads is dispatched under the lock (events queued, inputs acknowledged) and the waiters are woken.
-A stream that breaks is re-attached by the thread that read the break (see :class:`Reader`).
+No reader thread runs by default. A caller that needs the next event or an acknowledgement and has
+no deadline reads the stream itself, on its own thread, one response at a time (as a raw grpcio
+stub is read: ``next(responses)``). A caller with a deadline cannot block in ``next()``: it waits on
+a condition while a helper thread (a daemon, started then) reads; the helper reads on until a
+caller without a deadline waits (which then reads itself) or the stream ends. One thread reads at a
+time; what it reads is dispatched under the lock (events queued, inputs acknowledged) and the
+waiters are woken. A stream that breaks is re-attached by the thread that read the break.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 from parkway.chat_stream import ChatStream
 from parkway.errors import ParkwayError, from_rpc_status
@@ -46,7 +45,9 @@ class Reader:
     session, and the reading of its stream. Everything but :attr:`unread` is used with
     :attr:`cond` held; :attr:`unread` may be popped without it (deque pops are atomic)."""
 
-    def __init__(self, core: SessionCore, on_break: Callable[[ChatStream, ParkwayError | None], None]):
+    def __init__(
+        self, core: SessionCore, on_break: Callable[[ChatStream, ParkwayError | None], None]
+    ) -> None:
         self.core = core
         #: Held to change or read the state below.
         self.cond = threading.Condition(threading.Lock())
@@ -62,9 +63,8 @@ class Reader:
         self._on_break = on_break
         self._reading = False  # a thread is reading the stream (or re-attaching it)
         self._waiting = 0  # threads in cond.wait()
-        self._timed = 0  # of which with a deadline
-        self._helper: ThreadPoolExecutor | None = None
-        self._helping = False
+        self._untimed = 0  # callers waiting without a deadline
+        self._helping = False  # the helper thread runs
 
     def has_news(self) -> bool:
         """An event to read or the end of the stream."""
@@ -79,26 +79,27 @@ class Reader:
         when no deadline is given and nobody else reads it; False once ``deadline`` (a
         ``time.monotonic()`` value) has passed first."""
         if deadline is None:
-            while not ready():
-                if self._reading or self.stream is None:
-                    self._sleep(None)
-                else:
-                    self.read_one()
-            return True
-        self._timed += 1
-        try:
-            while not ready():
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return False
-                if not (self._helping or self._reading or self.stream is None):
-                    self._start_helper()
-                self._sleep(left)
-            return True
-        finally:
-            self._timed -= 1
-            if not self._timed and self._waiting:
-                self.cond.notify_all()  # a helper waiting for its turn stops
+            self._untimed += 1
+            try:
+                while not ready():
+                    if self._reading or self.stream is None:
+                        self._sleep(None)
+                    else:
+                        self.read_one()
+                return True
+            finally:
+                self._untimed -= 1
+        while not ready():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if not (self._helping or self._reading or self.stream is None):
+                self._helping = True
+                threading.Thread(
+                    target=self._help, name="parkway-session-reader", daemon=True
+                ).start()
+            self._sleep(left)
+        return True
 
     def _sleep(self, timeout: float | None) -> None:
         self._waiting += 1
@@ -121,8 +122,13 @@ class Reader:
             message = stream.read()
         except ParkwayError as err:
             error = err
-        finally:
+        except BaseException:  # e.g. KeyboardInterrupt on the caller's thread: give the turn up
             cond.acquire()
+            self._reading = False
+            if self._waiting:
+                cond.notify_all()
+            raise
+        cond.acquire()
         try:
             if message is None:
                 self._on_break(stream, error)
@@ -172,25 +178,14 @@ class Reader:
         if self._waiting:
             self.cond.notify_all()
 
-    def _start_helper(self) -> None:
-        if self._helper is None:
-            self._helper = ThreadPoolExecutor(1, thread_name_prefix="parkway-session-reader")
-        self._helping = True
-        self._helper.submit(self._help)
-
     def _help(self) -> None:
-        """The helper: reads while a caller with a deadline waits."""
+        """The helper thread: reads until a caller without a deadline waits or the stream ended."""
         with self.cond:
             try:
-                while self._timed and self.end is None:
+                while self.end is None and not self._untimed:
                     if self._reading or self.stream is None:
                         self._sleep(None)
                     else:
                         self.read_one()
             finally:
                 self._helping = False
-
-    def shutdown(self) -> None:
-        """Lets the helper's thread go (it ends once its read returns)."""
-        if self._helper is not None:
-            self._helper.shutdown(wait=False)

@@ -176,7 +176,6 @@ class Session:
             reader.finish(None)
         if stream is not None:
             stream.close()  # a thread reading it gets CANCELLED, which ends its turn
-        reader.shutdown()
 
     def __enter__(self) -> Session:
         return self
