@@ -15,6 +15,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import cast
 
 from parkway.chat_stream import ChatStream
 from parkway.errors import ParkwayError, from_rpc_status
@@ -111,8 +112,7 @@ class Reader:
     def read_one(self) -> None:
         """With :attr:`cond` held and nobody reading: reads one response (the lock released
         meanwhile) and dispatches it, or hands the stream's end to ``on_break``."""
-        stream = self.stream
-        assert stream is not None
+        stream = cast(ChatStream, self.stream)
         self._reading = True
         cond = self.cond
         cond.release()
@@ -132,8 +132,10 @@ class Reader:
         try:
             if message is None:
                 self._on_break(stream, error)
-            else:
-                self.dispatch(message)
+            elif (kind := message.WhichOneof("event")) == "input_ack":
+                self._acknowledge(message.input_ack)
+            elif (event := self.core.accept(message, kind)) is not None:
+                self.unread.append(event)
         finally:
             self._reading = False
             if self._waiting:
@@ -141,7 +143,7 @@ class Reader:
 
     def dispatch(self, message: events_pb2.ServerEvent) -> None:
         """With :attr:`cond` held: a received message: an acknowledgement settles its input, an
-        event the session delivers is queued."""
+        event the session delivers is queued (as :meth:`read_one` does with what it reads)."""
         kind = message.WhichOneof("event")
         if kind == "input_ack":
             self._acknowledge(message.input_ack)

@@ -230,9 +230,9 @@ class Session:
         deadline = None if timeout is None else time.monotonic() + timeout
         unread = self._reader.unread
         while True:
-            try:
+            if unread:
                 event = unread.popleft()
-            except IndexError:
+            else:
                 got = self._next(deadline, timeout)
                 if got is None:
                     return
