@@ -50,8 +50,10 @@ class Reader:
         self, core: SessionCore, on_break: Callable[[ChatStream, ParkwayError | None], None]
     ) -> None:
         self.core = core
-        #: Held to change or read the state below.
-        self.cond = threading.Condition(threading.Lock())
+        #: Held to change or read the state below (``with lock`` is the cheaper ``with cond``).
+        self.lock = threading.Lock()
+        #: The condition on :attr:`lock` that waiters wait on.
+        self.cond = threading.Condition(self.lock)
         #: Events received and not read yet, in order.
         self.unread: deque[Event] = deque()
         #: Set once the stream ended for good: readers get it after the events received before.
@@ -101,6 +103,25 @@ class Reader:
                 ).start()
             self._sleep(left)
         return True
+
+    def take(self) -> Event | None:
+        """With :attr:`cond` held: the next event, read from the stream on this thread when none
+        was received and nobody else reads (:meth:`wait` without a deadline, for the common case);
+        None once the stream ended and every event was taken."""
+        unread = self.unread
+        self._untimed += 1
+        try:
+            while True:
+                if unread:
+                    return unread.popleft()
+                if self.end is not None:
+                    return None
+                if self._reading or self.stream is None:
+                    self._sleep(None)
+                else:
+                    self.read_one()
+        finally:
+            self._untimed -= 1
 
     def _sleep(self, timeout: float | None) -> None:
         self._waiting += 1

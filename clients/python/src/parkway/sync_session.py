@@ -188,10 +188,14 @@ class Session:
     def _next(self, deadline: float | None, timeout: float | None) -> Event | None:
         """The next event, waiting for it; None at the end of the stream (or raises its error)."""
         reader = self._reader
-        with reader.cond:
-            if not reader.wait(reader.has_news, deadline):
+        with reader.lock:
+            if deadline is None:
+                event = reader.take()
+                if event is not None:
+                    return event
+            elif not reader.wait(reader.has_news, deadline):
                 raise DeadlineExceeded(f"no event within {timeout:g}s")
-            if reader.unread:
+            elif reader.unread:
                 return reader.unread.popleft()
             assert reader.end is not None
             if reader.end.error is not None:
