@@ -77,21 +77,10 @@ class Reader:
         """A stream to write on, or the end."""
         return self.stream is not None or self.end is not None
 
-    def wait(self, ready: Callable[[], bool], deadline: float | None) -> bool:
-        """With :attr:`cond` held: returns True once ``ready()``, reading the stream on this thread
-        when no deadline is given and nobody else reads it; False once ``deadline`` (a
-        ``time.monotonic()`` value) has passed first."""
-        if deadline is None:
-            self._untimed += 1
-            try:
-                while not ready():
-                    if self._reading or self.stream is None:
-                        self._sleep(None)
-                    else:
-                        self.read_one()
-                return True
-            finally:
-                self._untimed -= 1
+    def wait(self, ready: Callable[[], bool], deadline: float) -> bool:
+        """With :attr:`cond` held: True once ``ready()``, False once ``deadline`` (a
+        ``time.monotonic()`` value) has passed first. This thread does not read the stream (it
+        could not stop at the deadline): the helper thread does, unless someone else reads."""
         while not ready():
             left = deadline - time.monotonic()
             if left <= 0:
@@ -105,9 +94,9 @@ class Reader:
         return True
 
     def take(self) -> Event | None:
-        """With :attr:`cond` held: the next event, read from the stream on this thread when none
-        was received and nobody else reads (:meth:`wait` without a deadline, for the common case);
-        None once the stream ended and every event was taken."""
+        """With :attr:`cond` held, without a deadline: the next event, read from the stream on
+        this thread when none was received and nobody else reads; None once the stream ended and
+        every event was taken."""
         unread = self.unread
         self._untimed += 1
         try:

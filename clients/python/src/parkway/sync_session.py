@@ -79,6 +79,7 @@ class Session:
 
     @property
     def closed(self) -> bool:
+        """True once :meth:`close` was called."""
         return self._closed
 
     # ---- lifecycle ----
