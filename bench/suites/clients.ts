@@ -89,7 +89,7 @@ async function languages(config: BenchConfig): Promise<Language[]> {
     {
       id: "py_blocking",
       name: "Python blocking",
-      client: "parkway.Client (sync.py): for event in session.send(text)",
+      client: "parkway.Client (sync.py, sync_session.py): for event in session.send(text)",
       stub: "grpcio AgentServiceStub.Chat(iter(queue.get, None)): queue.put, then next(responses) until REPLY_END",
       start: pyStart("sync"),
     },

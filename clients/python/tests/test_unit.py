@@ -297,52 +297,46 @@ def _delta(seq: int, reply: str = "r1") -> events_pb2.ServerEvent:
 
 
 def test_blocking_iteration_leaves_unread_events_in_line() -> None:
-    """The blocking client takes the events received from the session's deque on its own thread; a
+    """The blocking session takes the events received from its queue on the caller's thread; a
     caller that stops iterating mid-reply and iterates again gets every event exactly once, in
     order, and so does any other reader meanwhile."""
-    from parkway.sync import Session, _LoopThread
+    session = parkway.Session(cast(Any, None), "s1", timeout=1)
+    reader = session._reader
 
-    loop = _LoopThread()
-    try:
-        aio = parkway.AsyncSession(cast(Any, None), "s1", timeout=1)
-
-        async def feed(*messages: events_pb2.ServerEvent) -> None:
+    def feed(*messages: events_pb2.ServerEvent) -> None:
+        with reader.cond:
             for message in messages:
-                aio._dispatch(message)
+                reader.dispatch(message)
 
-        session = Session(loop, aio)
-        loop.run(feed(*[_delta(seq) for seq in range(1, 11)]))
-        reading = cast(Generator[parkway.Event, None, None], session.until_settled())
-        got = [next(reading) for _ in range(3)]
-        assert len(aio._unread) == 7  # read on this thread: nothing is held by the iterator
-        got.append(cast(parkway.Event, session.next_event(1)))  # another reader, meanwhile
+    with pytest.raises(parkway.DeadlineExceeded):  # nothing received: the deadline holds
+        session.next_event(0.05)
+    feed(*[_delta(seq) for seq in range(1, 11)])
+    reading = cast(Generator[parkway.Event, None, None], session.until_settled())
+    got = [next(reading) for _ in range(3)]
+    assert len(reader.unread) == 7  # nothing is held by the iterator
+    got.append(cast(parkway.Event, session.next_event(1)))  # another reader, meanwhile
+    reading.close()
+    assert [e.seq for e in got] == [1, 2, 3, 4]
+
+    # A stop right after the first event, twice, then the reply's end and the next reply's
+    # first event (left for later: until_settled ends at REPLY_END).
+    for _ in range(2):
+        reading = cast(Generator[parkway.Event, None, None], session.events())
+        got.append(next(reading))
         reading.close()
-        assert [e.seq for e in got] == [1, 2, 3, 4]
+    feed(_delta(11), _event(12, reply_end=events_pb2.ReplyEnd()), _delta(13, "r2"))
+    got += list(session.until_settled())
+    assert [e.seq for e in got] == list(range(1, 13))
+    assert got[-1].kind == "reply_end" and session.last_seq == 13
 
-        # A stop right after the first event, twice, then the reply's end and the next reply's
-        # first event (left for later: until_settled ends at REPLY_END).
-        for _ in range(2):
-            reading = cast(Generator[parkway.Event, None, None], session.events())
-            got.append(next(reading))
-            reading.close()
-        loop.run(feed(_delta(11), _event(12, reply_end=events_pb2.ReplyEnd()), _delta(13, "r2")))
-        got += list(session.until_settled())
-        assert [e.seq for e in got] == list(range(1, 13))
-        assert got[-1].kind == "reply_end" and aio.last_seq == 13
-
-        # What is left comes next, for any reader; the stream's end comes after it.
-        loop.run(feed(_delta(14, "r2")))
-        first = session.next_event(1)
-        assert first is not None and first.seq == 13 and aio.last_seq == 14
-
-        async def end() -> None:
-            aio._finish(None)
-
-        loop.run(end())
-        assert [e.seq for e in session.events()] == [14]
-        assert session.next_event(1) is None
-    finally:
-        loop.stop()
+    # What is left comes next, for any reader; the stream's end comes after it.
+    feed(_delta(14, "r2"))
+    first = session.next_event(1)
+    assert first is not None and first.seq == 13 and session.last_seq == 14
+    with reader.cond:
+        reader.finish(None)
+    assert [e.seq for e in session.events()] == [14]
+    assert session.next_event(1) is None
 
 
 def test_reconnects_after_grpcio_core_internal_only() -> None:

@@ -43,6 +43,7 @@ EventKind = Literal[
 EVENT_KINDS: frozenset[str] = frozenset(get_args(EventKind))
 
 _REQUIRE_KINDS = frozenset({"require_user_confirm", "require_external_execution"})
+_SETTLING_KINDS = frozenset({"reply_end", "reply_parked"})
 _DELTA_TEXT_KINDS = frozenset(
     {"text_block_delta", "thinking_block_delta", "tool_call_delta", "tool_result_text_delta"}
 )
@@ -106,7 +107,7 @@ class Event:
     @property
     def settles(self) -> bool:
         """True for REPLY_END and REPLY_PARKED: the reply finished or is waiting for answers."""
-        return self.kind in ("reply_end", "reply_parked")
+        return self.raw.WhichOneof("event") in _SETTLING_KINDS
 
     @property
     def tool_calls(self) -> Sequence[content_pb2.ToolCallBlock]:

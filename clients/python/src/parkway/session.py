@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import random
-import threading
 import time
-import uuid
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, cast
 
 import grpc
@@ -20,13 +16,20 @@ from parkway.errors import (
     Cancelled,
     DeadlineExceeded,
     Internal,
-    InvalidArgument,
     ParkwayError,
     Unavailable,
     from_rpc_error,
     from_rpc_status,
 )
 from parkway.events import Event
+from parkway.session_core import (
+    End,
+    Reattach,
+    ReconnectPolicy,
+    SessionCore,
+    reconnectable,
+    unacknowledged,
+)
 from parkway.v1 import content_pb2, events_pb2
 
 if TYPE_CHECKING:
@@ -36,54 +39,7 @@ __all__ = ["AsyncSession", "ReconnectPolicy"]
 
 log = logging.getLogger("parkway")
 
-_REQUIRE_KINDS = ("require_user_confirm", "require_external_execution")
-# The events that change what the session tracks (pending calls, announcements).
-_STATE_KINDS = frozenset((*_REQUIRE_KINDS, "tool_result_end", "reply_end"))
-
-
-@dataclass(frozen=True)
-class ReconnectPolicy:
-    """When and how a session re-attaches after its stream broke.
-
-    A stream that ends with UNAVAILABLE (server restart or shutdown, network failure, a failed
-    synced write) or with RESOURCE_EXHAUSTED (the stream fell behind the session's events) is
-    re-attached with ``after_seq`` = the last seq seen, after ``initial_delay`` seconds, doubling up
-    to ``max_delay`` (with jitter), until an attach succeeds or ``give_up_after`` seconds have
-    passed since the break; then the session fails with the last error. Any other error (NOT_FOUND
-    after the session was deleted, INVALID_ARGUMENT, ...) fails the session at once.
-    """
-
-    enabled: bool = True
-    initial_delay: float = 0.05
-    max_delay: float = 2.0
-    give_up_after: float = 30.0
-
-
-@dataclass(frozen=True)
-class _End:
-    """Queued after the last event: the stream ended (error None: closed by this client)."""
-
-    error: ParkwayError | None
-
-
-def _reconnectable(err: ParkwayError) -> bool:
-    if err.code == grpc.StatusCode.UNAVAILABLE:
-        return True
-    if _transport_internal(err):
-        return True
-    return err.code == grpc.StatusCode.RESOURCE_EXHAUSTED and err.reason == "STREAM_BACKLOG"
-
-
-def _transport_internal(err: ParkwayError) -> bool:
-    """grpcio's own INTERNAL "Internal error from Core": an operation on a call whose transport
-    broke under it (e.g. the attach written to a channel still reconnecting after a server
-    restart). Nothing reached the server, so attaching again is safe; the server's own INTERNAL
-    errors carry a status and are not retried."""
-    return (
-        err.code == grpc.StatusCode.INTERNAL
-        and err.status is None
-        and err.message == "Internal error from Core"
-    )
+_reconnectable = reconnectable  # the name the tests and older imports use
 
 
 class AsyncSession:
@@ -124,26 +80,21 @@ class AsyncSession:
     ) -> None:
         self._client = client
         self._id = session_id
-        self._last_seq = after_seq
+        self._core = SessionCore(session_id, after_seq)
         self._policy = reconnect or ReconnectPolicy()
         self._timeout = timeout
-        # Events received and not read yet, in order. A deque, so that the blocking client's
-        # thread can take them without a call on the loop (appends and pops are atomic).
+        # Events received and not read yet, in order.
         self._unread: deque[Event] = deque()
         # Set once the stream ended for good: readers get it after the events received before.
-        self._end: _End | None = None
-        # Readers waiting for the next event: asyncio futures, and a blocking reader's lock.
+        self._end: End | None = None
+        # Readers waiting for the next event.
         self._waiters: list[asyncio.Future[None]] = []
-        self._sleeper: threading.Lock | None = None
         # Inputs written but not acknowledged yet, in order: resent after a re-attach.
         self._acks: dict[str, tuple[events_pb2.ClientEvent, asyncio.Future[None]]] = {}
         self._call: grpc.aio.StreamStreamCall[Any, Any] | None = None
         self._ready = asyncio.Event()
         self._closed = False
         self._reader: asyncio.Task[None] | None = None
-        self._announced: set[tuple[str, str, str]] = set()
-        self._pending: dict[str, tuple[str, content_pb2.ToolCallBlock]] = {}
-        self._reconnects = 0
 
     # ---- state ----
 
@@ -155,18 +106,18 @@ class AsyncSession:
     @property
     def last_seq(self) -> int:
         """The seq of the last logged event received (the ``after_seq`` of the next re-attach)."""
-        return self._last_seq
+        return self._core.last_seq
 
     @property
     def pending(self) -> Mapping[str, content_pb2.ToolCallBlock]:
         """Calls announced by REQUIRE_* events that have no result yet, by id, as this stream has
         seen them (the server's view is ``AsyncClient.get_session(...).pending_tool_calls``)."""
-        return {cid: call for cid, (_, call) in self._pending.items()}
+        return self._core.pending
 
     @property
     def reconnects(self) -> int:
         """How many times this session re-attached after a broken stream."""
-        return self._reconnects
+        return self._core.reconnects
 
     @property
     def closed(self) -> bool:
@@ -191,12 +142,7 @@ class AsyncSession:
         call: grpc.aio.StreamStreamCall[Any, Any] = self._client.agent_service.Chat(
             metadata=self._client.metadata(), wait_for_ready=wait_for_ready
         )
-        request_id = uuid.uuid4().hex
-        hello = events_pb2.ClientEvent(
-            session_id=self._id,
-            request_id=request_id,
-            attach=events_pb2.Attach(session_id=self._id, after_seq=self._last_seq),
-        )
+        hello = self._core.hello()
         try:
             await asyncio.wait_for(self._attach_handshake(call, hello), timeout)
         except ParkwayError:
@@ -221,16 +167,7 @@ class AsyncSession:
             first = await call.read()
         except grpc.aio.AioRpcError as err:
             raise from_rpc_error(err) from None
-        if first is grpc.aio.EOF:
-            raise Unavailable("the server ended the stream before acknowledging attach")
-        assert isinstance(first, events_pb2.ServerEvent)
-        ack = first.input_ack
-        if first.WhichOneof("event") != "input_ack" or ack.request_id != hello.request_id:
-            raise Internal(
-                f"expected the attach acknowledgement first, got {first.WhichOneof('event')}"
-            )
-        if ack.status.code != 0:
-            raise from_rpc_status(ack.status)
+        SessionCore.check_attached(hello, None if first is grpc.aio.EOF else first)
 
     async def close(self) -> None:
         """Ends the stream. Pending inputs fail with ``Cancelled``; iterators stop after the events
@@ -291,19 +228,19 @@ class AsyncSession:
                 self._fail_acks(Unavailable("the server ended the stream"))
                 self._finish(None)
                 return
-            if not (self._policy.enabled and _reconnectable(error)):
-                self._fail_acks(self._unacknowledged(error))
+            if not (self._policy.enabled and reconnectable(error)):
+                self._fail_acks(unacknowledged(error))
                 self._finish(error)
                 return
             log.info("parkway: session %s stream broke (%s); reconnecting", self._id, error)
             try:
                 call = await self._reattach(error)
             except ParkwayError as final:
-                self._fail_acks(self._unacknowledged(final))
+                self._fail_acks(unacknowledged(final))
                 self._finish(final)
                 return
             self._call = call
-            self._reconnects += 1
+            self._core.reconnects += 1
             # Inputs the old stream did not acknowledge go out again with their request ids: the
             # server applies an input once per request id and acknowledges a repeat as applied.
             for message, _ in list(self._acks.values()):
@@ -315,55 +252,30 @@ class AsyncSession:
 
     async def _reattach(self, error: ParkwayError) -> grpc.aio.StreamStreamCall[Any, Any]:
         """Re-attaches with backoff per the policy; raises the last error when it gives up."""
-        policy = self._policy
-        deadline = time.monotonic() + policy.give_up_after
-        delay = policy.initial_delay
-        last = error
-        lowered = False
+        attempt = Reattach(self._policy, self._id, error)
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise Unavailable(
-                    f"could not re-attach to session {self._id} within "
-                    f"{policy.give_up_after:g}s: {last}"
-                )
-            await asyncio.sleep(min(left, delay * (0.5 + random.random() / 2)))
-            delay = min(delay * 2, policy.max_delay)
+            await asyncio.sleep(attempt.delay())
             try:
                 return await self._attach(
-                    max(0.1, min(self._timeout, deadline - time.monotonic())), wait_for_ready=True
+                    attempt.attempt_timeout(self._timeout), wait_for_ready=True
                 )
             except ParkwayError as err:
-                last = err
-                if (
-                    isinstance(err, InvalidArgument)
-                    and "attach.after_seq" in err.fields
-                    and not lowered
-                ):
-                    # Defensive: the server has fewer events than this client received (it lost
-                    # unflushed events in a crash, or its data was restored from a backup).
-                    # Resume from the server's last seq so the events it logs from now on (which
-                    # reuse those seqs) still arrive, rather than failing the session.
+                if attempt.failed(err) == "lower":
                     try:
-                        await self._lower_last_seq()
-                        lowered = True
-                        delay = 0.0
+                        self._core.lower_last_seq(await self._server_last_seq())
                     except ParkwayError as lookup:
-                        last = lookup
-                    continue
-                if not _reconnectable(err) and err.code != grpc.StatusCode.DEADLINE_EXCEEDED:
-                    raise
+                        attempt.last = lookup
 
-    async def _lower_last_seq(self) -> None:
+    async def _server_last_seq(self) -> int:
         session = await self._client.get_session(self._id)
         log.warning(
             "parkway: session %s: the server's last seq is %d but this client saw %d; "
             "resuming from the server's",
             self._id,
             session.last_seq,
-            self._last_seq,
+            self._core.last_seq,
         )
-        self._last_seq = session.last_seq
+        return session.last_seq
 
     def _dispatch(self, message: events_pb2.ServerEvent) -> None:
         kind = message.WhichOneof("event")
@@ -377,51 +289,19 @@ class AsyncSession:
                 else:
                     future.set_exception(from_rpc_status(ack.status))
             return
-        if kind is None:
-            return  # an event kind newer than these stubs: skip it
-        seq = message.seq
-        if seq:
-            if seq <= self._last_seq:
-                return  # already delivered before a reconnect
-            self._last_seq = seq
-        if kind not in _STATE_KINDS:
-            pass  # most events (the deltas): nothing to track
-        elif kind in _REQUIRE_KINDS:
-            calls = getattr(message, kind).tool_calls
-            if message.seq == 0 and message.replayed:
-                fresh = [c for c in calls if (message.reply_id, kind, c.id) not in self._announced]
-                if not fresh:
-                    return
-                if len(fresh) < len(calls):
-                    copy = events_pb2.ServerEvent()
-                    copy.CopyFrom(message)
-                    del getattr(copy, kind).tool_calls[:]
-                    getattr(copy, kind).tool_calls.extend(fresh)
-                    message, calls = copy, fresh
-            for c in calls:
-                self._announced.add((message.reply_id, kind, c.id))
-                self._pending[c.id] = (message.reply_id, c)
-        elif kind == "tool_result_end":
-            self._pending.pop(message.tool_result_end.tool_call_id, None)
-        elif kind == "reply_end":
-            reply = message.reply_id
-            self._announced = {k for k in self._announced if k[0] != reply}
-            self._pending = {k: v for k, v in self._pending.items() if v[0] != reply}
-        self._unread.append(Event(message))
-        if self._waiters or self._sleeper is not None:
+        event = self._core.accept(message, kind)
+        if event is None:
+            return
+        self._unread.append(event)
+        if self._waiters:
             self._wake()
 
     def _wake(self) -> None:
         """Wakes the readers waiting for an event (on the loop)."""
-        if self._waiters:
-            waiters, self._waiters = self._waiters, []
-            for waiter in waiters:
-                if not waiter.done():
-                    waiter.set_result(None)
-        sleeper = self._sleeper
-        if sleeper is not None:
-            self._sleeper = None
-            sleeper.release()
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_result(None)
 
     def _fail_acks(self, error: ParkwayError) -> None:
         acks, self._acks = self._acks, {}
@@ -429,16 +309,9 @@ class AsyncSession:
             if not future.done():
                 future.set_exception(error)
 
-    @staticmethod
-    def _unacknowledged(error: ParkwayError) -> Unavailable:
-        return Unavailable(
-            f"the stream ended ({error.code_name}: {error.message}) before the server "
-            "acknowledged the input; it may or may not have been applied"
-        )
-
     def _finish(self, error: ParkwayError | None) -> None:
         if self._end is None:
-            self._end = _End(error)
+            self._end = End(error)
             self._wake()
 
     async def next_event(self, timeout: float | None = None) -> Event | None:
@@ -467,23 +340,8 @@ class AsyncSession:
                     continue  # it came just as the time ran out
                 raise DeadlineExceeded(f"no event within {timeout:g}s") from None
 
-    def _wait_in_thread(self, timeout: float | None) -> bool:
-        """For the blocking client, on its caller's thread: waits until an event was received or
-        the stream ended (True), or ``timeout`` seconds passed (False), without a call on the
-        loop; the reader wakes it when it queues the next event. One such waiter at a time."""
-        lock = threading.Lock()
-        lock.acquire()
-        self._sleeper = lock
-        if self._unread or self._end is not None:  # arrived before the lock was in place
-            self._sleeper = None
-            return True
-        if lock.acquire(timeout=-1 if timeout is None else timeout):
-            return True
-        self._sleeper = None
-        return bool(self._unread) or self._end is not None
-
     @staticmethod
-    def _result_of(end: _End) -> None:
+    def _result_of(end: End) -> None:
         if end.error is not None:
             raise end.error
         return None
@@ -549,10 +407,7 @@ class AsyncSession:
         """
         wait = self._timeout if timeout is None else timeout
         deadline = time.monotonic() + wait
-        message = events_pb2.ClientEvent()
-        message.CopyFrom(event)
-        message.session_id = message.session_id or self._id
-        message.request_id = message.request_id or uuid.uuid4().hex
+        message = self._core.prepare(event)
         self._raise_if_over()
         try:
             await asyncio.wait_for(self._ready.wait(), wait)
@@ -592,15 +447,8 @@ class AsyncSession:
         """Sends a user message (starting a reply) without reading events: read them with
         :meth:`until_settled` or :meth:`events`. Refused with ``FailedPrecondition`` while a reply
         runs or is parked."""
-        await self.send_input(
-            events_pb2.ClientEvent(user_message=events_pb2.UserMessage(text=text)), timeout=timeout
-        )
+        await self.send_input(self._core.message(text), timeout=timeout)
 
-    def _call_ref(self, call: inputs.CallRef) -> inputs.CallRef:
-        """The announced ToolCallBlock for an id this session has seen, else the id as given."""
-        if isinstance(call, str) and call in self._pending:
-            return self._pending[call][1]
-        return call
 
     async def confirm(
         self,
@@ -615,16 +463,17 @@ class AsyncSession:
         ``rule``, ``edited_input`` and ``scope``; a call id this session has seen resolves to its
         announced ToolCallBlock, so ``rule="suggested"`` works with ids too). Raises
         ``FailedPrecondition`` / ``NotFound`` when the call is not awaiting confirmation."""
-        result = inputs.confirmation(
-            self._call_ref(call), rule, edited_input=edited_input, scope=scope
+        await self.send_input(
+            self._core.confirm(call, rule, edited_input, scope), timeout=timeout
         )
-        await self.confirm_all([result], timeout=timeout)
+
 
     async def deny(
         self, call: inputs.CallRef, reason: str = "", *, timeout: float | None = None
     ) -> None:
         """Denies a call awaiting confirmation; the model sees ``reason``."""
-        await self.confirm_all([inputs.denial(self._call_ref(call), reason)], timeout=timeout)
+        await self.send_input(self._core.deny(call, reason), timeout=timeout)
+
 
     async def confirm_all(
         self,
@@ -636,14 +485,8 @@ class AsyncSession:
         """Answers several confirmations in one input (build them with
         :func:`parkway.inputs.confirmation` / :func:`parkway.inputs.denial`); unanswered calls stay
         pending. All or nothing: a refusal changes nothing."""
-        await self.send_input(
-            events_pb2.ClientEvent(
-                user_confirm_result=events_pb2.UserConfirmResult(
-                    reply_id=reply_id, confirm_results=list(results)
-                )
-            ),
-            timeout=timeout,
-        )
+        await self.send_input(self._core.confirm_all(results, reply_id), timeout=timeout)
+
 
     async def submit_result(
         self,
@@ -656,13 +499,10 @@ class AsyncSession:
     ) -> None:
         """Sends the result of an external call (see :func:`parkway.inputs.tool_result`). Raises
         ``InvalidArgument`` naming the field when the metadata fails the tool's schema."""
-        block = inputs.tool_result(
-            self._call_ref(call),
-            output if isinstance(output, str) else list(output),
-            state=state,
-            metadata=metadata,
+        await self.send_input(
+            self._core.submit_result(call, output, state, metadata), timeout=timeout
         )
-        await self.submit_results([block], timeout=timeout)
+
 
     async def answer(
         self, call: inputs.CallRef, answers: inputs.Answers, *, timeout: float | None = None
@@ -670,9 +510,8 @@ class AsyncSession:
         """Answers an AskUser call: ``{question: label | [labels] | Other(text)}`` or a list of
         answer objects. Raises ``InvalidArgument`` naming the field (e.g.
         ``execution_results[0].ask_user.answers[0].selected[0]`` for an unknown label)."""
-        await self.submit_results(
-            [inputs.ask_user_result(self._call_ref(call), answers)], timeout=timeout
-        )
+        await self.send_input(self._core.answer(call, answers), timeout=timeout)
+
 
     async def submit_results(
         self,
@@ -684,18 +523,11 @@ class AsyncSession:
         """Sends several external results in one input (build them with
         :func:`parkway.inputs.tool_result` / :func:`parkway.inputs.ask_user_result`)."""
         await self.send_input(
-            events_pb2.ClientEvent(
-                external_execution_result=events_pb2.ExternalExecutionResult(
-                    reply_id=reply_id, execution_results=list(results)
-                )
-            ),
-            timeout=timeout,
+            self._core.submit_results(results, reply_id), timeout=timeout
         )
+
 
     async def interrupt(self, reply_id: str = "", *, timeout: float | None = None) -> None:
         """Stops the running or parked reply (a no-op on an idle session); its REPLY_END
         (INTERRUPTED) follows as an event."""
-        await self.send_input(
-            events_pb2.ClientEvent(user_interrupt=events_pb2.UserInterrupt(reply_id=reply_id)),
-            timeout=timeout,
-        )
+        await self.send_input(self._core.interrupt(reply_id), timeout=timeout)

@@ -1,16 +1,19 @@
-"""The blocking Parkway client: the asyncio client run on a private event loop thread.
+"""The blocking Parkway client.
 
-Every method runs the matching :class:`parkway.AsyncClient` / :class:`parkway.AsyncSession` method
-on that loop and waits for it, so the two clients share one implementation (deadlines, error
-decoding, reconnect, de-duplication) and cannot drift apart; only the signatures are repeated here.
-The blocking objects may be used from any thread, one call at a time per session.
+Attached sessions (:class:`parkway.Session`, in :mod:`parkway.sync_session`) drive their ``Chat``
+stream over grpcio's blocking API, read on the caller's thread, with the session logic of the
+asyncio client (:mod:`parkway.session_core`). The unary calls and ``watch`` run the matching
+:class:`parkway.AsyncClient` method on a private event loop thread and wait for it, so the two
+clients share one implementation of them (deadlines, error decoding) and cannot drift apart; only
+the signatures are repeated here. The blocking objects may be used from any thread, one call at a
+time per session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-import time
+import weakref
 from collections.abc import (
     AsyncIterator,
     Callable,
@@ -21,18 +24,24 @@ from collections.abc import (
     Sequence,
 )
 from concurrent.futures import Future
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 
 from parkway import inputs
 from parkway.client import AsyncClient, SessionStatusName
 from parkway.credentials import channel_credentials
-from parkway.errors import DeadlineExceeded
-from parkway.events import Event
 from parkway.keepalive import Keepalive
-from parkway.session import AsyncSession, ReconnectPolicy
-from parkway.v1 import agent_service_pb2, audit_pb2, content_pb2, events_pb2, permission_pb2
+from parkway.session_core import ReconnectPolicy
+from parkway.sync_session import Session
+from parkway.v1 import (
+    agent_service_pb2,
+    agent_service_pb2_grpc,
+    audit_pb2,
+    content_pb2,
+    events_pb2,
+    permission_pb2,
+)
 
 __all__ = ["Client", "Session"]
 
@@ -88,160 +97,6 @@ class _LoopThread:
             self.loop.close()
 
 
-class Session:
-    """The blocking twin of :class:`parkway.AsyncSession` (same semantics, same reconnect and
-    de-duplication); obtain it with :meth:`Client.attach`."""
-
-    def __init__(self, loop: _LoopThread, session: AsyncSession) -> None:
-        self._loop = loop
-        #: The asyncio session this one drives.
-        self.aio = session
-
-    @property
-    def id(self) -> str:
-        return self.aio.id
-
-    @property
-    def last_seq(self) -> int:
-        return self.aio.last_seq
-
-    @property
-    def pending(self) -> Mapping[str, content_pb2.ToolCallBlock]:
-        return self.aio.pending
-
-    @property
-    def reconnects(self) -> int:
-        return self.aio.reconnects
-
-    @property
-    def closed(self) -> bool:
-        return self.aio.closed
-
-    def next_event(self, timeout: float | None = None) -> Event | None:
-        """See :meth:`AsyncSession.next_event`."""
-        return self._loop.run(self.aio.next_event(timeout))
-
-    def events(self) -> Iterator[Event]:
-        """See :meth:`AsyncSession.events`."""
-        return self._iterate(None, settle=False)
-
-    def until_settled(self, timeout: float | None = None) -> Iterator[Event]:
-        """See :meth:`AsyncSession.until_settled`."""
-        return self._iterate(timeout, settle=True)
-
-    def send(self, text: str, *, timeout: float | None = None) -> Iterator[Event]:
-        """See :meth:`AsyncSession.send`: sends when iteration starts, yields until the reply
-        finishes or parks."""
-        return self._iterate(timeout, settle=True, send=text)
-
-    def _iterate(
-        self, timeout: float | None, *, settle: bool, send: str | None = None
-    ) -> Iterator[Event]:
-        """The session's events, taken on this thread from the session's deque of received events
-        (appends and pops are atomic), without a call on the loop per event: this thread sleeps on
-        a lock that the session's reader releases when the next event arrives, and then takes every
-        event received so far. An event is taken only when it is yielded: what the caller leaves
-        unread stays first in line for the next read (any reader, in order)."""
-        aio = self.aio
-        if send is not None:
-            self._loop.run(aio.send_message(send, timeout=timeout))
-        deadline = None if timeout is None else time.monotonic() + timeout
-        unread = aio._unread
-        while True:
-            try:
-                event = unread.popleft()
-            except IndexError:
-                if aio._end is not None:
-                    if aio._end.error is not None:
-                        raise aio._end.error from None
-                    return
-                left = None if deadline is None else max(0.0, deadline - time.monotonic())
-                if not aio._wait_in_thread(left):
-                    raise DeadlineExceeded(f"no event within {timeout:g}s") from None
-                continue
-            yield event
-            if settle and event.settles:
-                return
-
-    def send_input(self, event: events_pb2.ClientEvent, *, timeout: float | None = None) -> None:
-        """See :meth:`AsyncSession.send_input`."""
-        self._loop.run(self.aio.send_input(event, timeout=timeout))
-
-    def send_message(self, text: str, *, timeout: float | None = None) -> None:
-        """See :meth:`AsyncSession.send_message`."""
-        self._loop.run(self.aio.send_message(text, timeout=timeout))
-
-    def confirm(
-        self,
-        call: inputs.CallRef,
-        rule: Literal["suggested"] | inputs.RuleSpec | Sequence[inputs.RuleSpec] | None = None,
-        *,
-        edited_input: Mapping[str, Any] | str | None = None,
-        scope: inputs.ScopeName | int = "session",
-        timeout: float | None = None,
-    ) -> None:
-        """See :meth:`AsyncSession.confirm`."""
-        self._loop.run(
-            self.aio.confirm(call, rule, edited_input=edited_input, scope=scope, timeout=timeout)
-        )
-
-    def deny(self, call: inputs.CallRef, reason: str = "", *, timeout: float | None = None) -> None:
-        """See :meth:`AsyncSession.deny`."""
-        self._loop.run(self.aio.deny(call, reason, timeout=timeout))
-
-    def confirm_all(
-        self,
-        results: Iterable[events_pb2.ConfirmResult],
-        *,
-        reply_id: str = "",
-        timeout: float | None = None,
-    ) -> None:
-        """See :meth:`AsyncSession.confirm_all`."""
-        self._loop.run(self.aio.confirm_all(results, reply_id=reply_id, timeout=timeout))
-
-    def submit_result(
-        self,
-        call: inputs.CallRef,
-        output: str | Iterable[str | content_pb2.ToolOutputBlock | content_pb2.TextBlock] = "",
-        state: inputs.ResultStateName | str | int = "success",
-        metadata: Mapping[str, Any] | None = None,
-        *,
-        timeout: float | None = None,
-    ) -> None:
-        """See :meth:`AsyncSession.submit_result`."""
-        self._loop.run(self.aio.submit_result(call, output, state, metadata, timeout=timeout))
-
-    def answer(
-        self, call: inputs.CallRef, answers: inputs.Answers, *, timeout: float | None = None
-    ) -> None:
-        """See :meth:`AsyncSession.answer`."""
-        self._loop.run(self.aio.answer(call, answers, timeout=timeout))
-
-    def submit_results(
-        self,
-        results: Iterable[content_pb2.ToolResultBlock],
-        *,
-        reply_id: str = "",
-        timeout: float | None = None,
-    ) -> None:
-        """See :meth:`AsyncSession.submit_results`."""
-        self._loop.run(self.aio.submit_results(results, reply_id=reply_id, timeout=timeout))
-
-    def interrupt(self, reply_id: str = "", *, timeout: float | None = None) -> None:
-        """See :meth:`AsyncSession.interrupt`."""
-        self._loop.run(self.aio.interrupt(reply_id, timeout=timeout))
-
-    def close(self) -> None:
-        """See :meth:`AsyncSession.close`."""
-        self._loop.run(self.aio.close())
-
-    def __enter__(self) -> Session:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
 class Client:
     """The blocking twin of :class:`parkway.AsyncClient`: same arguments, same methods, results
     and errors; each call blocks until done. Close it (or use ``with``) to stop its loop thread."""
@@ -281,6 +136,19 @@ class Client:
 
         #: The asyncio client this one drives (use it only on :attr:`loop`).
         self.aio = self._loop.run(make())
+        self._reconnect = reconnect or ReconnectPolicy()
+        # The attached sessions' streams use a blocking channel of their own (same target,
+        # credentials and options); it connects on the first attach.
+        options = self.aio.channel_options
+        self._channel = (
+            grpc.secure_channel(target, credentials, options)
+            if credentials is not None
+            else grpc.insecure_channel(target, options)
+        )
+        stub: Any = agent_service_pb2_grpc.AgentServiceStub(self._channel)  # type: ignore[no-untyped-call]
+        self._chat: Callable[..., Any] = stub.Chat
+        self._sessions: weakref.WeakSet[Session] = weakref.WeakSet()
+        self._closed = False
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop:
@@ -473,16 +341,26 @@ class Client:
         timeout: float | None = None,
     ) -> Session:
         """See :meth:`AsyncClient.attach`."""
-        session = self._loop.run(
-            self.aio.attach(session_id, after_seq, reconnect=reconnect, timeout=timeout)
+        session = Session(
+            self,
+            session_id,
+            after_seq=after_seq,
+            reconnect=reconnect or self._reconnect,
+            timeout=self.aio.timeout if timeout is None else timeout,
         )
-        return Session(self._loop, session)
+        session._start()
+        self._sessions.add(session)
+        return session
 
     def close(self) -> None:
-        """Closes the sessions, the channel and the loop thread. Idempotent."""
-        if self._loop.loop.is_closed():
+        """Closes the sessions, the channels and the loop thread. Idempotent."""
+        if self._closed:
             return
+        self._closed = True
         try:
+            for session in list(self._sessions):
+                session.close()
+            self._channel.close()
             self._loop.run(self.aio.close())
         finally:
             self._loop.stop()
