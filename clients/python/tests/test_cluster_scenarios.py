@@ -78,7 +78,16 @@ class ClusterRunner(Runner):
         last = self.chat.last_seq
         await self.chat.close()
         self.node, self.client = node, self.clients[node]
-        self.chat = await self.client.attach(self.session_id, last)
+        # A node restarted by the step before may refuse connections for a moment (its channel is
+        # backing off): a client moving to it tries again, as it would after any reconnect.
+        for attempt in range(50):
+            try:
+                self.chat = await self.client.attach(self.session_id, last)
+                break
+            except parkway.Unavailable:
+                if attempt == 49:
+                    raise
+                await asyncio.sleep(0.1)
         self.moved = True
 
     async def act(self, step: dict[str, Any]) -> None:
