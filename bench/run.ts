@@ -15,6 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type BenchConfig, fullConfig, smokeConfig } from "./lib/config.js";
+import { pinLoadSide } from "./lib/cores.js";
 import { toMarkdown, writeResults } from "./lib/report.js";
 import { runSuites } from "./lib/runner.js";
 import { writeProfileReport } from "./profile/report.js";
@@ -32,6 +33,7 @@ const { values } = parseArgs({
   },
 });
 
+pinLoadSide();
 const scratch = await mkdtemp(path.join(tmpdir(), "parkway-bench-"));
 const config: BenchConfig = values.smoke ? smokeConfig(scratch) : fullConfig(scratch);
 if (values.parked) {

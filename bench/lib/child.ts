@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { writeHeapSnapshot } from "node:v8";
+import { pinServerSide } from "./cores.js";
 
 /** A server or probe running in its own Node process, driven over IPC (see `serveIpc`). */
 export interface Child<Ready> {
@@ -20,6 +21,8 @@ export interface ChildOptions {
   cpuProfDir?: string;
   /** Environment variables set (or, when undefined, removed) in the child on top of this process's. */
   env?: Record<string, string | undefined>;
+  /** A server under test: runs on the server side's cores (see `CoreSplit`). */
+  server?: boolean;
 }
 
 /** The path of a script next to `bench/servers/`. */
@@ -45,6 +48,7 @@ export async function startChild<Ready>(
     env: { ...process.env, ...options.env, [SETTLE_ENV]: String(settleSeconds) },
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
+  if (options.server) pinServerSide(child.pid!);
   const exited = once(child, "exit");
   let nextId = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();

@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { startPostgres, type TestPostgres } from "../../test/helpers/postgres.js";
+import { pinServerTree } from "./cores.js";
 
 export type BenchPostgres = TestPostgres;
 
@@ -22,6 +23,8 @@ function postmasterPid(dataDir: string): number | undefined {
 
 export async function startBenchPostgres(): Promise<BenchPostgres> {
   const cluster = await startPostgres();
+  const postmaster = postmasterPid(cluster.dataDir);
+  if (postmaster) pinServerTree(postmaster);
   const kill = () => {
     const pid = postmasterPid(cluster.dataDir);
     try {

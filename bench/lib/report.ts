@@ -4,6 +4,7 @@ import { cpus, loadavg, totalmem } from "node:os";
 import path from "node:path";
 import { format } from "prettier";
 import type { BenchConfig } from "./config.js";
+import { describeCores } from "./cores.js";
 import { formatFigure, type Row } from "./rows.js";
 
 /** Everything one run produced: `bench/results/latest.json`. */
@@ -18,6 +19,8 @@ export interface Results {
     memoryGb: number;
     /** 1-minute load average at the start and at the end (the machine is shared). */
     load: [number, number];
+    /** How the cores were split between the servers under test and the load (`CoreSplit`). */
+    cores: string;
     sizes: Record<string, unknown>;
     seconds: number;
   };
@@ -49,6 +52,7 @@ export function describeRun(
     cpuModel: cpus()[0]?.model ?? "unknown",
     memoryGb: Math.round(totalmem() / 2 ** 30),
     load: [loadAtStart, loadavg()[0]!],
+    cores: describeCores(),
     sizes: {
       iterations: config.iterations,
       streamDeltas: config.streamDeltas,
@@ -74,7 +78,7 @@ export function toMarkdown(results: Results): string {
   const m = results.meta;
   const lines = [
     `Run ${m.date} (${m.mode}) at ${m.commit}: Node ${m.node}, ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB; ` +
-      `1-minute load average ${m.load[0].toFixed(1)} at the start, ${m.load[1].toFixed(1)} at the end; ${Math.round(m.seconds)} s.`,
+      `1-minute load average ${m.load[0].toFixed(1)} at the start, ${m.load[1].toFixed(1)} at the end; ${Math.round(m.seconds)} s; ${m.cores}.`,
     "Every baseline was measured in the same run, side by side with Parkway; ratios are Parkway ÷ baseline.",
     "",
     "| # | Row | Parkway | Baseline (same run) | Ratio | Target (docs/design.md §7) | Met |",

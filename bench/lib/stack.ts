@@ -83,6 +83,7 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
         ? { cpuProfDir: path.join(config.profileDir, options.profile) }
         : {}),
       ...(options.env ? { env: options.env } : {}),
+      server: true,
     },
   );
   const client = createParkwayClient(parkway.ready.address);
@@ -114,5 +115,5 @@ export function ensureBuilt(): Promise<unknown> {
 
 /** The bare echo server in a child process. */
 export function startEcho(): Promise<Child<{ address: string }>> {
-  return startChild<{ address: string }>(childScript("echo-server.ts"), {});
+  return startChild<{ address: string }>(childScript("echo-server.ts"), {}, { server: true });
 }

@@ -21,6 +21,7 @@ import { buildLoad, type LoadProcess, startLoad } from "../lib/go-load.js";
 import { type Row, row, single } from "../lib/rows.js";
 import { startStack } from "../lib/stack.js";
 import { median } from "../lib/stats.js";
+import { describeCores } from "../lib/cores.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -131,8 +132,8 @@ export async function clientRows(config: BenchConfig): Promise<Row[]> {
       }
     }
     const machine =
-      `${cpus().length} cores shared by the reader being measured, the Parkway server, the scripted model ` +
-      `in the benchmark process and whatever else runs on the machine; the other readers wait. Load ` +
+      `${cpus().length} cores (${describeCores()}; the reader being measured on the load side) ` +
+      `and whatever else runs on the machine; the other readers wait. Load ` +
       `average ${load0.toFixed(2)} when the suite started, ${loadavg()[0]!.toFixed(2)} when it ended.`;
     return readers.map(({ lang }) => {
       const { client, stub } = got.get(lang.id)!;

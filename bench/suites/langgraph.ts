@@ -29,6 +29,7 @@ import { latency, type Row, row, single } from "../lib/rows.js";
 import { ensureBuilt, scratchDir, type Stack, startStack } from "../lib/stack.js";
 import { median, summarize } from "../lib/stats.js";
 import { fdatasyncSamples } from "../lib/sync-baselines.js";
+import { describeCores } from "../lib/cores.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const DRIVER = path.join(ROOT, "bench", "servers", "langgraph_hitl.py");
@@ -441,8 +442,8 @@ export async function langgraphRows(config: BenchConfig): Promise<Row[]> {
   await ensureBuilt();
   const venv = await ensureVenv();
   const machine = () =>
-    `${cpus().length} cores shared by the running side's Python process (LangGraph runs inside it), the Parkway ` +
-    `server process, the scripted model in the benchmark process (Node), PostgreSQL for the pg rows, and whatever ` +
+    `${cpus().length} cores (${describeCores()}; the running side's Python process, LangGraph inside it, on the ` +
+    `load side; PostgreSQL for the pg rows on the server side), and whatever ` +
     `else runs on the machine; the idle side waits. Load average ${load0.toFixed(2)} when the suite started, ` +
     `${loadavg()[0]!.toFixed(2)} when this row was written. Virtual environment ${venv.dir}` +
     `${venv.installed ? " (installed by this run)" : " (reused)"}.`;

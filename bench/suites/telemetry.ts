@@ -27,6 +27,7 @@ import { ensureBuilt, type Stack, startStack } from "../lib/stack.js";
 import { median, summarize } from "../lib/stats.js";
 import { type Ping, pingParkway } from "./input-latency.js";
 import { spanNames } from "../lib/otlp-span-names.js";
+import { describeCores } from "../lib/cores.js";
 
 /** Pings, or parks, per round on one configuration. */
 const PER_ROUND = 50;
@@ -466,7 +467,7 @@ function describe(
           note:
             `Time per delta ${x(base / rate)} plain's; median of the per-run ratios (each run against plain's run of the same turn) ${x(paired)}. Runs: ${m.rates.map(Math.round).join(", ")}/s; plain ${plain.rates.map(Math.round).join(", ")}/s. ` +
             `Per delta ${cpuRatio(m.streamCpu, m.deltas, plain.streamCpu, plain.deltas)}. ` +
-            `Go client, 1 session × ${replies} replies × ${config.streamDeltas} deltas per run, the configurations alternating run by run (order rotating), no proxy; 2 cores shared by the server, the Go client and the scripted model.`,
+            `Go client, 1 session × ${replies} replies × ${config.streamDeltas} deltas per run, the configurations alternating run by run (order rotating), no proxy; ${describeCores()}.`,
         },
         target ? { minRatio: 0.95, text: "≥ 0.95× (time per delta ≤ 1.05×)" } : undefined,
       ),

@@ -16,6 +16,7 @@ import { chatRequest, timeCompletion } from "../lib/model-probe.js";
 import { type Row, row, single } from "../lib/rows.js";
 import { startEcho, startStack } from "../lib/stack.js";
 import { median, percentile } from "../lib/stats.js";
+import { describeCores } from "../lib/cores.js";
 
 interface ParkwayRun {
   rate: number;
@@ -103,7 +104,7 @@ export async function throughput(config: BenchConfig): Promise<Row[]> {
               `First delta at the client after p50 ${Math.round(percentile(firsts, 50))} ms / max ${Math.round(percentile(firsts, 100))} ms. ` +
               `CPU cores used during the runs: Parkway server ` +
               `${median(cores.parkway).toFixed(2)}, echo server ${median(cores.echo).toFixed(2)} ` +
-              `(2 cores shared with the Go client and, for Parkway, the scripted model). ` +
+              `(${describeCores()}; the Go client on the load side). ` +
               `Message: TEXT_BLOCK_DELTA ${sample!.deltaBytes} B (${sample!.deltaText} characters); ` +
               `echo answer ${echoRun!.templateBytes} B. The scripted model alone streams ` +
               `${Math.round(modelRate).toLocaleString("en-US")} chunks/s to a bare HTTP client.`,

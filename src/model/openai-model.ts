@@ -9,6 +9,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import { nodeFetch } from "./http-fetch.js";
 import {
   type Model,
   ModelError,
@@ -113,6 +114,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     apiKey: options.apiKey ?? "none",
     maxRetries: options.maxRetries ?? 2,
     timeout: timeoutMs,
+    fetch: nodeFetch(),
   });
   return {
     name: options.model,

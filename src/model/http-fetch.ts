@@ -1,0 +1,104 @@
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { Readable } from "node:stream";
+
+/** Statuses whose response has no body (a `Response` refuses one). */
+const NO_BODY = new Set([101, 103, 204, 205, 304]);
+
+function headersOf(res: IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = res.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
+
+function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined {
+  const body = init?.body;
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === "string" || body instanceof Uint8Array) return body;
+  throw new TypeError("a model request's body must be a string or bytes");
+}
+
+function urlOf(input: string | URL | Request): URL {
+  if (input instanceof URL) return input;
+  return new URL(typeof input === "string" ? input : input.url);
+}
+
+/** What the body of a response that was aborted after its headers throws: an `AbortError`. */
+function aborted(): Error {
+  return new DOMException("the model request was aborted", "AbortError");
+}
+
+/**
+ * The `Response` of `res`. A streamed answer (2xx, `text/event-stream`) gets the Node stream itself
+ * as its `body`, which the SDK reads as an async iterable of bytes: a WHATWG stream in between
+ * would cost more per chunk than the chunk's own handling. Every other answer gets a standard body.
+ */
+function responseOf(res: IncomingMessage): Response {
+  const status = res.statusCode ?? 0;
+  const init = { status, statusText: res.statusMessage ?? "", headers: headersOf(res) };
+  const streamed =
+    status >= 200 && status < 300 && /^text\/event-stream/i.test(res.headers["content-type"] ?? "");
+  if (streamed) {
+    const response = new Response(null, init);
+    Object.defineProperty(response, "body", { value: res });
+    return response;
+  }
+  if (NO_BODY.has(status)) {
+    res.resume();
+    return new Response(null, init);
+  }
+  return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, init);
+}
+
+/**
+ * A `fetch` over node:http(s) with keep-alive agents, for the model SDK (its `fetch` option): one
+ * model call's request and streamed answer without the WHATWG fetch machinery, which costs more
+ * CPU per call and per streamed chunk than the call's own work (about 1.3 ms less CPU and 0.8 ms
+ * less to the first token per call against the scripted model). It supports what the SDK sends:
+ * a method, headers, a string or bytes body and an abort signal, which ends the request or, after
+ * the headers, the body with an `AbortError`. No redirects, no content decoding (none is asked for).
+ */
+export function nodeFetch(): typeof fetch {
+  const agents = {
+    http: new HttpAgent({ keepAlive: true }),
+    https: new HttpsAgent({ keepAlive: true }),
+  };
+  return (input, init) =>
+    new Promise<Response>((resolve, reject) => {
+      const signal = init?.signal ?? undefined;
+      if (signal?.aborted) {
+        reject(aborted());
+        return;
+      }
+      const url = urlOf(input);
+      const body = bodyOf(init);
+      const headers: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+      const https = url.protocol === "https:";
+      const send = https ? httpsRequest : httpRequest;
+      let res: IncomingMessage | undefined;
+      const onAbort = () => {
+        if (res) res.destroy(aborted());
+        else {
+          req.destroy(aborted());
+          reject(aborted());
+        }
+      };
+      const req = send(
+        url,
+        { method: init?.method ?? "GET", headers, agent: https ? agents.https : agents.http },
+        (answer) => {
+          res = answer;
+          answer.once("close", () => signal?.removeEventListener("abort", onAbort));
+          resolve(responseOf(answer));
+        },
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      req.on("error", (err) => {
+        signal?.removeEventListener("abort", onAbort);
+        reject(err);
+      });
+      req.end(body);
+    });
+}

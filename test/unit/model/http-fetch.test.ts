@@ -1,0 +1,159 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeFetch } from "../../../src/model/http-fetch.js";
+
+/** A server answering by path; it counts connections and notes requests closed before the end. */
+interface Fixture {
+  url: string;
+  connections: number;
+  closedEarly: string[];
+  bodies: string[];
+  server: Server;
+}
+
+function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: string): void {
+  fx.bodies.push(body);
+  res.on("close", () => {
+    if (!res.writableFinished) fx.closedEarly.push(req.url ?? "");
+  });
+  switch (req.url) {
+    case "/sse":
+      res.writeHead(200, { "content-type": "text/event-stream", "x-answer": "yes" });
+      res.write("data: one\n\n");
+      setTimeout(() => res.end("data: two\n\n"), 20);
+      return;
+    case "/error":
+      res.writeHead(429, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "slow down", method: req.method } }));
+      return;
+    case "/empty":
+      res.writeHead(204);
+      res.end();
+      return;
+    case "/hang-headers":
+      return; // never answers
+    case "/hang-body":
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: first\n\n");
+      return; // never ends
+    default:
+      res.writeHead(404);
+      res.end();
+  }
+}
+
+async function start(): Promise<Fixture> {
+  const fx = { connections: 0, closedEarly: [], bodies: [] } as unknown as Fixture;
+  fx.server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (d: string) => (body += d));
+    req.on("end", () => handle(fx, req, res, body));
+  });
+  fx.server.on("connection", () => fx.connections++);
+  await new Promise<void>((r) => fx.server.listen(0, "127.0.0.1", r));
+  fx.url = `http://127.0.0.1:${(fx.server.address() as AddressInfo).port}`;
+  return fx;
+}
+
+async function readAll(body: unknown): Promise<string> {
+  let text = "";
+  for await (const chunk of body as AsyncIterable<Uint8Array>)
+    text += Buffer.from(chunk).toString();
+  return text;
+}
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
+}
+
+describe("nodeFetch (the model SDK's fetch over node:http)", () => {
+  let fx: Fixture;
+  const fetch = nodeFetch();
+  beforeAll(async () => (fx = await start()));
+  afterAll(async () => {
+    fx.server.closeAllConnections();
+    await new Promise((r) => fx.server.close(r));
+  });
+
+  it("streams an event-stream answer as an async iterable of bytes, with status and headers", async () => {
+    const res = await fetch(`${fx.url}/sse`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"q":1}',
+    });
+    expect(res.status).toBe(200);
+    expect(res.ok).toBe(true);
+    expect(res.headers.get("x-answer")).toBe("yes");
+    expect(await readAll(res.body)).toBe("data: one\n\ndata: two\n\n");
+    expect(fx.bodies.at(-1)).toBe('{"q":1}');
+  });
+
+  it("gives any other answer a standard body the SDK can read as JSON", async () => {
+    const res = await fetch(new URL(`${fx.url}/error`), { method: "DELETE" });
+    expect(res.status).toBe(429);
+    expect(res.ok).toBe(false);
+    expect(await res.json()).toEqual({ error: { message: "slow down", method: "DELETE" } });
+  });
+
+  it("answers a 204 with no body", async () => {
+    const res = await fetch(`${fx.url}/empty`);
+    expect(res.status).toBe(204);
+    expect(res.body).toBeNull();
+  });
+
+  it("reuses one connection for calls one after another (keep-alive)", async () => {
+    const before = fx.connections;
+    for (let i = 0; i < 5; i++) await readAll((await fetch(`${fx.url}/sse`)).body);
+    expect(fx.connections - before).toBeLessThanOrEqual(1);
+  });
+
+  it("rejects with an AbortError when aborted before the headers, and closes the request", async () => {
+    const abort = new AbortController();
+    const sent = fx.bodies.length;
+    const pending = fetch(`${fx.url}/hang-headers`, { signal: abort.signal });
+    await until(() => fx.bodies.length > sent);
+    abort.abort(new Error("stop"));
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    await until(() => fx.closedEarly.includes("/hang-headers"));
+    expect(fx.closedEarly).toContain("/hang-headers");
+  });
+
+  it("ends a streamed body with an AbortError when aborted after the headers", async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${fx.url}/hang-body`, { signal: abort.signal });
+    const chunks: string[] = [];
+    const reading = (async () => {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+        chunks.push(Buffer.from(chunk).toString());
+        abort.abort();
+      }
+    })();
+    await expect(reading).rejects.toMatchObject({ name: "AbortError" });
+    expect(chunks).toEqual(["data: first\n\n"]);
+    await until(() => fx.closedEarly.includes("/hang-body"));
+    expect(fx.closedEarly).toContain("/hang-body");
+  });
+
+  it("rejects at once when the signal is already aborted, sending nothing", async () => {
+    const sent = fx.bodies.length;
+    await expect(fetch(`${fx.url}/sse`, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: "AbortError",
+    });
+    expect(fx.bodies.length).toBe(sent);
+  });
+
+  it("rejects with the connection's error when nothing listens", async () => {
+    const closed = await start();
+    const url = closed.url;
+    await new Promise((r) => closed.server.close(r));
+    await expect(fetch(`${url}/sse`)).rejects.toMatchObject({ code: "ECONNREFUSED" });
+  });
+
+  it("refuses a body it cannot send, naming it", async () => {
+    await expect(
+      fetch(`${fx.url}/sse`, { method: "POST", body: new URLSearchParams({ a: "1" }) }),
+    ).rejects.toThrow(/body must be a string or bytes/);
+  });
+});
