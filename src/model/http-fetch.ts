@@ -51,6 +51,25 @@ function responseOf(res: IncomingMessage): Response {
   return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, init);
 }
 
+/** What one request needs: where, what, and the signal that may end it. */
+interface Outgoing {
+  url: URL;
+  method: string;
+  headers: Record<string, string>;
+  body: string | Uint8Array | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * How long a kept-alive connection may sit unused before it is closed: under the 5 s after which
+ * Node's servers (and many others) close an idle one, so a request is seldom sent on a connection
+ * the server is closing at that moment.
+ */
+const IDLE_MS = 4_000;
+
+/** Errors of a request sent on a kept-alive connection the server had closed meanwhile. */
+const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
+
 /**
  * A `fetch` over node:http(s) with keep-alive agents, for the model SDK (its `fetch` option): one
  * model call's request and streamed answer without the WHATWG fetch machinery, which costs more
@@ -58,47 +77,56 @@ function responseOf(res: IncomingMessage): Response {
  * less to the first token per call against the scripted model). It supports what the SDK sends:
  * a method, headers, a string or bytes body and an abort signal, which ends the request or, after
  * the headers, the body with an `AbortError`. No redirects, no content decoding (none is asked for).
+ * A request that fails on a reused connection before any answer (the server closed it as it was
+ * taken) is sent again once on a new one, as Node's documentation advises (`reusedSocket`).
  */
 export function nodeFetch(): typeof fetch {
   const agents = {
-    http: new HttpAgent({ keepAlive: true }),
-    https: new HttpsAgent({ keepAlive: true }),
+    http: new HttpAgent({ keepAlive: true, timeout: IDLE_MS }),
+    https: new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }),
   };
-  return (input, init) =>
-    new Promise<Response>((resolve, reject) => {
-      const signal = init?.signal ?? undefined;
-      if (signal?.aborted) {
+  return (input, init) => {
+    const signal = init?.signal ?? undefined;
+    if (signal?.aborted) return Promise.reject(aborted());
+    const url = urlOf(input);
+    const headers: Record<string, string> = {};
+    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+    let body;
+    try {
+      body = bodyOf(init);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const out = { url, method: init?.method ?? "GET", headers, body, signal };
+    const agent = url.protocol === "https:" ? agents.https : agents.http;
+    return send(out, agent, true);
+  };
+}
+
+function send(out: Outgoing, agent: HttpAgent, mayRetry: boolean): Promise<Response> {
+  return new Promise<Response>((resolve, reject) => {
+    const { signal } = out;
+    const request = out.url.protocol === "https:" ? httpsRequest : httpRequest;
+    let res: IncomingMessage | undefined;
+    const onAbort = () => {
+      if (res) res.destroy(aborted());
+      else {
+        req.destroy(aborted());
         reject(aborted());
-        return;
       }
-      const url = urlOf(input);
-      const body = bodyOf(init);
-      const headers: Record<string, string> = {};
-      new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
-      const https = url.protocol === "https:";
-      const send = https ? httpsRequest : httpRequest;
-      let res: IncomingMessage | undefined;
-      const onAbort = () => {
-        if (res) res.destroy(aborted());
-        else {
-          req.destroy(aborted());
-          reject(aborted());
-        }
-      };
-      const req = send(
-        url,
-        { method: init?.method ?? "GET", headers, agent: https ? agents.https : agents.http },
-        (answer) => {
-          res = answer;
-          answer.once("close", () => signal?.removeEventListener("abort", onAbort));
-          resolve(responseOf(answer));
-        },
-      );
-      signal?.addEventListener("abort", onAbort, { once: true });
-      req.on("error", (err) => {
-        signal?.removeEventListener("abort", onAbort);
-        reject(err);
-      });
-      req.end(body);
+    };
+    const req = request(out.url, { method: out.method, headers: out.headers, agent }, (answer) => {
+      res = answer;
+      answer.once("close", () => signal?.removeEventListener("abort", onAbort));
+      resolve(responseOf(answer));
     });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      signal?.removeEventListener("abort", onAbort);
+      const stale = !res && req.reusedSocket && STALE_CONNECTION.has(err.code ?? "");
+      if (stale && mayRetry && !signal?.aborted) resolve(send(out, agent, false));
+      else reject(err);
+    });
+    req.end(out.body);
+  });
 }

@@ -9,6 +9,7 @@ interface Fixture {
   connections: number;
   closedEarly: string[];
   bodies: string[];
+  dropNext: boolean;
   server: Server;
 }
 
@@ -30,6 +31,24 @@ function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: st
     case "/empty":
       res.writeHead(204);
       res.end();
+      return;
+    case "/drop-once":
+      // The first request on a kept-alive connection after the first one: dropped unanswered.
+      if (fx.dropNext) {
+        fx.dropNext = false;
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end("data: kept\n\n");
+      return;
+    case "/drop-always":
+      if (fx.bodies.filter((b) => b === "always").length > 1) {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end("data: first\n\n");
       return;
     case "/hang-headers":
       return; // never answers
@@ -107,6 +126,24 @@ describe("nodeFetch (the model SDK's fetch over node:http)", () => {
     const before = fx.connections;
     for (let i = 0; i < 5; i++) await readAll((await fetch(`${fx.url}/sse`)).body);
     expect(fx.connections - before).toBeLessThanOrEqual(1);
+  });
+
+  it("sends a request again, once, on a new connection when a reused one was closed under it", async () => {
+    const before = fx.connections;
+    expect(await readAll((await fetch(`${fx.url}/drop-once`)).body)).toBe("data: kept\n\n");
+    fx.dropNext = true;
+    const sent = fx.bodies.length;
+    expect(await readAll((await fetch(`${fx.url}/drop-once`)).body)).toBe("data: kept\n\n");
+    expect(fx.bodies.length - sent).toBe(2); // the dropped request and the one sent again
+    expect(fx.connections - before).toBeGreaterThanOrEqual(1); // the second on a new connection
+  });
+
+  it("gives up when the request sent again fails too", async () => {
+    await readAll((await fetch(`${fx.url}/drop-always`, { method: "POST", body: "always" })).body);
+    await expect(
+      fetch(`${fx.url}/drop-always`, { method: "POST", body: "always" }),
+    ).rejects.toMatchObject({ code: "ECONNRESET" });
+    expect(fx.bodies.filter((b) => b === "always")).toHaveLength(3);
   });
 
   it("rejects with an AbortError when aborted before the headers, and closes the request", async () => {
