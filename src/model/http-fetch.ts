@@ -12,11 +12,12 @@ function headersOf(res: IncomingMessage): Headers {
   return headers;
 }
 
-function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined {
+/** The request's body, or the error that refuses it. */
+function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined | TypeError {
   const body = init?.body;
   if (body === undefined || body === null) return undefined;
   if (typeof body === "string" || body instanceof Uint8Array) return body;
-  throw new TypeError("a model request's body must be a string or bytes");
+  return new TypeError("a model request's body must be a string or bytes");
 }
 
 function urlOf(input: string | URL | Request): URL {
@@ -91,12 +92,8 @@ export function nodeFetch(): typeof fetch {
     const url = urlOf(input);
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
-    let body;
-    try {
-      body = bodyOf(init);
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    const body = bodyOf(init);
+    if (body instanceof Error) return Promise.reject(body);
     const out = { url, method: init?.method ?? "GET", headers, body, signal };
     const agent = url.protocol === "https:" ? agents.https : agents.http;
     return send(out, agent, true);
