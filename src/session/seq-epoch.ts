@@ -10,6 +10,14 @@ import type { SessionHead } from "./session-head.js";
  */
 export const VISIBLE_AHEAD = 16_384;
 
+/** The most events a session stored with this status can have shown unwritten in one run. */
+const SHOWN_UNWRITTEN: Record<SessionData["status"], number> = {
+  running: VISIBLE_AHEAD,
+  idle: 1,
+  awaiting_permission: 0,
+  awaiting_external_result: 0,
+};
+
 /**
  * The server's runs on this store: how many ended without a clean stop (crashes), and whether one
  * is running now. Key "runs".
@@ -27,14 +35,15 @@ const RUNS_KEY = "runs";
 
 /**
  * Keeps seqs from being reused after a crash, though some events reach streams before they are
- * written. A run is marked running (synced) before any session loads and cleared after a clean
- * stop; a start that finds the mark counts a crash. Every session record carries the crash count of
- * the run that wrote it (`SessionData.crashes`). A session stored as running and loaded with fewer
- * crashes than the store has counted may have had up to `VISIBLE_AHEAD` events seen and lost in each
- * crashed run since:
- * its next seq skips `VISIBLE_AHEAD` per such crash (`startSeq`), past anything a client may have
- * seen, and the skipped range is recorded (`SessionData.skippedSeqs`). Without a crash seqs stay
- * gap-free.
+ * written (see `Visibility`). A run is marked running (synced) before any session loads and cleared
+ * after a clean stop; a start that finds the mark counts a crash. Every session record carries the
+ * crash count of the run that wrote it (`SessionData.crashes`). A session loaded with fewer crashes
+ * than the store has counted may have shown events that were lost in each crashed run since, at
+ * most (`SHOWN_UNWRITTEN`): `VISIBLE_AHEAD` while stored as running (the model's stream), one while
+ * idle (a reply's start, whose write stores it as running before the model is called), none while
+ * parked (an answer's write stores it as running before anything is shown). Its next seq skips that
+ * many per such crash (`startSeq`), past anything a client may have seen, and the skipped range is
+ * recorded (`SessionData.skippedSeqs`). Without a crash seqs stay gap-free.
  */
 export class SeqEpoch {
   private count = 0;
@@ -68,15 +77,15 @@ export class SeqEpoch {
   }
 
   /**
-   * The seq after which a loaded session's next event goes: for a session stored as running (the
-   * only time events go out ahead of their write, see `Visibility`), past `VISIBLE_AHEAD` seqs for
+   * The seq after which a loaded session's next event goes: past what it may have shown and lost in
    * each crash counted since its record was written, a range the record then notes as skipped.
    */
   resume(head: SessionHead): number {
     const { lastSeq, crashes, status } = head.data;
     const missed = this.count - (crashes ?? 0);
-    if (missed <= 0 || status === "idle" || status === "awaiting_permission") return lastSeq;
-    const seq = lastSeq + missed * VISIBLE_AHEAD;
+    const skipped = missed > 0 ? missed * SHOWN_UNWRITTEN[status] : 0;
+    if (skipped === 0) return lastSeq;
+    const seq = lastSeq + skipped;
     head.skip([lastSeq + 1, seq]);
     return seq;
   }

@@ -2,13 +2,13 @@ import type { EventBody } from "../agent/events.js";
 import type { StoredEvent } from "./stored-event.js";
 
 /**
- * The events that may reach streams before they are written: what the model streams. They come only
- * while the session is stored as running (the write that starts or resumes a reply is done before
- * the model is called), which is what lets `SeqEpoch` skip seqs only for such sessions. Every other
- * event (REPLY_START, a tool call, its result, REQUIRE_*, REPLY_PARKED, REPLY_END) changes or
- * announces state and is seen only once written.
+ * The events that may reach streams before they are written: a reply's start, and what the model
+ * streams. Every other event (a tool call, its result, REQUIRE_*, REPLY_PARKED, REPLY_END) changes
+ * or announces state and is seen only once written, and so is the input's acknowledgement. A crash
+ * may lose what was shown: `SeqEpoch` skips past it in every session loaded after the crash.
  */
 const EARLY = new Set<EventBody["type"]>([
+  "reply_start",
   "model_call_start",
   "model_call_end",
   "text_block_start",

@@ -21,7 +21,7 @@ const textThenHang: Turn = (request) => {
 
 const isEnd = (e: StoredEvent) => e.body.type === "reply_end";
 
-describe("seqs across a crash, with the model's stream shown before its write", () => {
+describe("seqs across a crash, with a reply's start and the model's stream shown before their writes", () => {
   it("never gives a seq a stream saw to another event after a crash", async () => {
     const core = await startCore([textThenHang]);
     const id = await core.session();
@@ -58,6 +58,54 @@ describe("seqs across a crash, with the model's stream shown before its write", 
     const record = (await after.store.get(SessionRecord, id))!;
     expect(record.skippedSeqs).toEqual([[storedNow + 1, expect.any(Number) as number]]);
     expect(record.skippedSeqs![0]![1]).toBeGreaterThanOrEqual(maxSeen);
+  });
+
+  it("skips one seq in a session stored as idle: the reply's start it may have shown", async () => {
+    const core = await startCore([hang]);
+    const id = await core.session();
+    core.store.delayWrites(100);
+    const stream = new AbortController();
+    const attached = await core.manager.attach(TENANT, id, 0, stream.signal);
+    void core.manager.apply(TENANT, id, { kind: "user_message", text: "go" }).catch(() => {});
+    let shown: StoredEvent | undefined;
+    let crashed: ReturnType<typeof core.store.snapshot> | undefined;
+    for await (const items of attached.items) {
+      const start = items.find((i) => i.kind === "event" && i.event.body.type === "reply_start");
+      if (start?.kind !== "event") continue;
+      shown = start.event;
+      crashed = core.store.snapshot(); // the process dies before the reply's start is written
+      break;
+    }
+    stream.abort();
+    attached.detach();
+    const stored = (await crashed!.get(SessionRecord, id))!;
+    expect(stored.status).toBe("idle");
+    expect(stored.lastSeq).toBe(shown!.seq - 1);
+
+    const after = await startCore([respond("again")], crashed);
+    const applied = await after.manager.apply(TENANT, id, { kind: "user_message", text: "b" });
+    await applied.settled;
+    const log = await after.events(id, isEnd);
+    expect(log[0]!.body.type).toBe("reply_start");
+    expect(log[0]!.seq).toBe(shown!.seq + 1); // past the one shown, and no further
+    const record = (await after.store.get(SessionRecord, id))!;
+    expect(record.skippedSeqs).toEqual([[shown!.seq, shown!.seq]]);
+  });
+
+  it("skips nothing in a session stored as parked: nothing goes out before an answer's write", async () => {
+    const touch = { id: "c1", name: "Bash", input: { command: "touch parked.txt" } };
+    const core = await startCore([respond("", [touch])]);
+    const id = await core.session();
+    await core.manager.apply(TENANT, id, { kind: "user_message", text: "go" });
+    const parked = await core.events(id, (e) => e.body.type === "reply_parked");
+    const crashed = core.store.snapshot(); // a crash while parked
+    expect((await crashed.get(SessionRecord, id))!.status).toBe("awaiting_permission");
+
+    const after = await startCore([], crashed);
+    const again = await after.events(id, (e) => e.body.type === "require_user_confirm");
+    const seqs = [...parked, ...again.filter((e) => e.seq > parked.at(-1)!.seq)].map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect((await after.store.get(SessionRecord, id))?.skippedSeqs).toBeUndefined();
   });
 
   it("keeps seqs gap-free across a clean stop", async () => {

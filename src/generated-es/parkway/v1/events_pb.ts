@@ -298,9 +298,10 @@ export type ServerEvent = Message<"parkway.v1.ServerEvent"> & {
 
   /**
    * Position in the session's event log: strictly increasing per session, and gap-free except
-   * after a server crash: the model's streamed blocks may reach a stream before they are stored,
-   * so after a crash a session whose reply was running skips past any seq a client may have seen,
-   * and no seq ever names two different events. Zero for events that are not logged (input_ack).
+   * after a server crash: a reply's start and the model's streamed blocks may reach a stream
+   * before they are stored, so after a crash a session that was idle or running skips past any seq
+   * a client may have seen, and no seq ever names two different events. Zero for events that are
+   * not logged (input_ack).
    *
    * @generated from field: uint64 seq = 2;
    */

@@ -536,9 +536,10 @@ type ServerEvent struct {
 	// Unique id of the event.
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Position in the session's event log: strictly increasing per session, and gap-free except
-	// after a server crash: the model's streamed blocks may reach a stream before they are stored,
-	// so after a crash a session whose reply was running skips past any seq a client may have seen,
-	// and no seq ever names two different events. Zero for events that are not logged (input_ack).
+	// after a server crash: a reply's start and the model's streamed blocks may reach a stream
+	// before they are stored, so after a crash a session that was idle or running skips past any seq
+	// a client may have seen, and no seq ever names two different events. Zero for events that are
+	// not logged (input_ack).
 	Seq uint64 `protobuf:"varint,2,opt,name=seq,proto3" json:"seq,omitempty"`
 	// The session the event belongs to.
 	SessionId string `protobuf:"bytes,3,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
