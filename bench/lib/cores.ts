@@ -2,16 +2,18 @@ import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 
 /**
- * How a run splits the machine's cores between the two sides of every row: the server under test
- * (Parkway, or the baseline server it is compared with) on the first half, and the load (this
- * process with its clients and the scripted model, and the Go and Python clients it spawns, which
- * inherit its affinity) on the rest. Without a split, the scripted model and the clients take
- * their turns on the server's cores, and a server that does more per message (Parkway) loses more
- * to them than the echo does. Off with `PARKWAY_BENCH_CORES=shared`, or where `taskset` or a second
- * core is missing.
+ * How a run places the two sides of every row on the machine's cores: the load (this process with
+ * its clients and the scripted model, and the Go and Python clients it spawns, which inherit its
+ * affinity) on the last half of the cores, and the server under test (Parkway, or the baseline
+ * server it is compared with) on any core. Without it the scripted model and the clients take
+ * turns on every core, and a server that does more per message (Parkway) loses more to them than
+ * the echo does. The server is not confined to the other half: its main thread would then share one
+ * core with its own helper threads (libuv's pool runs LevelDB's writes, V8 collects garbage in
+ * parallel), and every write it hands over would wait for the helper to yield the core. Off with
+ * `PARKWAY_BENCH_CORES=shared`, or where `taskset` or a second core is missing.
  */
 export interface CoreSplit {
-  /** `taskset` list of the server side's cores, e.g. "0". */
+  /** `taskset` list of the server side's cores: all of them, e.g. "0-1". */
   server: string;
   /** `taskset` list of the load side's cores, e.g. "1". */
   load: string;
@@ -27,7 +29,7 @@ function decide(): CoreSplit | undefined {
   }
   const half = Math.ceil(cores / 2);
   const list = (from: number, to: number) => (from === to ? `${from}` : `${from}-${to}`);
-  return { server: list(0, half - 1), load: list(half, cores - 1) };
+  return { server: list(0, cores - 1), load: list(half, cores - 1) };
 }
 
 let split: CoreSplit | undefined | null = null;
@@ -75,6 +77,6 @@ export function pinServerTree(pid: number): void {
 export function describeCores(): string {
   const s = coreSplit();
   return s
-    ? `servers under test on core ${s.server}; clients and the scripted model on core ${s.load}`
+    ? `clients and the scripted model on core ${s.load}; servers under test on any of cores ${s.server}`
     : "cores shared by servers, clients and the scripted model";
 }
