@@ -27,16 +27,19 @@ export interface FanOut {
 /**
  * How far a session's streams have been given its events: always a prefix of the log, in seq order.
  * An early event (see `EARLY`) is shown as soon as it is logged when every event before it was
- * shown and it is at most `ahead` past the last written one; the early events of one turn of the
- * event loop go out together, after it. Any other event, and every event after it, waits for its
- * write. A crash may lose what was shown and not written: `SeqEpoch` keeps those seqs from being
- * used again.
+ * shown and it is at most `ahead` past the last written one. A reply's start goes out at once; the
+ * model's events only once that start is written (the session is then stored as running, which is
+ * what lets `SeqEpoch` skip only one seq for a session stored as idle), and those of one turn of the
+ * event loop together, after it. Any other event, and every event after it, waits for its write. A
+ * crash may lose what was shown and not written: `SeqEpoch` keeps those seqs from being used again.
  */
 export class Visibility {
   /** The seq of the last event counted shown (given to streams, or about to be this turn). */
   private seq: number;
   /** The seq of the last event given to streams. */
   given: number;
+  /** The seq of the last reply's start: the model's events wait until it is written. */
+  private started = 0;
   private queued: StoredEvent[] = [];
   private soon: NodeJS.Immediate | undefined;
 
@@ -49,9 +52,16 @@ export class Visibility {
     this.given = seq;
   }
 
-  /** Shows `event`, just logged, if it may go before its write (after this turn of the loop). */
+  /** Shows `event`, just logged, if it may go before its write (a start now, others after this turn). */
   offer(event: StoredEvent, written: number): void {
+    const start = event.body.type === "reply_start";
+    if (start) this.started = event.seq;
     if (!this.early(event, written)) return;
+    if (start) {
+      this.flush();
+      this.give(event);
+      return;
+    }
     this.queued.push(event);
     this.soon ??= setImmediate(() => this.flush());
   }
@@ -72,6 +82,7 @@ export class Visibility {
   private early(event: StoredEvent, written: number): boolean {
     if (event.seq !== this.seq + 1 || event.seq - written > this.ahead) return false;
     if (!EARLY.has(event.body.type)) return false;
+    if (event.body.type !== "reply_start" && written < this.started) return false;
     this.seq = event.seq;
     return true;
   }

@@ -75,6 +75,14 @@ describe("a failed write in the session core", () => {
     }
     expect(seen.map((s) => s.event.seq)).toEqual(seen.map((_, i) => i + 1));
     expect(seen.map((s) => s.event.body.type)).toContain("require_user_confirm");
+    // The model's events went out only once the reply's start was stored (the session running).
+    const startSeq = seen.find((x) => x.event.body.type === "reply_start")!.event.seq;
+    for (const { event, held } of seen) {
+      if (event.body.type === "reply_start") continue;
+      const stored: number[] = [];
+      for await (const e of new EventLog(held, id, 0).read(0, 1000)) stored.push(e.seq);
+      expect(stored, event.body.type).toContain(startSeq);
+    }
     // The reply's start and the model's text went out before their writes.
     expect([...ahead]).toEqual(expect.arrayContaining(["reply_start", "text_block_delta"]));
     stream.abort();
