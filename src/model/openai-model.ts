@@ -10,6 +10,7 @@ import type {
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
 import { nodeFetch } from "./http-fetch.js";
+import { completionChunks } from "./openai-sse.js";
 import {
   type Model,
   ModelError,
@@ -146,22 +147,25 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
         }, timeoutMs);
         idle.refresh();
       };
+      let complete = false;
       try {
-        const stream = await client.chat.completions.create(
-          {
-            model: options.model,
-            messages: toParams(request.messages),
-            stream: true,
-            stream_options: { include_usage: true },
-            ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
-          },
-          {
-            signal: watch.signal,
-            ...(request.traceparent ? { headers: { traceparent: request.traceparent } } : {}),
-          },
-        );
+        const response = await client.chat.completions
+          .create(
+            {
+              model: options.model,
+              messages: toParams(request.messages),
+              stream: true,
+              stream_options: { include_usage: true },
+              ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+            },
+            {
+              signal: watch.signal,
+              ...(request.traceparent ? { headers: { traceparent: request.traceparent } } : {}),
+            },
+          )
+          .asResponse();
         touch();
-        for await (const chunk of stream) {
+        for await (const chunk of completionChunks(response)) {
           handling = true;
           try {
             if (chunk.usage) {
@@ -199,8 +203,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
             touch();
           }
         }
-        // The SDK ends the iteration quietly when aborted after the headers arrived.
-        if (watch.signal.aborted) throw watch.signal.reason;
+        complete = true;
       } catch (err) {
         if (watch.signal.aborted || err instanceof APIUserAbortError) {
           throw watch.signal.reason ?? request.signal.reason ?? err;
@@ -209,6 +212,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       } finally {
         clearTimeout(idle);
         request.signal.removeEventListener("abort", onAbort);
+        // A stream left early (an error, or the caller stopped reading) ends the request.
+        if (!complete) watch.abort(new Error("the model stream was left"));
       }
       // OpenAI sends the usage chunk after the finish_reason chunk: `done` comes last.
       yield { type: "done", finishReason: finishReason ?? "stop" };

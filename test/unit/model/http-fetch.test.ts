@@ -24,6 +24,10 @@ function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: st
       res.write("data: one\n\n");
       setTimeout(() => res.end("data: two\n\n"), 20);
       return;
+    case "/sse-burst":
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(BURST + "data: tail-without-end");
+      return;
     case "/error":
       res.writeHead(429, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: "slow down", method: req.method } }));
@@ -61,6 +65,9 @@ function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: st
       res.end();
   }
 }
+
+/** 300 events written at once: one socket read brings many. */
+const BURST = Array.from({ length: 300 }, (_, i) => `data: {"i":${i}}\n\n`).join("");
 
 async function start(): Promise<Fixture> {
   const fx = { connections: 0, closedEarly: [], bodies: [] } as unknown as Fixture;
@@ -107,6 +114,18 @@ describe("nodeFetch (the model SDK's fetch over node:http)", () => {
     expect(res.headers.get("x-answer")).toBe("yes");
     expect(await readAll(res.body)).toBe("data: one\n\ndata: two\n\n");
     expect(fx.bodies.at(-1)).toBe('{"q":1}');
+  });
+
+  it("cuts an event-stream answer after each event, however many one read brings", async () => {
+    const res = await fetch(`${fx.url}/sse-burst`);
+    const pieces: string[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      pieces.push(Buffer.from(chunk).toString());
+    }
+    expect(pieces.join("")).toBe(BURST + "data: tail-without-end");
+    const events = pieces.filter((p) => p.endsWith("\n\n"));
+    expect(events).toHaveLength(300);
+    for (const piece of pieces) expect(piece.slice(0, -2)).not.toContain("\n\n");
   });
 
   it("gives any other answer a standard body the SDK can read as JSON", async () => {
