@@ -29,8 +29,9 @@ export interface FanOut {
  * An early event (see `EARLY`) is shown as soon as it is logged when every event before it was
  * shown and it is at most `ahead` past the last written one. A reply's start goes out at once; the
  * model's events only once that start is written (the session is then stored as running, which is
- * what lets `SeqEpoch` skip only one seq for a session stored as idle), and those of one turn of the
- * event loop together, after it. Any other event, and every event after it, waits for its write. A
+ * what lets `SeqEpoch` skip only one seq for a session stored as idle): those of a model call up to
+ * its first delta at once, the others of one turn of the event loop together, after it, so that a
+ * stream's writer wakes once per turn. Any other event, and every event after it, waits for its write. A
  * crash may lose what was shown and not written: `SeqEpoch` keeps those seqs from being used again.
  */
 export class Visibility {
@@ -40,6 +41,8 @@ export class Visibility {
   given: number;
   /** The seq of the last reply's start: the model's events wait until it is written. */
   private started = 0;
+  /** From a model call's start until its first delta has gone out: early events go at once. */
+  private eager = false;
   private queued: StoredEvent[] = [];
   private soon: NodeJS.Immediate | undefined;
 
@@ -52,12 +55,18 @@ export class Visibility {
     this.given = seq;
   }
 
-  /** Shows `event`, just logged, if it may go before its write (a start now, others after this turn). */
+  /**
+   * Shows `event`, just logged, if it may go before its write: at once for a reply's start and for
+   * a model call's events up to its first delta (the first token waits for nothing), after this
+   * turn of the event loop for the rest.
+   */
   offer(event: StoredEvent, written: number): void {
-    const start = event.body.type === "reply_start";
-    if (start) this.started = event.seq;
+    const type = event.body.type;
+    if (type === "reply_start") this.started = event.seq;
+    if (type === "model_call_start") this.eager = true;
     if (!this.early(event, written)) return;
-    if (start) {
+    if (type === "reply_start" || this.eager) {
+      if (type === "text_block_delta" || type === "thinking_block_delta") this.eager = false;
       this.flush();
       this.give(event);
       return;

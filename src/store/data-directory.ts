@@ -79,3 +79,21 @@ export async function checkDataDirectory(
   await unlink(probe).catch(() => undefined);
   return undefined;
 }
+
+/** The words the system gives the errors a full or failing disk causes. */
+const SYSTEM_WORDS: Record<string, string> = {
+  ENOSPC: "No space left on device",
+  EDQUOT: "Disk quota exceeded",
+  EIO: "Input/output error",
+  EROFS: "Read-only file system",
+};
+
+/** A failed file operation in the words LevelDB uses for its own (`No space left on device`). */
+export function fileFailure(err: NodeJS.ErrnoException): Error {
+  const code = err.code ?? "";
+  // Node's own message is "CODE: words, syscall 'path'": the words alone.
+  const words =
+    SYSTEM_WORDS[code] ?? err.message.replace(/^E[A-Z]+: /, "").replace(/, \w+ '.*'$/, "");
+  const where = [err.syscall, err.path].filter(Boolean).join(" ");
+  return new Error(`${words} (${code}${where ? `, ${where}` : ""})`, { cause: err });
+}

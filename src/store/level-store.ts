@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { ParkwayError } from "../common/errors.js";
-import { checkDataDirectory } from "./data-directory.js";
+import { checkDataDirectory, fileFailure } from "./data-directory.js";
 import {
   type BatchCheck,
   type BatchEncoding,
@@ -38,7 +38,8 @@ export class StoreLockedError extends ParkwayError {
 
 /**
  * LevelDB could not open the data directory for an I/O error although the directory itself is
- * usable (a disk too full for the new log, table or MANIFEST that opening writes, a failing device).
+ * usable (a disk too full for the new log, table or MANIFEST that opening writes, a failing device),
+ * or writing the store's marker file while opening failed.
  */
 export class StoreOpenError extends ParkwayError {
   constructor(
@@ -134,7 +135,12 @@ export class LevelStore implements Store {
       });
     } catch (err) {
       if (err instanceof ParkwayError) throw err;
-      throw (await checkDataDirectory(this.location)) ?? err;
+      const problem = await checkDataDirectory(this.location);
+      if (problem) throw problem;
+      // A file operation of the open itself (the store's marker file) failed, a full disk say.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code?.startsWith("E")) throw new StoreOpenError(this.location, fileFailure(err as Error));
+      throw err;
     }
   }
 

@@ -353,6 +353,18 @@ describe("start in order", () => {
     ]);
   });
 
+  it("exits non-zero with one line naming the store, the file and errno when its marker cannot be written", async () => {
+    const data = await tempDir("parkway-lifecycle-");
+    // Opening a new store writes its marker through a temporary file: a directory is in the way.
+    const blocker = path.join(data, "parkway-store.json.tmp");
+    await mkdir(blocker);
+    const run = await runServe(["--listen", "127.0.0.1:0", "--data", data]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      `parkway: cannot open the store in ${data}: illegal operation on a directory (EISDIR, open ${blocker})`,
+    ]);
+  });
+
   it("exits non-zero with one line naming the path and errno on a read-only filesystem", async (ctx) => {
     const root = await tempDir("parkway-lifecycle-");
     const mount = path.join(root, "ro");

@@ -1,0 +1,77 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import type { EventBody } from "../../../src/agent/events.js";
+import type { StoredEvent } from "../../../src/session/stored-event.js";
+import { Visibility } from "../../../src/session/visibility.js";
+
+function event(seq: number, body: EventBody): StoredEvent {
+  return { id: `e${seq}`, seq, sessionId: "s", replyId: "r", createdAt: "", body };
+}
+
+const start = (seq: number) => event(seq, { type: "reply_start", name: "a", role: "assistant" });
+const callStart = (seq: number) => event(seq, { type: "model_call_start", modelName: "m" });
+const textStart = (seq: number) => event(seq, { type: "text_block_start", blockId: "b" });
+const delta = (seq: number) => event(seq, { type: "text_block_delta", blockId: "b", delta: "x" });
+const toolCall = (seq: number) =>
+  event(seq, { type: "tool_call_start", toolCallId: "c", toolCallName: "Bash" });
+
+/** A Visibility whose streams record the seqs they were given. */
+function shown(ahead = 100): { v: Visibility; given: number[] } {
+  const given: number[] = [];
+  return { v: new Visibility(0, ahead, { fanOut: (e) => given.push(e.seq) }), given };
+}
+
+describe("Visibility: what streams see before it is written", () => {
+  it("gives a reply's start at once, before its write", () => {
+    const { v, given } = shown();
+    v.offer(start(1), 0);
+    expect(given).toEqual([1]);
+  });
+
+  it("holds the model's events until the start is written, then gives them in order", async () => {
+    const { v, given } = shown();
+    v.offer(start(1), 0);
+    v.offer(callStart(2), 0);
+    v.offer(textStart(3), 0);
+    await nextTurn();
+    expect(given).toEqual([1]);
+    v.written([start(1)], [callStart(2), textStart(3)], 1);
+    expect(given).toEqual([1, 2, 3]);
+  });
+
+  it("gives a model call's events at once up to its first delta, the rest after the turn", async () => {
+    const { v, given } = shown();
+    v.offer(start(1), 0);
+    v.written([start(1)], [], 1);
+    v.offer(callStart(2), 1);
+    v.offer(textStart(3), 1);
+    v.offer(delta(4), 1);
+    expect(given).toEqual([1, 2, 3, 4]); // the first token waits for nothing
+    v.offer(delta(5), 1);
+    v.offer(delta(6), 1);
+    expect(given).toEqual([1, 2, 3, 4]); // later deltas go together, after this turn
+    await nextTurn();
+    expect(given).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("never gives what changes state before its write, nor anything after it", async () => {
+    const { v, given } = shown();
+    v.offer(start(1), 0);
+    v.written([start(1)], [], 1);
+    v.offer(callStart(2), 1);
+    v.offer(toolCall(3), 1);
+    v.offer(delta(4), 1);
+    await nextTurn();
+    expect(given).toEqual([1, 2]);
+    v.written([callStart(2), toolCall(3), delta(4)], [], 4);
+    expect(given).toEqual([1, 2, 3, 4]);
+  });
+
+  it("gives nothing early past `ahead` events beyond the last written one", () => {
+    const { v, given } = shown(0);
+    v.offer(start(1), 0);
+    expect(given).toEqual([]);
+    v.written([start(1)], [], 1);
+    expect(given).toEqual([1]);
+  });
+});
