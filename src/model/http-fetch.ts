@@ -30,29 +30,11 @@ function aborted(): Error {
   return new DOMException("the model request was aborted", "AbortError");
 }
 
-const EVENT_END = Buffer.from("\n\n");
-
 /**
- * The bytes of `res` cut after every blank line (`\n\n`, which ends a server-sent event), so that
- * each piece holds at most one event: the SDK's SSE reader copies what follows an event each time
- * it takes one out of a piece, which costs the square of the events per piece when a socket read
- * brings hundreds of them. Cutting bytes anywhere is safe (the reader joins them again).
- */
-async function* sseEvents(res: IncomingMessage): AsyncGenerator<Uint8Array> {
-  for await (const chunk of res as AsyncIterable<Buffer>) {
-    let from = 0;
-    for (let end = chunk.indexOf(EVENT_END); end !== -1; end = chunk.indexOf(EVENT_END, from)) {
-      yield chunk.subarray(from, end + 2);
-      from = end + 2;
-    }
-    if (from < chunk.length) yield chunk.subarray(from);
-  }
-}
-
-/**
- * The `Response` of `res`. A streamed answer (2xx, `text/event-stream`) gets as its `body` an async
- * iterable of its bytes (`sseEvents`), which the SDK reads directly: a WHATWG stream in between
- * would cost more per chunk than the chunk's own handling. Every other answer gets a standard body.
+ * The `Response` of `res`. A streamed answer (2xx, `text/event-stream`) gets the Node stream itself
+ * as its `body`, an async iterable of its bytes as they are read (see `completionChunks`): a WHATWG
+ * stream in between would cost more per chunk than the chunk's own handling. Every other answer
+ * gets a standard body.
  */
 function responseOf(res: IncomingMessage): Response {
   const status = res.statusCode ?? 0;
@@ -61,7 +43,7 @@ function responseOf(res: IncomingMessage): Response {
     status >= 200 && status < 300 && /^text\/event-stream/i.test(res.headers["content-type"] ?? "");
   if (streamed) {
     const response = new Response(null, init);
-    Object.defineProperty(response, "body", { value: sseEvents(res) });
+    Object.defineProperty(response, "body", { value: res });
     return response;
   }
   if (NO_BODY.has(status)) {

@@ -4,15 +4,6 @@ import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 const LF2 = Buffer.from("\n\n");
 const CRLF2 = Buffer.from("\r\n\r\n");
 
-/** Where the first event of `buf` from `from` ends: the blank line's index and length, or none. */
-function eventEnd(buf: Buffer, from: number): [number, number] | undefined {
-  const lf = buf.indexOf(LF2, from);
-  const crlf = buf.indexOf(CRLF2, from);
-  if (lf === -1 && crlf === -1) return undefined;
-  if (crlf === -1 || (lf !== -1 && lf < crlf)) return [lf, 2];
-  return [crlf, 4];
-}
-
 /** The data of one event (its `data:` lines joined by newlines), or undefined when it has none. */
 function dataOf(text: string): string | undefined {
   let data: string | undefined;
@@ -34,11 +25,20 @@ export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<
   for await (const piece of body) {
     const bytes = Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength);
     const buf = rest.length > 0 ? Buffer.concat([rest, bytes]) : bytes;
+    // The next `\n\n` and `\r\n\r\n` at or after `from`; each searched again only once passed, and
+    // never again once absent, so a read is scanned once whatever the events it holds.
     let from = 0;
-    for (let end = eventEnd(buf, 0); end; end = eventEnd(buf, from)) {
-      const data = dataOf(buf.toString("utf8", from, end[0]));
+    let lf = buf.indexOf(LF2);
+    let crlf = buf.indexOf(CRLF2);
+    for (;;) {
+      if (lf !== -1 && lf < from) lf = buf.indexOf(LF2, from);
+      if (crlf !== -1 && crlf < from) crlf = buf.indexOf(CRLF2, from);
+      const useLf = lf !== -1 && (crlf === -1 || lf < crlf);
+      const end = useLf ? lf : crlf;
+      if (end === -1) break;
+      const data = dataOf(buf.toString("utf8", from, end));
       if (data !== undefined) yield data;
-      from = end[0] + end[1];
+      from = end + (useLf ? LF2.length : CRLF2.length);
     }
     rest = buf.subarray(from);
   }
@@ -51,7 +51,8 @@ export async function* sseData(body: AsyncIterable<Uint8Array>): AsyncGenerator<
  * events as the OpenAI SDK reads them: `[DONE]` ends them (the rest of the body is still read, so
  * the connection can be used again), and an event carrying `error` throws it as an `APIError`.
  * Reading the events here rather than through the SDK's `Stream` saves most of the CPU a chunk
- * costs: the SDK copies the unread bytes each time it takes an event out of a read.
+ * costs: the SDK copies the unread bytes each time it takes an event out of a read, which costs the
+ * square of the events a socket read brings.
  */
 export async function* completionChunks(response: Response): AsyncGenerator<ChatCompletionChunk> {
   if (!response.body) throw new Error("the model's streamed answer has no body");

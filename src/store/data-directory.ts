@@ -91,9 +91,7 @@ const SYSTEM_WORDS: Record<string, string> = {
 /** A failed file operation in the words LevelDB uses for its own (`No space left on device`). */
 export function fileFailure(err: NodeJS.ErrnoException): Error {
   const code = err.code ?? "";
-  // Node's own message is "CODE: words, syscall 'path'": the words alone.
-  const words =
-    SYSTEM_WORDS[code] ?? err.message.replace(/^E[A-Z]+: /, "").replace(/, \w+ '.*'$/, "");
+  const words = SYSTEM_WORDS[code] ?? describe(err);
   const where = [err.syscall, err.path].filter(Boolean).join(" ");
   return new Error(`${words} (${code}${where ? `, ${where}` : ""})`, { cause: err });
 }

@@ -116,16 +116,9 @@ describe("nodeFetch (the model SDK's fetch over node:http)", () => {
     expect(fx.bodies.at(-1)).toBe('{"q":1}');
   });
 
-  it("cuts an event-stream answer after each event, however many one read brings", async () => {
+  it("hands an event-stream answer over whole, as it is read, however many events a read brings", async () => {
     const res = await fetch(`${fx.url}/sse-burst`);
-    const pieces: string[] = [];
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      pieces.push(Buffer.from(chunk).toString());
-    }
-    expect(pieces.join("")).toBe(BURST + "data: tail-without-end");
-    const events = pieces.filter((p) => p.endsWith("\n\n"));
-    expect(events).toHaveLength(300);
-    for (const piece of pieces) expect(piece.slice(0, -2)).not.toContain("\n\n");
+    expect(await readAll(res.body)).toBe(BURST + "data: tail-without-end");
   });
 
   it("gives any other answer a standard body the SDK can read as JSON", async () => {
