@@ -144,14 +144,18 @@ export class EventHub {
 
   /**
    * Writes every event emitted so far, with `extra`, in one atomic batch after the writes before it
-   * (synced with `sync`), then makes the events visible. Resolves once written.
+   * (synced with `sync`), then makes the events visible. Resolves once written. When streams were
+   * given events ahead of their write (a reply's start), the batch is built after the current turn
+   * of the event loop, once their frames have left.
    */
   commit(options: { sync?: boolean; extra?: (batch: StoreBatch) => void } = {}): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
     if (options.extra) this.extras.push(options.extra);
     if (options.sync) this.wantSync = true;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
-    this.kick();
+    // Building the batch and handing it to the store would hold those frames back until it is done.
+    if (this.shown.given > this.written) this.kickSoon();
+    else this.kick();
     return done;
   }
 

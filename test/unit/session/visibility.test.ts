@@ -2,7 +2,10 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { EventBody } from "../../../src/agent/events.js";
 import type { StoredEvent } from "../../../src/session/stored-event.js";
+import { EventHub } from "../../../src/session/event-hub.js";
 import { Visibility } from "../../../src/session/visibility.js";
+import { MemoryStore } from "../../../src/store/memory-store.js";
+import { captureLog } from "../../helpers/capture-log.js";
 
 function event(seq: number, body: EventBody): StoredEvent {
   return { id: `e${seq}`, seq, sessionId: "s", replyId: "r", createdAt: "", body };
@@ -73,5 +76,46 @@ describe("Visibility: what streams see before it is written", () => {
     expect(given).toEqual([]);
     v.written([start(1)], [], 1);
     expect(given).toEqual([1]);
+  });
+});
+
+describe("EventHub: events shown ahead leave before their write is built", () => {
+  /** A hub on a memory store whose batches and attached stream note the order they happen in. */
+  async function hubNoting(): Promise<{ hub: EventHub; order: string[] }> {
+    const store = new MemoryStore();
+    await store.open();
+    const order: string[] = [];
+    const batch = store.batch.bind(store);
+    store.batch = () => {
+      order.push("write built");
+      return batch();
+    };
+    const hub = new EventHub(store, "ses_a", 0, captureLog(), { visibleAhead: 16 });
+    const { subscriber } = hub.attach(0, new AbortController().signal, () => undefined);
+    const push = subscriber.push.bind(subscriber);
+    subscriber.push = (item) => {
+      if (item.kind === "event") order.push(`shown ${item.event.body.type}`);
+      push(item);
+    };
+    return { hub, order };
+  }
+
+  it("builds a reply start's write after the turn in which the start went to the streams", async () => {
+    const { hub, order } = await hubNoting();
+    const written = hub.emitWith("r1", [start(1).body], {});
+    expect(order).toEqual(["shown reply_start"]);
+    await written;
+    expect(order).toEqual(["shown reply_start", "write built"]);
+  });
+
+  it("builds at once a write whose events wait for it", async () => {
+    const { hub, order } = await hubNoting();
+    await hub.emitWith("r1", [start(1).body], {});
+    await nextTurn(); // the first write's drain has ended
+    order.length = 0;
+    const written = hub.emitWith("r1", [toolCall(2).body], {});
+    expect(order).toEqual(["write built"]);
+    await written;
+    expect(order).toEqual(["write built", "shown tool_call_start"]);
   });
 });
