@@ -95,7 +95,7 @@ describe("EventHub: events shown ahead leave before their write is built", () =>
     const push = subscriber.push.bind(subscriber);
     subscriber.push = (item) => {
       if (item.kind === "event") order.push(`shown ${item.event.body.type}`);
-      push(item);
+      return push(item);
     };
     return { hub, order };
   }
