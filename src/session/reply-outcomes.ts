@@ -103,7 +103,10 @@ export class ReplyOutcomes {
     const record = {
       appliedAt: new Date().toISOString(),
       kind: ticket.kind,
-      digest: ticket.digest,
+      // Read when the record is written (the digest is computed then).
+      get digest() {
+        return ticket.digest;
+      },
       replyId,
       messageIndex,
       order: this.head.takeRequest(),

@@ -75,11 +75,31 @@ export function checkRequestId(requestId: string): void {
 
 /** What recording a new request id writes, decided before its input is applied. */
 export interface RequestTicket {
-  requestId: string;
-  kind: string;
-  digest: string;
+  readonly requestId: string;
+  readonly kind: string;
+  /** The input's digest (see `inputDigest`). */
+  readonly digest: string;
   /** Request ids to forget in the same batch (the oldest past the bounds), with their order keys. */
-  forget: { requestIds: string[]; orders: number[] };
+  readonly forget: { requestIds: string[]; orders: number[] };
+}
+
+/**
+ * A ticket whose digest is computed when first read: by the write that records it, after the
+ * input's first event has gone to the streams.
+ */
+class NewRequest implements RequestTicket {
+  #digest: string | undefined;
+
+  constructor(
+    readonly requestId: string,
+    readonly kind: string,
+    private readonly input: SessionInput,
+    readonly forget: RequestTicket["forget"],
+  ) {}
+
+  get digest(): string {
+    return (this.#digest ??= inputDigest(this.input));
+  }
 }
 
 /** A request id seen before (`duplicate`), or a new one and what recording it writes. */
@@ -103,13 +123,13 @@ export async function lookupRequest(
   limits: RequestIdLimits,
   now = Date.now(),
 ): Promise<RequestLookup> {
-  const digest = inputDigest(input);
   const kind = wireKind(input);
   const known = await store.get(RequestRecord, requestKey(sessionId, requestId));
   const forget: RequestTicket["forget"] = { requestIds: [], orders: [] };
   if (known && !expired(known.appliedAt, now, limits)) {
     // Version 1 records carry no digest: only the kind can be compared.
-    const same = known.digest === undefined ? known.kind === kind : known.digest === digest;
+    const same =
+      known.digest === undefined ? known.kind === kind : known.digest === inputDigest(input);
     if (!same) {
       throw invalidArgument(
         [
@@ -147,7 +167,7 @@ export async function lookupRequest(
       forgetOrder(Number(key.slice(key.lastIndexOf("/") + 1)), entry.requestId);
     }
   }
-  return { ticket: { requestId, kind, digest, forget } };
+  return { ticket: new NewRequest(requestId, kind, input, forget) };
 }
 
 /** Writes a new request id's record and its place in the order, and forgets what its ticket says. */
