@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ClassicLevel } from "classic-level";
 import type { Store } from "../../src/store/index.js";
 
-/** The LevelDB database under a LevelStore, with its `batch` counted and able to fail. */
+/** The LevelDB database under a LevelStore, with its writes counted and able to fail. */
 export interface WriteFaults {
   /** Calls of LevelDB's batch (every write the store hands to LevelDB). */
   readonly calls: number;
@@ -26,11 +26,14 @@ export function levelIoError(location: string): Error {
 
 /** Counts the writes a LevelStore hands to LevelDB and injects LEVEL_IO_ERROR on demand. */
 export function writeFaults(store: Store): WriteFaults {
-  const db = (store as unknown as { db: ClassicLevel<string, string> }).db;
-  const batch = db.batch.bind(db) as (ops: unknown, options?: unknown) => Promise<void>;
+  // The store writes through classic-level's own `_batch` (see `writeBatch` in level-store.ts).
+  const db = (store as unknown as { db: ClassicLevel<string, string> }).db as unknown as {
+    _batch: (ops: unknown, options?: unknown) => Promise<void>;
+  };
+  const batch = db._batch.bind(db);
   let calls = 0;
   let fail: { delayMs: number; synced: boolean } | undefined;
-  (db as unknown as { batch: typeof batch }).batch = async (ops, options) => {
+  db._batch = async (ops, options) => {
     calls += 1;
     const failing =
       fail && (!fail.synced || (options as { sync?: boolean } | undefined)?.sync === true)
