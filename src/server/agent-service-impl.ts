@@ -12,7 +12,7 @@ import { toolCallToPb, msgToPb } from "./mappers/content.js";
 import { permissionMode, sessionStatus } from "./mappers/enums.js";
 import { agentToPb } from "./mappers/agents.js";
 import { applySent, applyUnary } from "./apply-sent.js";
-import { attachCall, attachedEvents, endsReply, itemToPb } from "./attached-events.js";
+import { AttachedEvents, attachCall, endsReply, itemToPb, lazyStream } from "./attached-events.js";
 import { listMessagesHandler } from "./list-messages.js";
 import { watchSendHandlers } from "./watch-send.js";
 import { checkSessionSpec, sessionsThatFit } from "./response-size.js";
@@ -106,42 +106,41 @@ export function createAgentService(
   const metrics = options.metrics ?? noMetrics;
   const streams = options.streams ?? { open: 0 };
   return {
-    async *chat(requests, ctx) {
-      const iterator = requests[Symbol.asyncIterator]();
-      const first = await iterator.next();
-      if (first.done) return;
-      const hello: ClientEvent = first.value;
-      if (hello.event?.$case !== "attach") {
-        throw new ParkwayError(
-          "failed_precondition",
-          "the first message of a Chat stream must be attach",
-          {
-            preconditionViolations: [
-              { type: "STREAM", subject: "Chat", description: "attach first, then send inputs" },
-            ],
-          },
+    chat(requests, ctx) {
+      return lazyStream(async () => {
+        const iterator = requests[Symbol.asyncIterator]();
+        const first = await iterator.next();
+        if (first.done) return undefined;
+        const hello: ClientEvent = first.value;
+        if (hello.event?.$case !== "attach") {
+          throw new ParkwayError(
+            "failed_precondition",
+            "the first message of a Chat stream must be attach",
+            {
+              preconditionViolations: [
+                { type: "STREAM", subject: "Chat", description: "attach first, then send inputs" },
+              ],
+            },
+          );
+        }
+        const sessionId = hello.event.value.sessionId || hello.sessionId;
+        const attached = await attachCall(
+          manager,
+          ctx,
+          streams,
+          sessionId,
+          hello.event.value.afterSeq,
         );
-      }
-      const sessionId = hello.event.value.sessionId || hello.sessionId;
-      const attached = await attachCall(
-        manager,
-        ctx,
-        streams,
-        sessionId,
-        hello.event.value.afterSeq,
-      );
-      const { subscriber } = attached;
+        const { subscriber } = attached;
 
-      const rate = options.inputsPerSecond;
-      const limiter = rate === undefined ? undefined : new RateLimiter(rate);
-      // After the client half-closes, the stream ends (OK) once the session runs no reply.
-      let halfClosed = false;
-      const endIfQuiet = () => {
-        if (!attached.running) subscriber.close();
-      };
-      const pump = (async () => {
-        for (;;) {
-          const next = await iterator.next();
+        const rate = options.inputsPerSecond;
+        const limiter = rate === undefined ? undefined : new RateLimiter(rate);
+        // After the client half-closes, the stream ends (OK) once the session runs no reply.
+        let halfClosed = false;
+        const endIfQuiet = () => {
+          if (!attached.running) subscriber.close();
+        };
+        const applyNext = async (next: IteratorResult<ClientEvent>): Promise<void> => {
           if (next.done) {
             halfClosed = true;
             endIfQuiet();
@@ -164,18 +163,23 @@ export function createAgentService(
           } catch (err) {
             attached.ack(msg.requestId, err);
           }
-        }
-      })();
-      pump.catch((err: unknown) => {
-        // A stream the session ended (with the error it reports to the client) stops reading too.
-        if (!subscriber.closed) ctx.log.error({ err, session: sessionId }, "input pump failed");
-      });
-      const attachAck = itemToPb(
-        { kind: "ack", ack: { requestId: hello.requestId, lastSeq: attached.lastSeq } },
-        sessionId,
-      );
-      yield* attachedEvents(attached, sessionId, streams, [attachAck], (items) => {
-        if (halfClosed && items.some(endsReply)) endIfQuiet();
+          readNext();
+        };
+        const pumpFailed = (err: unknown) => {
+          // A stream the session ended (with the error it reports to the client) stops reading too.
+          if (!subscriber.closed) ctx.log.error({ err, session: sessionId }, "input pump failed");
+        };
+        const onInput = (next: IteratorResult<ClientEvent>) => applyNext(next).catch(pumpFailed);
+        // The inputs, one at a time: between two, the stream holds only the pending read.
+        const readNext = () => void iterator.next().then(onInput, pumpFailed);
+        readNext();
+        const attachAck = itemToPb(
+          { kind: "ack", ack: { requestId: hello.requestId, lastSeq: attached.lastSeq } },
+          sessionId,
+        );
+        return new AttachedEvents(attached, sessionId, streams, [attachAck], (items) => {
+          if (halfClosed && items.some(endsReply)) endIfQuiet();
+        });
       });
     },
 

@@ -61,26 +61,142 @@ export async function attachCall(
   return attached;
 }
 
+const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true };
+
 /**
  * The ServerEvents of a stream `attachCall` attached, in batches: `first`, then its items, each
- * batch handed to `seen` once written; the session is let go (and the stream no longer counted)
- * however the call ends.
+ * batch handed to `seen` once written (when the next batch is asked for); the session is let go
+ * (and the stream no longer counted) however the call ends. A plain object rather than an async
+ * generator: a stream waiting for its next event holds one promise, not a suspended generator.
  */
-export async function* attachedEvents(
-  attached: SessionStream,
-  sessionId: string,
-  streams: OpenStreams,
-  first: readonly ServerEvent[] = [],
-  seen?: (items: readonly StreamItem[]) => void,
-): AsyncGenerator<readonly ServerEvent[]> {
-  try {
-    if (first.length > 0) yield first;
-    for await (const items of attached.items) {
-      yield items.map((item) => itemToPb(item, sessionId));
-      seen?.(items);
+export class AttachedEvents implements AsyncIterableIterator<readonly ServerEvent[]> {
+  private first: readonly ServerEvent[] | undefined;
+  /** The last batch handed out, for `seen` once the next one is asked for. */
+  private unseen: readonly StreamItem[] | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly attached: SessionStream,
+    private readonly sessionId: string,
+    private readonly streams: OpenStreams,
+    first: readonly ServerEvent[] = [],
+    private readonly seen?: (items: readonly StreamItem[]) => void,
+  ) {
+    if (first.length > 0) this.first = first;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<readonly ServerEvent[], undefined>> {
+    if (this.finished) return Promise.resolve(DONE);
+    const first = this.first;
+    if (first) {
+      this.first = undefined;
+      return Promise.resolve({ value: first, done: false });
     }
-  } finally {
-    streams.open -= 1;
-    attached.detach();
+    const unseen = this.unseen;
+    if (unseen) {
+      this.unseen = undefined;
+      this.seen?.(unseen);
+    }
+    return this.attached.items.next().then(
+      (next) => this.batch(next),
+      (err: unknown) => {
+        this.finish();
+        throw err;
+      },
+    );
+  }
+
+  async return(): Promise<IteratorResult<readonly ServerEvent[], undefined>> {
+    if (this.finished) return DONE;
+    this.first = this.unseen = undefined;
+    try {
+      await this.attached.items.return();
+    } finally {
+      this.finish();
+    }
+    return DONE;
+  }
+
+  private batch(
+    next: IteratorResult<StreamItem[], unknown>,
+  ): IteratorResult<readonly ServerEvent[], undefined> {
+    if (next.done) {
+      this.finish();
+      return DONE;
+    }
+    const items = next.value;
+    if (this.seen) this.unseen = items;
+    return { value: items.map((item) => itemToPb(item, this.sessionId)), done: false };
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.streams.open -= 1;
+    this.attached.detach();
+  }
+}
+
+/**
+ * An async iterable whose iterator `start` makes on the first `next` (a call that must read or
+ * attach before it streams; none: nothing to stream); from then on every `next` is the started
+ * iterator's own.
+ */
+export function lazyStream<T>(
+  start: () => Promise<AsyncIterator<T> | undefined>,
+): AsyncIterableIterator<T> {
+  return new LazyStream(start);
+}
+
+class LazyStream<T> implements AsyncIterableIterator<T> {
+  private inner: AsyncIterator<T> | undefined;
+  private finished = false;
+
+  constructor(private start: (() => Promise<AsyncIterator<T> | undefined>) | undefined) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    if (this.inner) return this.inner.next();
+    return this.begin();
+  }
+
+  async return(): Promise<IteratorResult<T>> {
+    this.finished = true;
+    this.start = undefined;
+    const inner = this.inner;
+    this.inner = undefined;
+    await inner?.return?.();
+    return DONE;
+  }
+
+  private async begin(): Promise<IteratorResult<T>> {
+    const start = this.start;
+    this.start = undefined;
+    if (!start || this.finished) return DONE;
+    let inner: AsyncIterator<T> | undefined;
+    try {
+      inner = await start();
+    } catch (err) {
+      this.finished = true;
+      throw err;
+    }
+    if (!inner) {
+      this.finished = true;
+      return DONE;
+    }
+    if (this.finished) {
+      // Returned while it started: what it started ends now.
+      await inner.return?.();
+      return DONE;
+    }
+    this.inner = inner;
+    return inner.next();
   }
 }

@@ -21,7 +21,9 @@ class MessageReader<T> implements AsyncIterableIterator<T> {
   private readonly queue: T[] = [];
   private ended = false;
   private failure: unknown;
-  private wake: (() => void) | undefined;
+  /** The `next` waiting for a message, settled by `notify`. */
+  private resolve: ((result: IteratorResult<T>) => void) | undefined;
+  private reject: ((error: unknown) => void) | undefined;
   private readonly onData = this.data.bind(this);
   private readonly onEnd = this.end.bind(this);
   private readonly onError = this.error.bind(this);
@@ -42,38 +44,64 @@ class MessageReader<T> implements AsyncIterableIterator<T> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<T>> {
-    for (;;) {
-      const msg = this.queue.shift();
-      if (msg !== undefined) {
-        if (this.queue.length < this.highWaterMark / 2 && this.stream.isPaused()) {
-          this.stream.resume();
-        }
-        return { value: msg, done: false };
-      }
-      if (this.ended) {
-        this.cleanup();
-        if (this.failure !== undefined && !this.signal.aborted) {
-          throw this.failure instanceof Error
-            ? this.failure
-            : new Error("stream failed", { cause: this.failure });
-        }
-        return { value: undefined, done: true };
-      }
-      await new Promise<void>((resolve) => (this.wake = resolve));
+  next(): Promise<IteratorResult<T>> {
+    let result: IteratorResult<T> | undefined;
+    try {
+      result = this.take();
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
+    if (result) return Promise.resolve(result);
+    return new Promise<IteratorResult<T>>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** The next message, or the end (or failure) once ended with nothing queued; else undefined. */
+  private take(): IteratorResult<T> | undefined {
+    const msg = this.queue.shift();
+    if (msg !== undefined) {
+      if (this.queue.length < this.highWaterMark / 2 && this.stream.isPaused()) {
+        this.stream.resume();
+      }
+      return { value: msg, done: false };
+    }
+    if (!this.ended) return undefined;
+    this.cleanup();
+    if (this.failure !== undefined && !this.signal.aborted) {
+      throw this.failure instanceof Error
+        ? this.failure
+        : new Error("stream failed", { cause: this.failure });
+    }
+    return { value: undefined, done: true };
   }
 
   return(): Promise<IteratorResult<T>> {
     this.ended = true;
     this.cleanup();
-    return Promise.resolve({ value: undefined, done: true });
+    const done: IteratorResult<T> = { value: undefined, done: true };
+    const resolve = this.resolve;
+    this.resolve = this.reject = undefined;
+    resolve?.(done);
+    return Promise.resolve(done);
   }
 
+  /** A reader waiting in `next` gets what is there now: a message, the end or the failure. */
   private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    const { resolve, reject } = this;
+    if (!resolve || !reject) return;
+    let result: IteratorResult<T> | undefined;
+    try {
+      result = this.take();
+    } catch (err) {
+      this.resolve = this.reject = undefined;
+      reject(err);
+      return;
+    }
+    if (!result) return;
+    this.resolve = this.reject = undefined;
+    resolve(result);
   }
 
   private data(msg: T): void {

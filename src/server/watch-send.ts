@@ -2,7 +2,7 @@ import type { Metrics } from "../common/telemetry.js";
 import type { SessionManager } from "../session/session-manager.js";
 import type { AgentServiceHandlers } from "./agent-service.js";
 import { applyUnary } from "./apply-sent.js";
-import { attachCall, attachedEvents, type OpenStreams } from "./attached-events.js";
+import { AttachedEvents, attachCall, lazyStream, type OpenStreams } from "./attached-events.js";
 
 /**
  * Watch and Send: Chat split in two for clients without bidi streams. Watch attaches as Chat's
@@ -20,10 +20,12 @@ export function watchSendHandlers(
   streams: OpenStreams,
 ): Pick<AgentServiceHandlers, "watch" | "send"> {
   return {
-    async *watch(request, ctx) {
+    watch(request, ctx) {
       const { sessionId, afterSeq } = request;
-      const attached = await attachCall(manager, ctx, streams, sessionId, afterSeq);
-      yield* attachedEvents(attached, sessionId, streams);
+      return lazyStream(async () => {
+        const attached = await attachCall(manager, ctx, streams, sessionId, afterSeq);
+        return new AttachedEvents(attached, sessionId, streams);
+      });
     },
 
     async send(request, ctx) {

@@ -18,6 +18,9 @@ interface Waiter {
 /** An answer's commit, once it passed every check: writes it with `extra`, then hands it over. */
 export type QuestionCommit = (extra: (b: StoreBatch) => void) => Promise<void>;
 
+/** The waiters of every session that has not asked yet: never written to. */
+const NO_WAITERS: Map<string, Waiter> = new Map();
+
 /**
  * The questions running tools asked in the session's reply (AskUser calls with `askedBy`, an MCP
  * server's forms), each awaited by its tool. Asking parks the running reply on the question
@@ -27,7 +30,8 @@ export type QuestionCommit = (extra: (b: StoreBatch) => void) => Promise<void>;
  * stops waiting (its signal aborts: an interrupt, a shutdown, the MCP server gave up) is withdrawn.
  */
 export class AskedQuestions {
-  private readonly waiters = new Map<string, Waiter>();
+  /** The questions awaiting answers; the shared empty map until a first question (see `ask`). */
+  private waiters: Map<string, Waiter> = NO_WAITERS;
 
   constructor(
     private readonly s: WritingSession,
@@ -66,6 +70,8 @@ export class AskedQuestions {
         resolve(undefined);
         return;
       }
+      // Most sessions never ask: their map is made by the first question.
+      if (this.waiters === NO_WAITERS) this.waiters = new Map();
       this.waiters.set(question.id, waiter);
       signal.addEventListener("abort", withdraw, { once: true });
       // A failed write stops the session (its hub reports it); the tool stops waiting.

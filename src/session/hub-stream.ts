@@ -4,6 +4,7 @@ import { firstAvailableSeq } from "./retention.js";
 import type { SessionActor } from "./session-actor.js";
 import type { FollowLimits } from "./session-followers.js";
 import { ackItem, type SessionStream } from "./session-stream.js";
+import type { Attached } from "./subscriber.js";
 
 /**
  * A stream attached to the hub of the session's actor (one use of it held by the caller, given back
@@ -28,24 +29,43 @@ export function hubStream(
       afterSeq,
       limits.streamsPerSession,
     );
-    const attached = actor.attach(afterSeq, signal, limits.streamBacklogEvents);
-    let detached = false;
-    return {
-      lastSeq: attached.lastSeq,
-      items: attached.items,
-      subscriber: attached.subscriber,
-      get running() {
-        return actor.snapshot.status === "running";
-      },
-      ack: (requestId, error) => attached.subscriber.push(ackItem(requestId, error)),
-      detach() {
-        if (detached) return;
-        detached = true;
-        attached.detach();
-        actors.release(actor);
-      },
-    };
+    return new HubStream(actors, actor, actor.attach(afterSeq, signal, limits.streamBacklogEvents));
   } finally {
     actors.giveBack(actor);
+  }
+}
+
+/** A stream on its actor's hub: one object per stream, its methods shared. */
+class HubStream implements SessionStream {
+  readonly lastSeq: number;
+  readonly items: Attached["items"];
+  readonly subscriber: Attached["subscriber"];
+  private attached: Attached | undefined;
+
+  constructor(
+    private readonly actors: ActorRegistry,
+    private readonly actor: SessionActor,
+    attached: Attached,
+  ) {
+    this.lastSeq = attached.lastSeq;
+    this.items = attached.items;
+    this.subscriber = attached.subscriber;
+    this.attached = attached;
+  }
+
+  get running(): boolean {
+    return this.actor.snapshot.status === "running";
+  }
+
+  ack(requestId: string, error?: unknown): void {
+    this.subscriber.push(ackItem(requestId, error));
+  }
+
+  detach(): void {
+    const attached = this.attached;
+    if (!attached) return;
+    this.attached = undefined;
+    attached.detach();
+    this.actors.release(this.actor);
   }
 }

@@ -1,12 +1,12 @@
 import type { StreamItem } from "./stored-event.js";
-import type { Subscriber } from "./subscriber.js";
+import type { StreamItems, Subscriber } from "./subscriber.js";
 
 /** A Chat stream attached to a session, as the server's stream handler drives it. */
 export interface SessionStream {
   /** The seq of the last stored event when it attached (its replay ends there). */
   readonly lastSeq: number;
   /** The replay, the re-announced pending calls, then live items. */
-  readonly items: AsyncGenerator<StreamItem[]>;
+  readonly items: StreamItems;
   /** Its queue: `whenFailed`, `closed`, and `close` to end it after what is queued. */
   readonly subscriber: Subscriber;
   /** Whether a reply of the session is running, as far as this stream knows. */

@@ -15,7 +15,8 @@ export const DEFAULT_STREAM_BACKLOG_EVENTS = 10_000;
  */
 export class Subscriber {
   private readonly queue: StreamItem[] = [];
-  private wake: (() => void) | undefined;
+  /** Who reads the items (see `items`), woken by every change. */
+  private reader: { wake(): void } | undefined;
   private closedWith: { error?: Error } | undefined;
   private onFailed: ((error: Error) => void) | undefined;
 
@@ -71,35 +72,127 @@ export class Subscriber {
   }
 
   private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
+    this.reader?.wake();
+  }
+
+  /**
+   * The next batch (at most `BATCH` items) when one is ready; done once `signal` aborted or the
+   * subscription closed with nothing queued; the close error, if any, is thrown; undefined while
+   * the reader must wait. Queued items are still taken after `signal` aborts.
+   */
+  take(signal: AbortSignal): IteratorResult<StreamItem[], undefined> | undefined {
+    if (this.queue.length > 0) return { value: this.queue.splice(0, BATCH), done: false };
+    if (signal.aborted) return DONE;
+    if (this.closedWith) {
+      if (this.closedWith.error !== undefined) throw this.closedWith.error;
+      return DONE;
+    }
+    return undefined;
   }
 
   /**
    * Yields the queued items in batches of at most `BATCH` until closed or `signal` aborts; throws
    * the close error, if any. Items queued when `signal` aborts are still yielded (a server that
-   * stops sends what it has written), unless the consumer stops first.
+   * stops sends what it has written), unless the consumer stops first. `ended` runs once the items
+   * end, however they end (exhausted, failed or returned). One reader per subscriber.
    */
-  async *items(signal: AbortSignal): AsyncGenerator<StreamItem[]> {
+  items(signal: AbortSignal, ended?: () => void): StreamItems {
+    const reader = new SubscriberReader(this, signal, ended);
+    this.reader = reader;
+    return reader;
+  }
+}
+
+const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true };
+
+/** A stream's items, pulled one batch at a time (an async generator of batches is one). */
+export interface StreamItems extends AsyncIterable<StreamItem[]> {
+  next(): Promise<IteratorResult<StreamItem[], unknown>>;
+  /** Stops reading; what ends with the items runs. */
+  return(value?: undefined): Promise<IteratorResult<StreamItem[], unknown>>;
+}
+
+/**
+ * The reader `Subscriber.items` returns: a plain object, not an async generator, so that a stream
+ * waiting for its next item holds one promise and nothing more.
+ */
+class SubscriberReader implements StreamItems {
+  private resolve: ((result: IteratorResult<StreamItem[], undefined>) => void) | undefined;
+  private reject: ((error: unknown) => void) | undefined;
+  private finished = false;
+
+  constructor(
+    private readonly subscriber: Subscriber,
+    private readonly signal: AbortSignal,
+    private ended: (() => void) | undefined,
+  ) {
     // The subscriber is its own abort listener (`handleEvent`): no closure per stream.
-    signal.addEventListener("abort", this, { once: true });
+    signal.addEventListener("abort", subscriber, { once: true });
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<StreamItem[], undefined>> {
+    if (this.finished) return Promise.resolve(DONE);
     try {
-      for (;;) {
-        if (this.queue.length > 0) {
-          yield this.queue.splice(0, BATCH);
-          continue;
-        }
-        if (signal.aborted) return;
-        if (this.closedWith) {
-          if (this.closedWith.error !== undefined) throw this.closedWith.error;
-          return;
-        }
-        await new Promise<void>((resolve) => (this.wake = resolve));
-      }
-    } finally {
-      signal.removeEventListener("abort", this);
+      const result = this.take();
+      if (result) return Promise.resolve(result);
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
+    return new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  return(): Promise<IteratorResult<StreamItem[], undefined>> {
+    this.finish();
+    this.settle(DONE);
+    return Promise.resolve(DONE);
+  }
+
+  /** Something changed: a reader waiting gets its batch, its end or its error. */
+  wake(): void {
+    if (!this.resolve) return;
+    try {
+      const result = this.take();
+      if (result) this.settle(result);
+    } catch (err) {
+      const reject = this.reject!;
+      this.resolve = this.reject = undefined;
+      reject(err);
+    }
+  }
+
+  private settle(result: IteratorResult<StreamItem[], undefined>): void {
+    const resolve = this.resolve;
+    this.resolve = this.reject = undefined;
+    resolve?.(result);
+  }
+
+  /** The subscriber's next batch (see `Subscriber.take`); the reader finishes with the items. */
+  private take(): IteratorResult<StreamItem[], undefined> | undefined {
+    let result: IteratorResult<StreamItem[], undefined> | undefined;
+    try {
+      result = this.subscriber.take(this.signal);
+    } catch (err) {
+      this.finish();
+      throw err;
+    }
+    if (result?.done) this.finish();
+    return result;
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.signal.removeEventListener("abort", this.subscriber);
+    const ended = this.ended;
+    this.ended = undefined;
+    ended?.();
   }
 }
 
@@ -108,7 +201,7 @@ export interface Attached {
   /** The seq of the last stored event when it attached (its replay ends there). */
   lastSeq: number;
   /** The replay, then live items; ending it (or its first `next` never coming) ends nothing else. */
-  items: AsyncGenerator<StreamItem[]>;
+  items: StreamItems;
   subscriber: Subscriber;
   /**
    * Removes the stream from the hub, whether or not `items` was ever read (a generator that never
