@@ -144,9 +144,9 @@ export class EventHub {
 
   /**
    * Writes every event emitted so far, with `extra`, in one atomic batch after the writes before it
-   * (synced with `sync`), then makes the events visible. Resolves once written. When streams were
-   * given events ahead of their write (a reply's start), the batch is built after the current turn
-   * of the event loop, once their frames have left.
+   * (synced with `sync`), then makes the events visible. Resolves once written. An unsynced write
+   * whose events streams were given ahead of it (a reply's start) is built after the current turn of
+   * the event loop, once their frames have left; a synced one (a park, an answer) at once.
    */
   commit(options: { sync?: boolean; extra?: (batch: StoreBatch) => void } = {}): Promise<void> {
     if (this.failed) return Promise.reject(this.failed);
@@ -154,7 +154,7 @@ export class EventHub {
     if (options.sync) this.wantSync = true;
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     // Building the batch and handing it to the store would hold those frames back until it is done.
-    if (this.shown.given > this.written) this.kickSoon();
+    if (!this.wantSync && !this.syncEvent && this.shown.given > this.written) this.kickSoon();
     else this.kick();
     return done;
   }

@@ -108,6 +108,15 @@ describe("EventHub: events shown ahead leave before their write is built", () =>
     expect(order).toEqual(["shown reply_start", "write built"]);
   });
 
+  it("builds a synced write at once, with what waited for the turn's end", async () => {
+    const { hub, order } = await hubNoting();
+    const started = hub.emitWith("r1", [start(1).body], {});
+    const parked = hub.emitWith("r1", [toolCall(2).body], { sync: true });
+    expect(order).toEqual(["shown reply_start", "write built"]);
+    await Promise.all([started, parked]);
+    expect(order).toEqual(["shown reply_start", "write built", "shown tool_call_start"]);
+  });
+
   it("builds at once a write whose events wait for it", async () => {
     const { hub, order } = await hubNoting();
     await hub.emitWith("r1", [start(1).body], {});
