@@ -11,5 +11,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: "forks",
     allowOnly: false,
+    // Every record is validated on write, also the kinds the server writes unchecked in production.
+    env: { PARKWAY_CHECK_WRITES: "1" },
   },
 });

@@ -2,7 +2,7 @@ import { coveredBySuggested, evaluate, type PermissionMode } from "../permission
 import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool } from "../tools/tool.js";
 import { realPathOf } from "./real-path.js";
-import type { DecisionInfo, Rule, ToolCallBlock } from "./types.js";
+import { type DecisionInfo, type Rule, ruleSchema, type ToolCallBlock } from "./types.js";
 
 /** The session's permission state at the moment of a decision. */
 export interface PermissionState {
@@ -26,6 +26,18 @@ export const shortReason = (reason: string): string =>
     ? reason
     : `${cutUtf8(reason, MAX_DECISION_TEXT_BYTES - 3)}...`;
 
+const RULE_KEYS = Object.keys(ruleSchema.shape) as (keyof Rule)[];
+
+/**
+ * A rule as a decision carries it: the fields of a rule, without what its store adds (a stored
+ * rule also names its tenant, which the call's record and the wire do not carry).
+ */
+function ruleFieldsOf(rule: Rule): Rule {
+  const out: Record<string, unknown> = {};
+  for (const key of RULE_KEYS) if (rule[key] !== undefined) out[key] = rule[key];
+  return out as Rule;
+}
+
 /** Asks the permission engine about one call whose input is valid. */
 export function decide(
   call: ToolCallBlock,
@@ -47,7 +59,7 @@ export function decide(
   return {
     behavior: decision.behavior,
     reason: shortReason(decision.reason),
-    ...(decision.rule ? { rule: decision.rule } : {}),
+    ...(decision.rule ? { rule: ruleFieldsOf(decision.rule) } : {}),
     check: decision.check,
     bypassImmune: decision.bypassImmune,
     suggestedRules: decision.suggestedRules

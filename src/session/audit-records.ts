@@ -60,7 +60,12 @@ export type AuditEntry = z.infer<typeof auditEntrySchema>;
 export type AuditDraft = Omit<AuditEntry, "id" | "tenant" | "at"> & { at?: string };
 
 /** A tenant's audit trail: key = `<tenant>/<entry id>`, so a tenant's entries are one range. */
-export const AuditRecord = defineRecord({ kind: "audit", version: 1, schema: auditEntrySchema });
+export const AuditRecord = defineRecord({
+  kind: "audit",
+  version: 1,
+  checkOnWrite: false,
+  schema: auditEntrySchema,
+});
 export const auditKey = (tenant: string, id: string) => `${tenant}/${id}`;
 
 /**
@@ -70,6 +75,7 @@ export const auditKey = (tenant: string, id: string) => `${tenant}/${id}`;
 export const AuditBySessionRecord = defineRecord({
   kind: "audit-session",
   version: 1,
+  checkOnWrite: false,
   schema: auditEntrySchema,
 });
 export const auditSessionKey = (tenant: string, sessionId: string, id: string) =>

@@ -28,6 +28,7 @@ export type ExternalToolSpec = z.infer<typeof externalToolSchema>;
 export const SessionRecord = defineRecord({
   kind: "session",
   version: 1,
+  checkOnWrite: false,
   schema: z.object({
     id: z.string(),
     tenant: z.string(),
@@ -69,13 +70,19 @@ export const SessionRecord = defineRecord({
 export type SessionData = z.infer<typeof SessionRecord.schema>;
 
 /** One history message: key = `<session id>/<index, 8 digits>`. */
-export const MessageRecord = defineRecord({ kind: "message", version: 1, schema: msgSchema });
+export const MessageRecord = defineRecord({
+  kind: "message",
+  version: 1,
+  checkOnWrite: false,
+  schema: msgSchema,
+});
 export const messageKey = (sessionId: string, index: number) => `${sessionId}/${pad(index, 8)}`;
 
 /** The session's active (running or parked) reply: key = session id. */
 export const ReplyRecord = defineRecord({
   kind: "reply",
   version: 1,
+  checkOnWrite: false,
   schema: z.object({
     replyId: z.string(),
     /** The assistant message accumulated so far, with every tool call's state. */

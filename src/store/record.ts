@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from "node:util";
 import type { z } from "zod";
 import { ParkwayError } from "../common/errors.js";
+import { checkEveryWriteFromEnv } from "../config/check-writes.js";
 
 /**
  * A kind of stored record: its key space (`kind`), its current schema version and zod schema, and the
@@ -19,7 +21,8 @@ export interface RecordType<T> {
   readonly migrations?: Readonly<Record<number, (data: unknown) => unknown>>;
   /**
    * False for records written at a high rate from values the server's types already guarantee
-   * (the event log): they are validated on read only. Default true.
+   * (the event log, sessions, messages, replies, audit entries): they are validated on read, and on
+   * write only when `PARKWAY_CHECK_WRITES=1` (as in the test suite). Default true.
    */
   readonly checkOnWrite?: boolean;
 }
@@ -40,9 +43,14 @@ export class RecordError extends ParkwayError {
   }
 }
 
+/** Read once: whether records declared `checkOnWrite: false` are validated on write all the same. */
+const CHECK_EVERY_WRITE = checkEveryWriteFromEnv();
+
 /** Serialises a value after validating it (unless `checkOnWrite` is false). */
 export function encodeRecord<T>(type: RecordType<T>, key: string, value: T): string {
-  if (type.checkOnWrite === false) return JSON.stringify({ v: type.version, d: value });
+  if (type.checkOnWrite === false && !CHECK_EVERY_WRITE) {
+    return JSON.stringify({ v: type.version, d: value });
+  }
   const result = type.schema.safeParse(value);
   if (!result.success) {
     throw new RecordError(
@@ -51,7 +59,22 @@ export function encodeRecord<T>(type: RecordType<T>, key: string, value: T): str
       `is invalid and was not written: ${result.error.message}`,
     );
   }
-  return JSON.stringify({ v: type.version, d: result.data });
+  const encoded = JSON.stringify({ v: type.version, d: result.data });
+  if (type.checkOnWrite === false && !sameJson(encoded, { v: type.version, d: value })) {
+    // Unchecked, the value itself is stored: it must already be exactly what its schema yields
+    // (no extra fields to strip, no defaults to fill).
+    throw new RecordError(
+      type.kind,
+      key,
+      `differs from its schema's reading and was not written: ${JSON.stringify(value)}`,
+    );
+  }
+  return encoded;
+}
+
+/** Whether `value` serialises to the same JSON as `encoded`, fields in any order. */
+function sameJson(encoded: string, value: unknown): boolean {
+  return isDeepStrictEqual(JSON.parse(encoded), JSON.parse(JSON.stringify(value)));
 }
 
 /** Parses, migrates and validates a stored value. */
