@@ -43,9 +43,12 @@ export function startLoad(bin: string, args: string[], env?: NodeJS.ProcessEnv):
     lines.push(line);
     wake?.();
   });
+  // "close", not "exit": the process may exit before its last lines are read from the pipe.
+  let closed = false;
   const done = new Promise<void>((resolve, reject) => {
     child.on("error", reject);
-    child.on("exit", (code) => {
+    child.on("close", (code) => {
+      closed = true;
       wake?.();
       if (code === 0) resolve();
       else
@@ -58,7 +61,7 @@ export function startLoad(bin: string, args: string[], env?: NodeJS.ProcessEnv):
       for (;;) {
         const line = lines.shift();
         if (line !== undefined) return JSON.parse(line) as T;
-        if (child.exitCode !== null) {
+        if (closed) {
           await done;
           throw new Error(`parkway-load ${args.join(" ")} exited without output`);
         }

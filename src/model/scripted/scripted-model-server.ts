@@ -120,7 +120,11 @@ export async function startScriptedModel(
     const turn = index === undefined ? undefined : script.turns[index];
     if (index === undefined || turn === undefined) {
       log.warn({ requests: requests.length }, "scripted model: the script has no turn left");
-      const message = `the script has no turn left for this request (${playedSet.size} of ${script.turns.length} turns played)`;
+      const last = request.messages.at(-1);
+      const ending = last
+        ? `its last message is a ${last.role} message ${JSON.stringify(messageText(last).slice(0, 80))}`
+        : "it has no message";
+      const message = `the script has no turn left for this request (${playedSet.size} of ${script.turns.length} turns played; ${ending}, after ${request.messages.length - 1} more)`;
       return sendError(res, 400, message, "script_exhausted");
     }
     const failed = failures.get(index) ?? 0;

@@ -121,7 +121,10 @@ describe("scripted model: failures", () => {
     expect(error).toMatchObject({
       status: 400,
       code: "script_exhausted",
-      error: { message: "the script has no turn left for this request (1 of 1 turns played)" },
+      error: {
+        message:
+          'the script has no turn left for this request (1 of 1 turns played; its last message is a user message "hi", after 0 more)',
+      },
     });
     expect((await client.models.list()).data).toHaveLength(1);
     expect(s.requests).toHaveLength(2);
