@@ -104,7 +104,7 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
     env.progress.iteration += 1;
     const turn = await runModelTurn({
       model: agent.model,
-      messages: toModelMessages(agent.systemPrompt, [...env.history, message]),
+      messages: toModelMessages(agent.systemPrompt, env.history, message),
       tools: toolSpecs(agent.tools),
       message,
       signal: env.signal,

@@ -128,10 +128,11 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       const started = new Set<number>();
       let finishReason: string | undefined;
       // The SDK's timeout ends when the headers arrive; this one watches the body.
-      const stalled = new ModelError(
-        `the model endpoint sent nothing for ${timeoutMs} ms (model.timeout)`,
-        "model_timeout",
-      );
+      const stalled = () =>
+        new ModelError(
+          `the model endpoint sent nothing for ${timeoutMs} ms (model.timeout)`,
+          "model_timeout",
+        );
       const watch = new AbortController();
       const onAbort = () => watch.abort(request.signal.reason);
       request.signal.addEventListener("abort", onAbort, { once: true });
@@ -143,7 +144,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       const touch = () => {
         idle ??= setTimeout(() => {
           if (handling) idle?.refresh();
-          else watch.abort(stalled);
+          else watch.abort(stalled());
         }, timeoutMs);
         idle.refresh();
       };
