@@ -134,6 +134,7 @@ export const RuleRecord = defineRecord({
 export const ExpiryRecord = defineRecord({
   kind: "expiry",
   version: 1,
+  checkOnWrite: false,
   schema: z.object({ sessionId: z.string(), at: z.string() }),
 });
 export const expiryKey = (at: string, sessionId: string) => `${at}/${sessionId}`;
@@ -142,6 +143,7 @@ export const expiryKey = (at: string, sessionId: string) => `${at}/${sessionId}`
 export const RunningRecord = defineRecord({
   kind: "running",
   version: 1,
+  checkOnWrite: false,
   schema: z.object({ replyId: z.string(), since: z.string() }),
 });
 
@@ -149,6 +151,7 @@ export const RunningRecord = defineRecord({
 export const ParkedRecord = defineRecord({
   kind: "parked",
   version: 1,
+  checkOnWrite: false,
   schema: z.object({ agentId: z.string(), replyId: z.string() }),
 });
 
@@ -162,6 +165,7 @@ export const ParkedRecord = defineRecord({
 export const RequestRecord = defineRecord({
   kind: "request",
   version: 2,
+  checkOnWrite: false,
   schema: z.object({
     appliedAt: z.string(),
     kind: z.string(),
@@ -188,6 +192,7 @@ export const requestKey = (sessionId: string, requestId: string) => `${sessionId
 export const RequestOrderRecord = defineRecord({
   kind: "request-order",
   version: 1,
+  checkOnWrite: false,
   schema: z.object({ requestId: z.string(), appliedAt: z.string() }),
 });
 export const requestOrderKey = (sessionId: string, order: number) =>

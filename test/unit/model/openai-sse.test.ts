@@ -1,5 +1,5 @@
 import { APIError } from "openai";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { completionChunks, sseData } from "../../../src/model/openai-sse.js";
 
 async function* pieces(...parts: (string | Buffer)[]): AsyncGenerator<Uint8Array> {
@@ -45,17 +45,47 @@ describe("server-sent events of a streamed completion", () => {
     expect(await all(sseData(pieces("data: a\n\ndata:b")))).toEqual(["a", "b"]);
   });
 
-  it("parses chunks until [DONE] and reads the rest of the body without yielding it", async () => {
-    const body = pieces(
-      `data: ${chunk("Hel")}\n\ndata: ${chunk("lo")}\n\n`,
-      "data: [DONE]\n\n",
-      `data: ${chunk("late")}\n\n`,
-    );
+  it("ends the chunks at [DONE] without waiting for the body's end, and reads the rest apart", async () => {
+    let finish!: () => void;
+    const ended = new Promise<void>((resolve) => (finish = resolve));
+    let read = false;
+    async function* body(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from(`data: ${chunk("Hel")}\n\ndata: ${chunk("lo")}\n\n`);
+      yield Buffer.from("data: [DONE]\n\n");
+      await ended; // the server has not ended the body yet
+      yield Buffer.from(`data: ${chunk("late")}\n\n`);
+      read = true;
+    }
     const response = new Response(null);
-    Object.defineProperty(response, "body", { value: body });
+    Object.defineProperty(response, "body", { value: body() });
     const chunks = await all(completionChunks(response));
     expect(chunks.map((c) => c.choices[0]?.delta.content)).toEqual(["Hel", "lo"]);
-    expect((await body.next()).done).toBe(true); // every byte was read
+    expect(read).toBe(false);
+    finish();
+    await vi.waitFor(() => expect(read).toBe(true)); // every byte was read, nothing yielded
+  });
+
+  it("closes a body that does not end after [DONE] within ten seconds", async () => {
+    vi.useFakeTimers();
+    try {
+      const destroyed = vi.fn();
+      const body = Object.assign(
+        (async function* () {
+          yield Buffer.from(`data: ${chunk("a")}\n\ndata: [DONE]\n\n`);
+          await new Promise(() => {}); // never ends
+        })(),
+        { destroy: destroyed },
+      );
+      const response = new Response(null);
+      Object.defineProperty(response, "body", { value: body });
+      expect(await all(completionChunks(response))).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(destroyed).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(1);
+      expect(destroyed).toHaveBeenCalledOnce();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("throws an event that carries an error as the SDK's APIError", async () => {
