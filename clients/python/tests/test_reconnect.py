@@ -253,3 +253,53 @@ async def test_input_whose_ack_was_lost_is_resent_and_applied_once(
             assert (Path(session.working_directories[0]) / "made.txt").exists()
     finally:
         await proxy.close()
+
+
+async def test_reader_cancelled_mid_reply_loses_nothing(own_stack: tuple[Stack, Path]) -> None:
+    """A task iterating send() reads the call itself; cancelling it while it waits for the next
+    event costs grpc the call, and the session attaches again by itself: the rest of the reply
+    arrives (replayed where missed), every event once. A consumer that stops iterating mid-reply
+    leaves the reading to the session, which keeps receiving the events meanwhile."""
+    stack, _ = own_stack
+    stack.model.reset(SCRIPT)
+    async with parkway.AsyncClient(stack.address, timeout=20) as client:
+        session = await client.create_session("rc")
+        chat = await client.attach(session.id)
+        seen: list[parkway.Event] = []
+        three = asyncio.Event()
+
+        async def consume() -> None:
+            async for event in chat.send("stream"):
+                seen.append(event)
+                if sum(e.kind == "text_block_delta" for e in seen) == 3:
+                    three.set()
+
+        task = asyncio.create_task(consume())
+        await asyncio.wait_for(three.wait(), 20)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+        # Stop iterating after two more deltas; the session reads on while nobody iterates.
+        async for event in chat.events():
+            seen.append(event)
+            if sum(e.kind == "text_block_delta" for e in seen) == 5:
+                break
+        deadline = asyncio.get_running_loop().time() + 20
+        while (await client.get_session(session.id)).status != IDLE:
+            assert asyncio.get_running_loop().time() < deadline, "the reply did not end"
+            await asyncio.sleep(0.05)
+        last_seq = (await client.get_session(session.id)).last_seq
+        for _ in range(100):
+            if chat.last_seq == last_seq:
+                break
+            await asyncio.sleep(0.05)
+        assert chat.last_seq == last_seq, "the events came in while nobody iterated"
+
+        seen += [e async for e in chat.until_settled(20)]
+        assert seen[-1].kind == "reply_end"
+        assert "".join(e.text for e in seen if e.kind == "text_block_delta") == STREAMED
+        assert_exactly_once(seen, chat.last_seq)
+        assert chat.reconnects == 0
+        after = [e async for e in chat.send("hello")]
+        assert [e.kind for e in after][-1] == "reply_end" and not after[0].replayed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, cast, get_args
+from typing import TYPE_CHECKING, Any, Literal, cast, get_args
 
 from google.protobuf.message import Message
 
@@ -49,7 +49,10 @@ _DELTA_TEXT_KINDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
+_set = object.__setattr__
+
+
+@dataclass(frozen=True, init=False)
 class Event:
     """One event of a session, in seq order.
 
@@ -60,13 +63,21 @@ class Event:
 
     raw: events_pb2.ServerEvent
 
+    if TYPE_CHECKING:
+        _kind: EventKind
+
+    def __init__(self, raw: events_pb2.ServerEvent, kind: str | None = None) -> None:
+        """``kind``: ``raw.WhichOneof("event")`` when the caller has it at hand."""
+        _set(self, "raw", raw)
+        _set(self, "_kind", raw.WhichOneof("event") if kind is None else kind)
+
     def __hash__(self) -> int:  # protobuf messages are unhashable; the event id is unique
         return hash((self.raw.session_id, self.raw.id, self.raw.seq))
 
     @property
     def kind(self) -> EventKind:
         """Which event this is, e.g. ``"text_block_delta"`` or ``"require_user_confirm"``."""
-        return cast(EventKind, self.raw.WhichOneof("event"))
+        return self._kind
 
     @property
     def body(self) -> Message:
@@ -107,7 +118,7 @@ class Event:
     @property
     def settles(self) -> bool:
         """True for REPLY_END and REPLY_PARKED: the reply finished or is waiting for answers."""
-        return self.raw.WhichOneof("event") in _SETTLING_KINDS
+        return self._kind in _SETTLING_KINDS
 
     @property
     def tool_calls(self) -> Sequence[content_pb2.ToolCallBlock]:

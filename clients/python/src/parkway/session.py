@@ -21,8 +21,9 @@ from parkway.errors import (
     from_rpc_error,
     from_rpc_status,
 )
-from parkway.events import Event
+from parkway.events import EVENT_KINDS, Event
 from parkway.session_core import (
+    _STATE_KINDS,
     End,
     Reattach,
     ReconnectPolicy,
@@ -38,6 +39,21 @@ if TYPE_CHECKING:
 __all__ = ["AsyncSession", "ReconnectPolicy"]
 
 log = logging.getLogger("parkway")
+
+# The events SessionCore.accept passes as they are, with no state to update.
+_PLAIN_KINDS = EVENT_KINDS - _STATE_KINDS
+_SETTLING_KINDS = frozenset(("reply_end", "reply_parked"))
+# A read in next_event was cancelled with its task (grpc cancels the call with a pending read).
+_LOCAL_CANCEL = object()
+# How long next_event may leave the call unread before the reader task takes the reading back.
+_DIRECT_IDLE_S = 0.05
+
+
+def _cancelling() -> bool | None:
+    """Whether the current task is being cancelled; None on Python 3.10, which cannot tell."""
+    task = asyncio.current_task()
+    cancelling = getattr(task, "cancelling", None)
+    return None if cancelling is None else bool(cancelling())
 
 _reconnectable = reconnectable  # the name the tests and older imports use
 
@@ -67,6 +83,13 @@ class AsyncSession:
     whose acknowledgement was lost in the break is sent again with the same ``request_id``: the
     server applies an input once per request id, so the helper still returns the input's real
     outcome.
+
+    Reading: a task iterating the events without a timeout reads the stream itself, as a caller of
+    the raw stub would; while it stops iterating for longer than a moment, or an input waits for
+    its acknowledgement, the session's own reader task reads instead (so the events keep coming
+    in and a broken stream is noticed). grpc cancels the stream when a task is cancelled in the
+    middle of a read: the session then attaches again at once from :attr:`last_seq` (not counted
+    in :attr:`reconnects`), and the missed events come replayed, each still delivered once.
     """
 
     def __init__(
@@ -95,6 +118,25 @@ class AsyncSession:
         self._ready = asyncio.Event()
         self._closed = False
         self._reader: asyncio.Task[None] | None = None
+        # Who reads the call (one read at a time). Normally the reader task (_read_loop): it puts
+        # the events in _unread for next_event. While _direct is set, the task iterating the
+        # events reads the call itself in next_event (as a caller of the raw stub would: no hand-off
+        # per event) and the reader task waits; it takes over again when that task stops reading
+        # for a while (_check_direct), an input waits for its acknowledgement, or the stream broke.
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._direct = False
+        # A read in next_event is in progress; how many have been started (see _check_direct).
+        self._direct_reading = False
+        self._direct_reads = 0
+        self._direct_seen = -1
+        self._direct_timer: asyncio.TimerHandle | None = None
+        # Readers waiting in next_event to read the call themselves.
+        self._want_direct = 0
+        # How a read in next_event ended the stream, for the reader task: grpc.aio.EOF, the
+        # AioRpcError, a CancelledError (the call was cancelled underneath), or _LOCAL_CANCEL.
+        self._broken: object = None
+        # The reader task waits on this while next_event reads.
+        self._parked: asyncio.Future[None] | None = None
 
     # ---- state ----
 
@@ -129,7 +171,8 @@ class AsyncSession:
         """Attaches (once, without retries) and starts reading; raises the attach error."""
         self._call = await self._attach(self._timeout)
         self._ready.set()
-        self._reader = asyncio.get_running_loop().create_task(
+        self._loop = asyncio.get_running_loop()
+        self._reader = self._loop.create_task(
             self._run_reader(), name=f"parkway-session-{self._id}"
         )
 
@@ -176,6 +219,10 @@ class AsyncSession:
             return
         self._closed = True
         self._ready.clear()
+        self._direct = False
+        if self._direct_timer is not None:
+            self._direct_timer.cancel()
+            self._direct_timer = None
         if self._call is not None:
             self._call.cancel()
         if self._reader is not None:
@@ -211,36 +258,75 @@ class AsyncSession:
             self._finish(failure)
 
     async def _read_loop(self) -> None:
-        call = self._call
-        assert call is not None
         while True:
-            error: ParkwayError | None = None
-            try:
-                while (message := await call.read()) is not grpc.aio.EOF:
-                    self._dispatch(cast(events_pb2.ServerEvent, message))
-            except grpc.aio.AioRpcError as err:
-                error = from_rpc_error(err)
+            broken = self._broken
+            if broken is None:
+                if self._want_direct and not self._direct:
+                    # A reader waits in next_event: leave the reading to it.
+                    self._set_direct()
+                    self._wake()
+                if self._direct:
+                    await self._park()
+                    continue
+                call = self._call
+                assert call is not None
+                try:
+                    message = await call.read()
+                except grpc.aio.AioRpcError as err:
+                    broken = err
+                else:
+                    if message is not grpc.aio.EOF:
+                        self._dispatch(cast(events_pb2.ServerEvent, message))
+                        continue
+                    broken = grpc.aio.EOF
+            self._broken = None
+            if isinstance(broken, BaseException) and not isinstance(broken, grpc.aio.AioRpcError):
+                # A read in next_event found the call cancelled underneath (or failed otherwise):
+                # as if the reader task's own read had raised it.
+                raise broken
             if self._closed:
                 return
             self._ready.clear()
-            if error is None:
-                # The server ended the stream without an error: nothing more will come.
-                self._fail_acks(Unavailable("the server ended the stream"))
-                self._finish(None)
-                return
-            if not (self._policy.enabled and reconnectable(error)):
-                self._fail_acks(unacknowledged(error))
-                self._finish(error)
-                return
-            log.info("parkway: session %s stream broke (%s); reconnecting", self._id, error)
-            try:
-                call = await self._reattach(error)
-            except ParkwayError as final:
-                self._fail_acks(unacknowledged(final))
-                self._finish(final)
-                return
+            if broken is _LOCAL_CANCEL:
+                # A task reading in next_event was cancelled, and grpc cancelled the call with
+                # its read: attach again at once (the missed events come replayed).
+                log.debug("parkway: session %s: read cancelled; re-attaching", self._id)
+                try:
+                    call = await self._attach(self._timeout, wait_for_ready=True)
+                except ParkwayError as err:
+                    if not (self._policy.enabled and reconnectable(err)):
+                        self._fail_acks(unacknowledged(err))
+                        self._finish(err)
+                        return
+                    try:
+                        call = await self._reattach(err)
+                    except ParkwayError as final:
+                        self._fail_acks(unacknowledged(final))
+                        self._finish(final)
+                        return
+                    self._core.reconnects += 1
+            else:
+                error = (
+                    from_rpc_error(broken) if isinstance(broken, grpc.aio.AioRpcError) else None
+                )
+                if error is None:
+                    # The server ended the stream without an error: nothing more will come.
+                    self._fail_acks(Unavailable("the server ended the stream"))
+                    self._finish(None)
+                    return
+                if not (self._policy.enabled and reconnectable(error)):
+                    self._fail_acks(unacknowledged(error))
+                    self._finish(error)
+                    return
+                log.info("parkway: session %s stream broke (%s); reconnecting", self._id, error)
+                try:
+                    call = await self._reattach(error)
+                except ParkwayError as final:
+                    self._fail_acks(unacknowledged(final))
+                    self._finish(final)
+                    return
+                self._core.reconnects += 1
             self._call = call
-            self._core.reconnects += 1
             # Inputs the old stream did not acknowledge go out again with their request ids: the
             # server applies an input once per request id and acknowledges a repeat as applied.
             for message, _ in list(self._acks.values()):
@@ -249,6 +335,44 @@ class AsyncSession:
                 except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
                     break  # broke again: the read below fails and the next re-attach resends
             self._ready.set()
+
+    def _set_direct(self) -> None:
+        """Leaves the reading to next_event (the reader task parks) and starts watching whether it
+        goes on reading."""
+        self._direct = True
+        self._direct_seen = self._direct_reads
+        if self._direct_timer is None:
+            assert self._loop is not None
+            self._direct_timer = self._loop.call_later(_DIRECT_IDLE_S, self._check_direct)
+
+    def _check_direct(self) -> None:
+        """While next_event reads, every _DIRECT_IDLE_S: when no read was started since the last
+        look, the reader task takes the reading back (the events keep coming in, an input's
+        acknowledgement or a broken stream is noticed while nobody iterates)."""
+        self._direct_timer = None
+        if not self._direct:
+            return
+        if self._direct_reading or self._direct_reads != self._direct_seen:
+            self._direct_seen = self._direct_reads
+            assert self._loop is not None
+            self._direct_timer = self._loop.call_later(_DIRECT_IDLE_S, self._check_direct)
+            return
+        self._end_direct()
+
+    def _end_direct(self) -> None:
+        """The reader task takes the reading back (no read in next_event is in progress)."""
+        self._direct = False
+        parked = self._parked
+        if parked is not None and not parked.done():
+            parked.set_result(None)
+
+    async def _park(self) -> None:
+        assert self._loop is not None
+        parked = self._parked = self._loop.create_future()
+        try:
+            await parked
+        finally:
+            self._parked = None
 
     async def _reattach(self, error: ParkwayError) -> grpc.aio.StreamStreamCall[Any, Any]:
         """Re-attaches with backoff per the policy; raises the last error when it gives up."""
@@ -277,7 +401,9 @@ class AsyncSession:
         )
         return session.last_seq
 
-    def _dispatch(self, message: events_pb2.ServerEvent) -> None:
+    def _accept(self, message: events_pb2.ServerEvent) -> Event | None:
+        """The event to deliver for a received message; None for an input_ack (it settles the
+        input's future) and for a message the core drops."""
         kind = message.WhichOneof("event")
         if kind == "input_ack":
             ack = message.input_ack
@@ -288,8 +414,11 @@ class AsyncSession:
                     future.set_result(None)
                 else:
                     future.set_exception(from_rpc_status(ack.status))
-            return
-        event = self._core.accept(message, kind)
+            return None
+        return self._core.accept(message, kind)
+
+    def _dispatch(self, message: events_pb2.ServerEvent) -> None:
+        event = self._accept(message)
         if event is None:
             return
         self._unread.append(event)
@@ -324,13 +453,41 @@ class AsyncSession:
                 return unread.popleft()
             if self._end is not None:
                 return self._result_of(self._end)
+            if timeout is None and self._direct and not self._direct_reading:
+                # Nothing unread and the reading left to us: read the call here.
+                call = self._call
+                assert call is not None
+                self._direct_reading = True
+                self._direct_reads += 1
+                try:
+                    message = await call.read()
+                except (Exception, asyncio.CancelledError) as err:
+                    self._direct_reading = False
+                    self._read_failed(err)
+                    continue
+                self._direct_reading = False
+                if message is grpc.aio.EOF:
+                    self._broke(grpc.aio.EOF)
+                    continue
+                event = self._accept(message)
+                if event is None:
+                    continue
+                if self._waiters or self._acks:
+                    self._after_direct_read()
+                return event
+            if timeout is not None and deadline is None:
+                deadline = time.monotonic() + timeout
             waiter = asyncio.get_running_loop().create_future()
             self._waiters.append(waiter)
-            if timeout is None:
-                await waiter
-                continue
             if deadline is None:
-                deadline = time.monotonic() + timeout
+                self._want_direct += 1
+                try:
+                    await waiter
+                finally:
+                    self._want_direct -= 1
+                continue
+            if self._direct and not self._direct_reading:
+                self._end_direct()  # the reader task reads for a reader with a deadline
             try:
                 await asyncio.wait_for(waiter, max(0.0, deadline - time.monotonic()))
             except asyncio.TimeoutError:
@@ -340,39 +497,61 @@ class AsyncSession:
                     continue  # it came just as the time ran out
                 raise DeadlineExceeded(f"no event within {timeout:g}s") from None
 
+    def _read_failed(self, err: BaseException) -> None:
+        """A read in next_event raised ``err``: the stream is over (re-raises a cancellation of
+        the task, and what is not the call's)."""
+        if isinstance(err, grpc.aio.AioRpcError):
+            self._broke(err)
+            return
+        if not isinstance(err, asyncio.CancelledError):
+            self._broke(err)  # not the call's end: the reader task fails the session with it
+            return
+        cancelling = _cancelling()
+        if cancelling is None:  # Python 3.10: a closed session's call, else the task
+            cancelling = not self._closed
+        if cancelling:
+            # grpc cancelled the call with the read: the reader task attaches again.
+            self._broke(_LOCAL_CANCEL)
+            raise err
+        if not self._closed:
+            self._broke(err)  # the call was cancelled underneath: the session ends Cancelled
+        # else close() cancelled the call: the end follows
+
+    def _after_direct_read(self) -> None:
+        """After next_event read an event: other readers are woken (one may read on), and the
+        reader task reads while an input waits for its acknowledgement."""
+        self._wake()
+        if self._acks:
+            self._end_direct()
+
+    def _broke(self, how: object) -> None:
+        """A read in next_event ended the stream: the reader task takes it from here."""
+        if self._closed:
+            return
+        self._broken = how
+        self._end_direct()
+
     @staticmethod
     def _result_of(end: End) -> None:
         if end.error is not None:
             raise end.error
         return None
 
-    async def events(self) -> AsyncIterator[Event]:
+    def events(self) -> AsyncIterator[Event]:
         """Every event, as it arrives, until the session is closed (then the iterator ends) or the
         stream fails for good (then it raises)."""
-        while True:
-            event = await self.next_event()
-            if event is None:
-                return
-            yield event
+        return self._iterate(None, False, None)
 
-    async def until_settled(self, timeout: float | None = None) -> AsyncIterator[Event]:
+    def until_settled(self, timeout: float | None = None) -> AsyncIterator[Event]:
         """Events up to and including the next REPLY_END (the reply finished) or REPLY_PARKED (it
         waits for answers announced by the REQUIRE_* events before it).
 
         Args:
             timeout: overall seconds to wait; ``DeadlineExceeded`` is raised when they pass.
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            event = await self.next_event(left)
-            if event is None:
-                return
-            yield event
-            if event.settles:
-                return
+        return self._iterate(timeout, True, None)
 
-    async def send(self, text: str, *, timeout: float | None = None) -> AsyncIterator[Event]:
+    def send(self, text: str, *, timeout: float | None = None) -> AsyncIterator[Event]:
         """Sends a user message and yields the reply's events until it finishes (REPLY_END) or
         parks (REPLY_PARKED). The message is sent when iteration starts; a refusal (e.g.
         ``FailedPrecondition`` while a reply is parked) is raised by the first step.
@@ -380,15 +559,63 @@ class AsyncSession:
         Args:
             timeout: seconds for the acknowledgement, and then overall for the events.
         """
-        await self.send_message(text, timeout=timeout)
+        return self._iterate(timeout, True, text)
+
+    async def _iterate(
+        self, timeout: float | None, until_settled: bool, text: str | None
+    ) -> AsyncIterator[Event]:
+        """events(), until_settled() and send() (text: the message sent first). next_event's
+        reading inlined: one generator and no coroutine per event."""
+        if text is not None:
+            await self.send_message(text, timeout=timeout)
         deadline = None if timeout is None else time.monotonic() + timeout
-        while True:  # until_settled's loop, inlined: one generator per event instead of two
-            left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            event = await self.next_event(left)
-            if event is None:
-                return
+        unread = self._unread
+        core = self._core
+        while True:
+            if unread:
+                event: Event | None = unread.popleft()
+            elif (
+                deadline is None
+                and self._direct
+                and not self._direct_reading
+                and self._end is None
+            ):
+                # next_event's direct read (see there), the common case of its _accept inlined.
+                call = self._call
+                assert call is not None
+                self._direct_reading = True
+                self._direct_reads += 1
+                try:
+                    message = await call.read()
+                except (Exception, asyncio.CancelledError) as err:
+                    self._direct_reading = False
+                    self._read_failed(err)
+                    continue
+                self._direct_reading = False
+                if message is grpc.aio.EOF:
+                    self._broke(grpc.aio.EOF)
+                    continue
+                kind = message.WhichOneof("event")
+                if kind in _PLAIN_KINDS:  # what SessionCore.accept does for them
+                    seq = message.seq
+                    if seq:
+                        if seq <= core.last_seq:
+                            continue
+                        core.last_seq = seq
+                    event = Event(message, kind)
+                else:
+                    event = self._accept(message)
+                    if event is None:
+                        continue
+                if self._waiters or self._acks:
+                    self._after_direct_read()
+            else:
+                left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                event = await self.next_event(left)
+                if event is None:
+                    return
             yield event
-            if event.settles:
+            if until_settled and event._kind in _SETTLING_KINDS:
                 return
 
     # ---- inputs ----
@@ -424,6 +651,8 @@ class AsyncSession:
             await call.write(message)
         except (grpc.aio.AioRpcError, asyncio.InvalidStateError, grpc.aio.UsageError):
             pass  # the stream broke: the reader re-attaches and sends it again (or fails it)
+        if self._direct and not self._direct_reading:
+            self._end_direct()  # nobody reads in next_event: the reader task reads the ack
         try:
             await asyncio.wait_for(asyncio.shield(future), max(0.0, deadline - time.monotonic()))
         except ParkwayError:

@@ -189,7 +189,7 @@ class SessionCore:
             reply = message.reply_id
             self._announced = {k for k in self._announced if k[0] != reply}
             self._pending = {k: v for k, v in self._pending.items() if v[0] != reply}
-        return Event(message)
+        return Event(message, kind)
 
     def lower_last_seq(self, server_last_seq: int) -> None:
         """Resumes from the server's last seq (see :meth:`Reattach.failed`)."""
