@@ -21,7 +21,7 @@ export interface RecordType<T> {
   readonly migrations?: Readonly<Record<number, (data: unknown) => unknown>>;
   /**
    * False for records written at a high rate from values the server's types already guarantee
-   * (the event log, sessions, messages, replies, audit entries): they are validated on read, and on
+   * (events, a session's records, audit entries): they are validated on read, and on
    * write only when `PARKWAY_CHECK_WRITES=1` (as in the test suite). Default true.
    */
   readonly checkOnWrite?: boolean;
