@@ -166,39 +166,41 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
           )
           .asResponse();
         touch();
-        for await (const chunk of completionChunks(response)) {
+        for await (const chunks of completionChunks(response)) {
           handling = true;
           try {
-            if (chunk.usage) {
-              yield {
-                type: "usage",
-                usage: {
-                  inputTokens: chunk.usage.prompt_tokens,
-                  outputTokens: chunk.usage.completion_tokens,
-                  cacheReadTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
-                  cacheWriteTokens: 0,
-                },
-              };
-            }
-            const choice = chunk.choices[0];
-            if (!choice) continue;
-            const reasoning = reasoningOf(choice.delta);
-            if (reasoning) yield { type: "thinking_delta", delta: reasoning };
-            if (choice.delta.content) yield { type: "text_delta", delta: choice.delta.content };
-            for (const call of choice.delta.tool_calls ?? []) {
-              if (!started.has(call.index)) {
-                started.add(call.index);
+            for (const chunk of chunks) {
+              if (chunk.usage) {
                 yield {
-                  type: "tool_call_start",
-                  index: call.index,
-                  id: call.id ?? "",
-                  name: call.function?.name ?? "",
+                  type: "usage",
+                  usage: {
+                    inputTokens: chunk.usage.prompt_tokens,
+                    outputTokens: chunk.usage.completion_tokens,
+                    cacheReadTokens: chunk.usage.prompt_tokens_details?.cached_tokens ?? 0,
+                    cacheWriteTokens: 0,
+                  },
                 };
               }
-              const args = call.function?.arguments;
-              if (args) yield { type: "tool_call_delta", index: call.index, delta: args };
+              const choice = chunk.choices[0];
+              if (!choice) continue;
+              const reasoning = reasoningOf(choice.delta);
+              if (reasoning) yield { type: "thinking_delta", delta: reasoning };
+              if (choice.delta.content) yield { type: "text_delta", delta: choice.delta.content };
+              for (const call of choice.delta.tool_calls ?? []) {
+                if (!started.has(call.index)) {
+                  started.add(call.index);
+                  yield {
+                    type: "tool_call_start",
+                    index: call.index,
+                    id: call.id ?? "",
+                    name: call.function?.name ?? "",
+                  };
+                }
+                const args = call.function?.arguments;
+                if (args) yield { type: "tool_call_delta", index: call.index, delta: args };
+              }
+              if (choice.finish_reason) finishReason = choice.finish_reason;
             }
-            if (choice.finish_reason) finishReason = choice.finish_reason;
           } finally {
             handling = false;
             touch();

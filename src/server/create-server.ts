@@ -11,6 +11,7 @@ import { ParkwayError, shuttingDown } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
 import type { Tracing } from "../common/telemetry.js";
 import { AgentServiceService } from "../generated/parkway/v1/agent_service.js";
+import { ServerEvent } from "../generated/parkway/v1/events.js";
 import { AuditServiceService } from "../generated/parkway/v1/audit.js";
 import { PermissionServiceService } from "../generated/parkway/v1/permission.js";
 import type { Store } from "../store/store.js";
@@ -24,6 +25,7 @@ import {
   unimplementedPermissionService,
 } from "./permission-service.js";
 import { ListenError, listenError } from "./listen-error.js";
+import { pooledSerializer } from "./pooled-serializer.js";
 import { addReflection } from "./reflection.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
 import type { WebOptions } from "./web/web-options.js";
@@ -31,6 +33,16 @@ import type { AnswerLink } from "./web/answer-link.js";
 import { createWebServer, type WebServer } from "./web/web-server.js";
 
 export { ListenError };
+
+/** The events of Chat and Watch (one per text delta) are encoded through one reused writer. */
+const serializeEvent = pooledSerializer<ServerEvent>((message, writer) =>
+  ServerEvent.encode(message, writer),
+);
+const AGENT_SERVICE = {
+  ...AgentServiceService,
+  chat: { ...AgentServiceService.chat, responseSerialize: serializeEvent },
+  watch: { ...AgentServiceService.watch, responseSerialize: serializeEvent },
+};
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -177,7 +189,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     deleteSession: adaptUnary("DeleteSession", agent.deleteSession, agentEnv),
     listAgents: adaptUnary("ListAgents", agent.listAgents, agentEnv),
   };
-  server.addService(AgentServiceService, agentImpl);
+  server.addService(AGENT_SERVICE, agentImpl);
 
   const perms = deps.permissionService ?? unimplementedPermissionService();
   const permEnv: AdapterEnv = { ...env, service: "parkway.v1.PermissionService" };
@@ -209,7 +221,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   const webServer = (): WebServer =>
     (web ??= createWebServer({
       services: [
-        { definition: AgentServiceService, handlers: agent, env: agentEnv },
+        { definition: AGENT_SERVICE, handlers: agent, env: agentEnv },
         { definition: PermissionServiceService, handlers: perms, env: permEnv },
         { definition: AuditServiceService, handlers: audit, env: auditEnv },
       ],

@@ -1,5 +1,6 @@
 import type { EventBody } from "../agent/events.js";
 import { newId } from "../common/ids.js";
+import { isoNow } from "../common/iso-now.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { EventRecord, eventKey } from "./records.js";
 import type { StoredEvent } from "./stored-event.js";
@@ -46,7 +47,7 @@ export class EventLog {
       seq: this.seq,
       sessionId: this.sessionId,
       replyId,
-      createdAt: new Date().toISOString(),
+      createdAt: isoNow(),
       body,
     };
     this.pendingEvents.push(event);

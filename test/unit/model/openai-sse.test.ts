@@ -58,7 +58,7 @@ describe("server-sent events of a streamed completion", () => {
     }
     const response = new Response(null);
     Object.defineProperty(response, "body", { value: body() });
-    const chunks = await all(completionChunks(response));
+    const chunks = (await all(completionChunks(response))).flat();
     expect(chunks.map((c) => c.choices[0]?.delta.content)).toEqual(["Hel", "lo"]);
     expect(read).toBe(false);
     finish();
@@ -78,7 +78,7 @@ describe("server-sent events of a streamed completion", () => {
       );
       const response = new Response(null);
       Object.defineProperty(response, "body", { value: body });
-      expect(await all(completionChunks(response))).toHaveLength(1);
+      expect((await all(completionChunks(response))).flat()).toHaveLength(1);
       await vi.advanceTimersByTimeAsync(9_999);
       expect(destroyed).not.toHaveBeenCalled();
       await vi.advanceTimersByTimeAsync(1);
@@ -86,6 +86,39 @@ describe("server-sent events of a streamed completion", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("gives the chunks of one read together, in order", async () => {
+    const response = new Response(null);
+    const body = pieces(
+      `data: ${chunk("a")}\n\ndata: ${chunk("b")}\n\ndata: ${chunk("c")}`,
+      `\n\ndata: ${chunk("d")}\n\n: keep-alive\n\n`,
+      ": only a comment\n\n",
+      `data: ${chunk("e")}\n\ndata: [DONE]\n\n`,
+    );
+    Object.defineProperty(response, "body", { value: body });
+    const reads = await all(completionChunks(response));
+    expect(reads.map((read) => read.map((c) => c.choices[0]?.delta.content))).toEqual([
+      ["a", "b"],
+      ["c", "d"],
+      ["e"],
+    ]);
+  });
+
+  it("gives the chunks before an error in the same read, then throws it", async () => {
+    const response = new Response(null);
+    const body = pieces(
+      `data: ${chunk("a")}\n\ndata: {"error":{"message":"overloaded"}}\n\ndata: ${chunk("b")}\n\n`,
+    );
+    Object.defineProperty(response, "body", { value: body });
+    const got: string[] = [];
+    const read = (async () => {
+      for await (const chunks of completionChunks(response)) {
+        for (const c of chunks) got.push(c.choices[0]?.delta.content ?? "");
+      }
+    })();
+    await expect(read).rejects.toThrow(/overloaded/);
+    expect(got).toEqual(["a"]);
   });
 
   it("throws an event that carries an error as the SDK's APIError", async () => {
