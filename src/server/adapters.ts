@@ -20,6 +20,7 @@ import {
 } from "./call-lifecycle.js";
 import { toStatusObject } from "./errors.js";
 import { readMessages } from "./read-messages.js";
+import { sendQueuedTogether } from "./batched-writes.js";
 
 export type { AdapterEnv } from "./call-lifecycle.js";
 
@@ -104,6 +105,7 @@ function pipeResponses<Res>(
 ): void {
   const failure = ctx.failure;
   let code: number = Status.OK;
+  sendQueuedTogether(call);
   const work = (async () => {
     try {
       for (;;) {

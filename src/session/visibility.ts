@@ -3,7 +3,8 @@ import type { StoredEvent } from "./stored-event.js";
 
 /**
  * The events that may reach streams before they are written: a reply's start, and what the model
- * streams. Every other event (a tool call, its result, REQUIRE_*, REPLY_PARKED, REPLY_END) changes
+ * streams (its text, its thinking, and the tool calls asked for, up to their complete input).
+ * Every other event (a tool call's decision or result, REQUIRE_*, REPLY_PARKED, REPLY_END) changes
  * or announces state and is seen only once written, and so is the input's acknowledgement. A crash
  * may lose what was shown: `SeqEpoch` skips past it in every session loaded after the crash.
  */
@@ -17,6 +18,9 @@ const EARLY = new Set<EventBody["type"]>([
   "thinking_block_start",
   "thinking_block_delta",
   "thinking_block_end",
+  "tool_call_start",
+  "tool_call_delta",
+  "tool_call_end",
 ]);
 
 /** Where shown events go: every stream attached to the session. */

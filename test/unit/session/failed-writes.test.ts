@@ -65,7 +65,10 @@ describe("a failed write in the session core", () => {
     await core.manager.apply(TENANT, id, { kind: "user_message", text: "go" });
     await reading;
     const early = new Set(["reply_start", "model_call_start", "model_call_end"]);
-    for (const t of ["start", "delta", "end"]) early.add(`text_block_${t}`);
+    for (const t of ["start", "delta", "end"]) {
+      early.add(`text_block_${t}`);
+      early.add(`tool_call_${t}`);
+    }
     const ahead = new Set<string>();
     for (const { event, held } of seen) {
       const stored: number[] = [];

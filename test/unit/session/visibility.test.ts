@@ -17,6 +17,9 @@ const textStart = (seq: number) => event(seq, { type: "text_block_start", blockI
 const delta = (seq: number) => event(seq, { type: "text_block_delta", blockId: "b", delta: "x" });
 const toolCall = (seq: number) =>
   event(seq, { type: "tool_call_start", toolCallId: "c", toolCallName: "Bash" });
+const toolEnd = (seq: number) =>
+  event(seq, { type: "tool_call_end", toolCallId: "c", input: "{}" });
+const confirm = (seq: number) => event(seq, { type: "require_user_confirm", toolCalls: [] });
 
 /** A Visibility whose streams record the seqs they were given. */
 function shown(ahead = 100): { v: Visibility; given: number[] } {
@@ -62,12 +65,26 @@ describe("Visibility: what streams see before it is written", () => {
     v.offer(start(1), 0);
     v.written([start(1)], [], 1);
     v.offer(callStart(2), 1);
-    v.offer(toolCall(3), 1);
+    v.offer(confirm(3), 1);
     v.offer(delta(4), 1);
     await nextTurn();
     expect(given).toEqual([1, 2]);
-    v.written([callStart(2), toolCall(3), delta(4)], [], 4);
+    v.written([callStart(2), confirm(3), delta(4)], [], 4);
     expect(given).toEqual([1, 2, 3, 4]);
+  });
+
+  it("gives the tool calls the model streams before their write, not what decides them", async () => {
+    const { v, given } = shown();
+    v.offer(start(1), 0);
+    v.written([start(1)], [], 1);
+    v.offer(callStart(2), 1);
+    v.offer(toolCall(3), 1);
+    v.offer(toolEnd(4), 1);
+    v.offer(confirm(5), 1);
+    await nextTurn();
+    expect(given).toEqual([1, 2, 3, 4]);
+    v.written([callStart(2), toolCall(3), toolEnd(4), confirm(5)], [], 5);
+    expect(given).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("gives nothing early past `ahead` events beyond the last written one", () => {
