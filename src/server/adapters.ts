@@ -111,9 +111,24 @@ function pipeResponses<Res>(
       for (;;) {
         const next = await responses.next();
         if (next.done) break;
-        for (const message of next.value) {
-          failure.throwIfFailed();
-          if (!call.write(message)) await failure.drained(call, ctx.signal);
+        // Corked, a batch goes to the transport in one write (see `sendQueuedTogether`), as far
+        // as the call takes it before it is full.
+        let corked = false;
+        try {
+          for (const message of next.value) {
+            failure.throwIfFailed();
+            if (!corked && next.value.length > 1) {
+              call.cork();
+              corked = true;
+            }
+            if (!call.write(message)) {
+              call.uncork();
+              corked = false;
+              await failure.drained(call, ctx.signal);
+            }
+          }
+        } finally {
+          if (corked) call.uncork();
         }
       }
       failure.throwIfFailed();

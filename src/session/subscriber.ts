@@ -80,8 +80,18 @@ export class Subscriber {
    * subscription closed with nothing queued; the close error, if any, is thrown; undefined while
    * the reader must wait. Queued items are still taken after `signal` aborts.
    */
+  /** Whether items wait to be taken. */
+  get hasQueued(): boolean {
+    return this.queue.length > 0;
+  }
+
+  /** The next batch of queued items (at most `BATCH`; none when nothing is queued). */
+  takeQueued(): StreamItem[] {
+    return this.queue.splice(0, BATCH);
+  }
+
   take(signal: AbortSignal): IteratorResult<StreamItem[], undefined> | undefined {
-    if (this.queue.length > 0) return { value: this.queue.splice(0, BATCH), done: false };
+    if (this.queue.length > 0) return { value: this.takeQueued(), done: false };
     if (signal.aborted) return DONE;
     if (this.closedWith) {
       if (this.closedWith.error !== undefined) throw this.closedWith.error;
@@ -104,6 +114,17 @@ export class Subscriber {
 }
 
 const DONE: IteratorReturnResult<undefined> = { value: undefined, done: true };
+
+/** A batch of `subscriber`'s queued items, taken the first time its value is read. */
+function batchWhenRead(subscriber: Subscriber): IteratorYieldResult<StreamItem[]> {
+  let items: StreamItem[] | undefined;
+  return {
+    done: false,
+    get value() {
+      return (items ??= subscriber.takeQueued());
+    },
+  };
+}
 
 /** A stream's items, pulled one batch at a time (an async generator of batches is one). */
 export interface StreamItems extends AsyncIterable<StreamItem[]> {
@@ -154,9 +175,18 @@ class SubscriberReader implements StreamItems {
     return Promise.resolve(DONE);
   }
 
-  /** Something changed: a reader waiting gets its batch, its end or its error. */
+  /**
+   * Something changed: a reader waiting gets its batch, its end or its error. A batch is taken from
+   * the queue when the reader reads it, not now: the items pushed until then (a text block's start
+   * and its first delta, a park's REQUIRE_* and REPLY_PARKED) come in the same batch, and the
+   * stream's writer hands them to the transport together; the reader still wakes at the first.
+   */
   wake(): void {
     if (!this.resolve) return;
+    if (this.subscriber.hasQueued) {
+      this.settle(batchWhenRead(this.subscriber));
+      return;
+    }
     try {
       const result = this.take();
       if (result) this.settle(result);

@@ -35,4 +35,23 @@ describe("Subscriber", () => {
     sub.close();
     expect(failures).toEqual([]);
   });
+
+  it("gives a waiting reader, in one batch, what was pushed until it reads", async () => {
+    const sub = new Subscriber();
+    const items = sub.items(new AbortController().signal);
+    const first = items.next();
+    sub.push(ack(1)); // wakes the reader
+    sub.push(ack(2));
+    sub.push(ack(3));
+    expect((await first).value).toEqual([ack(1), ack(2), ack(3)]);
+    const second = items.next();
+    sub.push(ack(4));
+    const woken = await second;
+    sub.push(ack(5)); // before the woken reader read its batch: comes with it
+    expect(woken.value).toEqual([ack(4), ack(5)]);
+    sub.push(ack(6));
+    expect((await items.next()).value).toEqual([ack(6)]);
+    sub.close();
+    expect(await items.next()).toEqual({ value: undefined, done: true });
+  });
 });

@@ -49,6 +49,18 @@ describe("sendQueuedTogether", () => {
     stream.destroy();
   });
 
+  it("sends a corked batch in one go, its first message with the rest", async () => {
+    const stream = new CallStream();
+    sendQueuedTogether(stream);
+    stream.cork();
+    for (const m of ["a", "b", "c"]) stream.write(m);
+    stream.uncork();
+    await new Promise<void>((resolve) => stream.end(resolve));
+    expect(stream.sent.map(([m]) => m)).toEqual(["a", "b", "c"]);
+    expect(new Set(stream.sent.map(([, turn]) => turn)).size).toBe(1);
+    stream.destroy();
+  });
+
   it("is what a call stream without it does not do: one message per turn", async () => {
     const stream = new CallStream();
     await writeAll(stream, ["a", "b", "c", "d"]);
