@@ -50,7 +50,7 @@ export async function crossNodeDelays(a: Stack, b: Stack, replies: number): Prom
   try {
     const watching = follow(there, atB, replies);
     for (let i = 0; i < replies; i++) {
-      await here.send({ $case: "userMessage", value: { text: `go ${i}`, content: [] } });
+      await here.send({ $case: "userMessage", value: { text: "stream", content: [] } });
       await follow(here, atA, 1);
     }
     await watching;
