@@ -75,11 +75,6 @@ export class Subscriber {
     this.reader?.wake();
   }
 
-  /**
-   * The next batch (at most `BATCH` items) when one is ready; done once `signal` aborted or the
-   * subscription closed with nothing queued; the close error, if any, is thrown; undefined while
-   * the reader must wait. Queued items are still taken after `signal` aborts.
-   */
   /** Whether items wait to be taken. */
   get hasQueued(): boolean {
     return this.queue.length > 0;
@@ -90,6 +85,11 @@ export class Subscriber {
     return this.queue.splice(0, BATCH);
   }
 
+  /**
+   * The next batch (at most `BATCH` items) when one is ready; done once `signal` aborted or the
+   * subscription closed with nothing queued; the close error, if any, is thrown; undefined while
+   * the reader must wait. Queued items are still taken after `signal` aborts.
+   */
   take(signal: AbortSignal): IteratorResult<StreamItem[], undefined> | undefined {
     if (this.queue.length > 0) return { value: this.takeQueued(), done: false };
     if (signal.aborted) return DONE;
