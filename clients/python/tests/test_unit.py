@@ -3,7 +3,11 @@ de-duplication of replayed and re-announced events."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
+import pickle
+import weakref
 from collections.abc import Generator
 from typing import Any, cast
 
@@ -242,6 +246,22 @@ def test_event_view() -> None:
     asks = parkway.Event(_event(3, require_user_confirm=_confirm("c1", "c2")))
     assert [c.id for c in asks.tool_calls] == ["c1", "c2"]
     assert "call='c1,c2'" in repr(asks)
+
+
+def test_event_is_a_frozen_value() -> None:
+    """An Event cannot be changed, compares and hashes by its message, and survives copy and
+    pickle (a session hands the same objects to every consumer)."""
+    event = parkway.Event(_event(8, text_block_delta=events_pb2.TextBlockDelta(delta="hi")))
+    assert event.kind == "text_block_delta"
+    for name in ("raw", "kind", "extra"):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(event, name, None)
+    same = parkway.Event(_event(8, text_block_delta=events_pb2.TextBlockDelta(delta="hi")))
+    assert same == event and hash(same) == hash(event)
+    assert parkway.Event(_event(9)) != event and parkway.Event(_event(9)).kind is None
+    for twin in (copy.copy(event), copy.deepcopy(event), pickle.loads(pickle.dumps(event))):
+        assert twin == event and (twin.kind, twin.text, twin.seq) == ("text_block_delta", "hi", 8)
+    assert weakref.ref(event)() is event
 
 
 async def _drain(session: parkway.AsyncSession) -> list[parkway.Event]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 from google.protobuf.message import Message
 
@@ -49,9 +49,6 @@ _DELTA_TEXT_KINDS = frozenset(
 )
 
 
-_set = object.__setattr__
-
-
 @dataclass(frozen=True, init=False)
 class Event:
     """One event of a session, in seq order.
@@ -61,23 +58,26 @@ class Event:
     generated ``parkway.v1.events_pb2.ServerEvent`` for everything else.
     """
 
-    raw: events_pb2.ServerEvent
+    # A session makes one per event received: slots make it one small allocation, and ``kind`` a
+    # plain read.
+    __slots__ = ("__weakref__", "kind", "raw")
 
-    if TYPE_CHECKING:
-        _kind: EventKind
+    raw: events_pb2.ServerEvent
+    kind: EventKind
+    """Which event this is, e.g. ``"text_block_delta"`` or ``"require_user_confirm"``."""
 
     def __init__(self, raw: events_pb2.ServerEvent, kind: str | None = None) -> None:
         """``kind``: ``raw.WhichOneof("event")`` when the caller has it at hand."""
-        _set(self, "raw", raw)
-        _set(self, "_kind", raw.WhichOneof("event") if kind is None else kind)
+        # Frozen: set through the slots themselves (cheaper than object.__setattr__).
+        _set_raw(self, raw)
+        _set_kind(self, raw.WhichOneof("event") if kind is None else kind)
+
+    def __reduce__(self) -> tuple[type[Event], tuple[events_pb2.ServerEvent, str]]:
+        # pickle and copy: a frozen class's slots cannot be set the default way.
+        return (Event, (self.raw, self.kind))
 
     def __hash__(self) -> int:  # protobuf messages are unhashable; the event id is unique
         return hash((self.raw.session_id, self.raw.id, self.raw.seq))
-
-    @property
-    def kind(self) -> EventKind:
-        """Which event this is, e.g. ``"text_block_delta"`` or ``"require_user_confirm"``."""
-        return self._kind
 
     @property
     def body(self) -> Message:
@@ -118,7 +118,7 @@ class Event:
     @property
     def settles(self) -> bool:
         """True for REPLY_END and REPLY_PARKED: the reply finished or is waiting for answers."""
-        return self._kind in _SETTLING_KINDS
+        return self.kind in _SETTLING_KINDS
 
     @property
     def tool_calls(self) -> Sequence[content_pb2.ToolCallBlock]:
@@ -179,3 +179,7 @@ class Event:
         if self.replayed:
             parts.append("replayed=True")
         return f"Event({', '.join(parts)})"
+
+
+_set_raw: Any = Event.__dict__["raw"].__set__
+_set_kind: Any = Event.__dict__["kind"].__set__

@@ -22,6 +22,7 @@ from parkway.errors import (
     from_rpc_status,
 )
 from parkway.events import EVENT_KINDS, Event
+from parkway.idle_watch import IdleWatch
 from parkway.session_core import (
     _STATE_KINDS,
     End,
@@ -45,8 +46,11 @@ _PLAIN_KINDS = EVENT_KINDS - _STATE_KINDS
 _SETTLING_KINDS = frozenset(("reply_end", "reply_parked"))
 # A read in next_event was cancelled with its task (grpc cancels the call with a pending read).
 _LOCAL_CANCEL = object()
-# How long next_event may leave the call unread before the reader task takes the reading back.
+_EOF = grpc.aio.EOF
+# How long the task iterating the events may leave the call unread (between two of its reads)
+# before the reader task takes the reading back (after one to two periods).
 _DIRECT_IDLE_S = 0.05
+_IDLE_WATCH = IdleWatch(_DIRECT_IDLE_S)
 
 
 def _cancelling() -> bool | None:
@@ -54,6 +58,7 @@ def _cancelling() -> bool | None:
     task = asyncio.current_task()
     cancelling = getattr(task, "cancelling", None)
     return None if cancelling is None else bool(cancelling())
+
 
 _reconnectable = reconnectable  # the name the tests and older imports use
 
@@ -85,11 +90,12 @@ class AsyncSession:
     outcome.
 
     Reading: a task iterating the events without a timeout reads the stream itself, as a caller of
-    the raw stub would; while it stops iterating for longer than a moment, or an input waits for
-    its acknowledgement, the session's own reader task reads instead (so the events keep coming
-    in and a broken stream is noticed). grpc cancels the stream when a task is cancelled in the
-    middle of a read: the session then attaches again at once from :attr:`last_seq` (not counted
-    in :attr:`reconnects`), and the missed events come replayed, each still delivered once.
+    the raw stub would; once its iteration ends, while it stops iterating for longer than a moment
+    (50 to 100 ms), or while an input waits for its acknowledgement, the session's own reader task
+    reads instead (so the events keep coming in and a broken stream is noticed). grpc cancels the
+    stream when a task is cancelled in the middle of a read: the session then attaches again at
+    once from :attr:`last_seq` (not counted in :attr:`reconnects`), and the missed events come
+    replayed, each still delivered once.
     """
 
     def __init__(
@@ -122,14 +128,14 @@ class AsyncSession:
         # the events in _unread for next_event. While _direct is set, the task iterating the
         # events reads the call itself in next_event (as a caller of the raw stub would: no hand-off
         # per event) and the reader task waits; it takes over again when that task stops reading
-        # for a while (_check_direct), an input waits for its acknowledgement, or the stream broke.
+        # for a while (_IDLE_WATCH, see parkway.idle_watch), an input waits for its acknowledgement,
+        # or the stream broke.
         self._loop: asyncio.AbstractEventLoop | None = None
         self._direct = False
-        # A read in next_event is in progress; how many have been started (see _check_direct).
+        # A read in next_event is in progress; how many have been started (a mark for _IDLE_WATCH,
+        # also moved on by _set_direct).
         self._direct_reading = False
         self._direct_reads = 0
-        self._direct_seen = -1
-        self._direct_timer: asyncio.TimerHandle | None = None
         # Readers waiting in next_event to read the call themselves.
         self._want_direct = 0
         # How a read in next_event ended the stream, for the reader task: grpc.aio.EOF, the
@@ -220,9 +226,7 @@ class AsyncSession:
         self._closed = True
         self._ready.clear()
         self._direct = False
-        if self._direct_timer is not None:
-            self._direct_timer.cancel()
-            self._direct_timer = None
+        _IDLE_WATCH.unwatch(self)
         if self._call is not None:
             self._call.cancel()
         if self._reader is not None:
@@ -306,9 +310,7 @@ class AsyncSession:
                         return
                     self._core.reconnects += 1
             else:
-                error = (
-                    from_rpc_error(broken) if isinstance(broken, grpc.aio.AioRpcError) else None
-                )
+                error = from_rpc_error(broken) if isinstance(broken, grpc.aio.AioRpcError) else None
                 if error is None:
                     # The server ended the stream without an error: nothing more will come.
                     self._fail_acks(Unavailable("the server ended the stream"))
@@ -340,28 +342,32 @@ class AsyncSession:
         """Leaves the reading to next_event (the reader task parks) and starts watching whether it
         goes on reading."""
         self._direct = True
-        self._direct_seen = self._direct_reads
-        if self._direct_timer is None:
-            assert self._loop is not None
-            self._direct_timer = self._loop.call_later(_DIRECT_IDLE_S, self._check_direct)
+        self._direct_reads += 1
+        assert self._loop is not None
+        _IDLE_WATCH.watch(self, self._loop)
 
-    def _check_direct(self) -> None:
-        """While next_event reads, every _DIRECT_IDLE_S: when no read was started since the last
-        look, the reader task takes the reading back (the events keep coming in, an input's
-        acknowledgement or a broken stream is noticed while nobody iterates)."""
-        self._direct_timer = None
+    def _read_mark(self) -> int | None:
+        """For _IDLE_WATCH (on its thread): None while next_event reads, else the reads so far
+        (read before the flag, which a read sets first: a read starting in between shows)."""
+        reads = self._direct_reads
+        return None if self._direct_reading else reads
+
+    def _on_idle(self, mark: int) -> None:
+        """From _IDLE_WATCH: next_event started no read for a while (since ``mark``). The reader
+        task takes the reading back (the events keep coming in, an input's acknowledgement or a
+        broken stream is noticed while nobody iterates), unless a read started meanwhile."""
         if not self._direct:
             return
-        if self._direct_reading or self._direct_reads != self._direct_seen:
-            self._direct_seen = self._direct_reads
+        if self._direct_reading or self._direct_reads != mark:
             assert self._loop is not None
-            self._direct_timer = self._loop.call_later(_DIRECT_IDLE_S, self._check_direct)
+            _IDLE_WATCH.watch(self, self._loop)
             return
         self._end_direct()
 
     def _end_direct(self) -> None:
         """The reader task takes the reading back (no read in next_event is in progress)."""
         self._direct = False
+        _IDLE_WATCH.unwatch(self)
         parked = self._parked
         if parked is not None and not parked.done():
             parked.set_result(None)
@@ -460,14 +466,14 @@ class AsyncSession:
                 self._direct_reading = True
                 self._direct_reads += 1
                 try:
-                    message = await call.read()
+                    message: Any = await call.read()  # a ServerEvent or grpc.aio.EOF
                 except (Exception, asyncio.CancelledError) as err:
                     self._direct_reading = False
                     self._read_failed(err)
                     continue
                 self._direct_reading = False
-                if message is grpc.aio.EOF:
-                    self._broke(grpc.aio.EOF)
+                if message is _EOF:
+                    self._broke(_EOF)
                     continue
                 event = self._accept(message)
                 if event is None:
@@ -571,52 +577,60 @@ class AsyncSession:
         deadline = None if timeout is None else time.monotonic() + timeout
         unread = self._unread
         core = self._core
-        while True:
-            if unread:
-                event: Event | None = unread.popleft()
-            elif (
-                deadline is None
-                and self._direct
-                and not self._direct_reading
-                and self._end is None
-            ):
-                # next_event's direct read (see there), the common case of its _accept inlined.
-                call = self._call
-                assert call is not None
-                self._direct_reading = True
-                self._direct_reads += 1
-                try:
-                    message = await call.read()
-                except (Exception, asyncio.CancelledError) as err:
-                    self._direct_reading = False
-                    self._read_failed(err)
-                    continue
-                self._direct_reading = False
-                if message is grpc.aio.EOF:
-                    self._broke(grpc.aio.EOF)
-                    continue
-                kind = message.WhichOneof("event")
-                if kind in _PLAIN_KINDS:  # what SessionCore.accept does for them
-                    seq = message.seq
-                    if seq:
-                        if seq <= core.last_seq:
-                            continue
-                        core.last_seq = seq
-                    event = Event(message, kind)
-                else:
-                    event = self._accept(message)
-                    if event is None:
+        try:
+            while True:
+                if unread:
+                    event: Event = unread.popleft()
+                elif (
+                    deadline is None
+                    and self._direct
+                    and not self._direct_reading
+                    and self._end is None
+                ):
+                    # next_event's direct read (see there), the common case of its _accept inlined.
+                    call = self._call
+                    assert call is not None
+                    self._direct_reading = True
+                    self._direct_reads += 1
+                    try:
+                        message: Any = await call.read()  # a ServerEvent or grpc.aio.EOF
+                    except (Exception, asyncio.CancelledError) as err:
+                        self._direct_reading = False
+                        self._read_failed(err)
                         continue
-                if self._waiters or self._acks:
-                    self._after_direct_read()
-            else:
-                left = None if deadline is None else max(0.0, deadline - time.monotonic())
-                event = await self.next_event(left)
-                if event is None:
+                    self._direct_reading = False
+                    if message is _EOF:
+                        self._broke(_EOF)
+                        continue
+                    kind = message.WhichOneof("event")
+                    if kind in _PLAIN_KINDS:  # what SessionCore.accept does for them
+                        seq = message.seq
+                        if seq:
+                            if seq <= core.last_seq:
+                                continue
+                            core.last_seq = seq
+                        event = Event(message, kind)
+                    else:
+                        accepted = self._accept(message)
+                        if accepted is None:
+                            continue
+                        event = accepted
+                    if self._waiters or self._acks:
+                        self._after_direct_read()
+                else:
+                    left = None if deadline is None else max(0.0, deadline - time.monotonic())
+                    received = await self.next_event(left)
+                    if received is None:
+                        return
+                    event = received
+                yield event
+                if until_settled and event.kind in _SETTLING_KINDS:
                     return
-            yield event
-            if until_settled and event._kind in _SETTLING_KINDS:
-                return
+        finally:
+            if self._direct and not self._direct_reading:
+                # This iteration is over (finished, closed or dropped): nobody may read the
+                # call for a while, so the reader task reads on.
+                self._end_direct()
 
     # ---- inputs ----
 
@@ -678,7 +692,6 @@ class AsyncSession:
         runs or is parked."""
         await self.send_input(self._core.message(text), timeout=timeout)
 
-
     async def confirm(
         self,
         call: inputs.CallRef,
@@ -692,17 +705,13 @@ class AsyncSession:
         ``rule``, ``edited_input`` and ``scope``; a call id this session has seen resolves to its
         announced ToolCallBlock, so ``rule="suggested"`` works with ids too). Raises
         ``FailedPrecondition`` / ``NotFound`` when the call is not awaiting confirmation."""
-        await self.send_input(
-            self._core.confirm(call, rule, edited_input, scope), timeout=timeout
-        )
-
+        await self.send_input(self._core.confirm(call, rule, edited_input, scope), timeout=timeout)
 
     async def deny(
         self, call: inputs.CallRef, reason: str = "", *, timeout: float | None = None
     ) -> None:
         """Denies a call awaiting confirmation; the model sees ``reason``."""
         await self.send_input(self._core.deny(call, reason), timeout=timeout)
-
 
     async def confirm_all(
         self,
@@ -715,7 +724,6 @@ class AsyncSession:
         :func:`parkway.inputs.confirmation` / :func:`parkway.inputs.denial`); unanswered calls stay
         pending. All or nothing: a refusal changes nothing."""
         await self.send_input(self._core.confirm_all(results, reply_id), timeout=timeout)
-
 
     async def submit_result(
         self,
@@ -732,7 +740,6 @@ class AsyncSession:
             self._core.submit_result(call, output, state, metadata), timeout=timeout
         )
 
-
     async def answer(
         self, call: inputs.CallRef, answers: inputs.Answers, *, timeout: float | None = None
     ) -> None:
@@ -740,7 +747,6 @@ class AsyncSession:
         answer objects. Raises ``InvalidArgument`` naming the field (e.g.
         ``execution_results[0].ask_user.answers[0].selected[0]`` for an unknown label)."""
         await self.send_input(self._core.answer(call, answers), timeout=timeout)
-
 
     async def submit_results(
         self,
@@ -751,10 +757,7 @@ class AsyncSession:
     ) -> None:
         """Sends several external results in one input (build them with
         :func:`parkway.inputs.tool_result` / :func:`parkway.inputs.ask_user_result`)."""
-        await self.send_input(
-            self._core.submit_results(results, reply_id), timeout=timeout
-        )
-
+        await self.send_input(self._core.submit_results(results, reply_id), timeout=timeout)
 
     async def interrupt(self, reply_id: str = "", *, timeout: float | None = None) -> None:
         """Stops the running or parked reply (a no-op on an idle session); its REPLY_END
