@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { ClassicLevel } from "classic-level";
 import type { Msg } from "../../src/agent/types.js";
 import * as records from "../../src/session/records.js";
-import { createLevelStore } from "../../src/store/level-store.js";
+import { createLevelStore, LEVEL_TUNING } from "../../src/store/level-store.js";
 import type { Store, StoreBatch } from "../../src/store/store.js";
 import { NOOP_TOOL } from "./model.js";
 
@@ -29,9 +29,13 @@ export interface ParkedData {
   marker: string;
 }
 
-/** What the record schemas look like: data sets built with other schemas are not reused. */
+/**
+ * What the record schemas and the store's LevelDB tuning look like: data sets built with other
+ * schemas or tables laid out otherwise are not reused.
+ */
 async function fingerprint(): Promise<string> {
   const hash = createHash("sha256");
+  hash.update(JSON.stringify(LEVEL_TUNING));
   for (const rel of [
     "../../src/session/records.ts",
     "../../src/agent/types.ts",
@@ -146,7 +150,7 @@ async function build(dir: string, workdir: string, size: number): Promise<void> 
     await store.close();
   }
   const db = new ClassicLevel(dir);
-  await db.open();
+  await db.open(LEVEL_TUNING); // the tables written as the store would write them
   await db.compactRange("!", "~"); // every sublevel's keys start with "!"
   await db.close();
 }
@@ -190,12 +194,21 @@ export async function noteResumed(data: ParkedData, count: number): Promise<void
   await writeFile(data.marker, JSON.stringify({ size, buildSeconds, resumed }));
 }
 
-/** `n` session indices spread over `size`, different on every call. */
+/**
+ * `n` session indices spread over `size`, different on every call, in random order: the first few
+ * of them are spread over the whole key space too (callers take them one by one, skipping those
+ * no longer parked).
+ */
 export function sampleIndices(size: number, n: number): number[] {
   const out = new Set<number>();
   const step = size / n;
   for (let k = 0; k < n && out.size < size; k++) {
     out.add(Math.min(size - 1, Math.floor(k * step + Math.random() * step)));
   }
-  return [...out];
+  const order = [...out];
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  return order;
 }

@@ -6,7 +6,14 @@ export {
   RecordError,
   type RecordType,
 } from "./record.js";
-export { createLevelStore, LevelStore, StoreLockedError, StoreOpenError } from "./level-store.js";
+export {
+  createLevelStore,
+  LEVEL_TUNING,
+  LevelStore,
+  type LevelTuning,
+  StoreLockedError,
+  StoreOpenError,
+} from "./level-store.js";
 export { ConflictError, StorageFailure, StoreClosedError } from "./storage-failure.js";
 export { createMemoryStore, MemoryStore } from "./memory-store.js";
 export { DataDirectoryError } from "./data-directory.js";

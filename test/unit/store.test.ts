@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,6 +9,8 @@ import {
   createLevelStore,
   decodeRecord,
   defineRecord,
+  LEVEL_TUNING,
+  type LevelTuning,
   RecordError,
   StoreLockedError,
 } from "../../src/store/index.js";
@@ -100,5 +103,50 @@ describe("LevelStore", () => {
     const other = createLevelStore(dir);
     await expect(other.open()).rejects.toBeInstanceOf(StoreLockedError);
     await store.close();
+  });
+});
+
+describe.runIf(existsSync("/proc/self/maps"))("LevelStore's table cache", () => {
+  const Blob = defineRecord({ kind: "blob", version: 1, schema: z.string() });
+  const key = (i: number) => String(i).padStart(6, "0");
+
+  /**
+   * A store of 80 tables (1 MB tables, the smallest LevelDB writes, and a 1 MB memtable, so the
+   * store's tuning is kept but for the tables' size), every one of them read once; how many of its
+   * tables are memory-mapped into this process then.
+   */
+  async function mappedAfterReadingAll(tuning: LevelTuning): Promise<number> {
+    const dir = await mkdtemp(path.join(tmpdir(), "parkway-tables-"));
+    const store = createLevelStore(dir, {
+      ...tuning,
+      maxFileSize: 1 << 20,
+      writeBufferSize: 1 << 20,
+    });
+    await store.open();
+    const records = 80 * 16; // 64 KB each, incompressible: 16 per table
+    for (let i = 0; i < records; i += 16) {
+      const batch = store.batch();
+      for (let j = i; j < i + 16; j++) {
+        batch.put(Blob, key(j), randomBytes(48 << 10).toString("base64"));
+      }
+      await batch.write();
+    }
+    for (let i = 0; i < records; i += 4) expect(await store.get(Blob, key(i))).toBeDefined();
+    const maps = readFileSync("/proc/self/maps", "utf8").split("\n");
+    const mapped = new Set(
+      maps.map((line) => line.split(/\s+/).at(-1) ?? "").filter((f) => f.startsWith(dir + "/")),
+    );
+    await store.close();
+    return mapped.size;
+  }
+
+  it("keeps at most 64 tables open and mapped, however many the store has", async () => {
+    expect(await mappedAfterReadingAll(LEVEL_TUNING)).toBeLessThanOrEqual(64);
+  });
+
+  it("maps more with LevelDB's default table cache (the bound above is the tuning's)", async () => {
+    expect(await mappedAfterReadingAll({ ...LEVEL_TUNING, maxOpenFiles: 1000 })).toBeGreaterThan(
+      64,
+    );
   });
 });
