@@ -153,14 +153,16 @@ export function setSettleSeconds(seconds: number): void {
 }
 
 /**
- * RSS and heap after memory-reducing full GCs (the child runs with --expose-gc), once the process
+ * RSS and heap after full GCs (the child runs with --expose-gc), once the process
  * has settled (see `setSettleSeconds`).
  */
 export async function measureMemory(): Promise<Memory> {
   const wait = Number(process.env[SETTLE_ENV] ?? 8) - process.uptime();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait * 1000));
-  // A memory-reducing full GC (V8's "last resort" flavour): what the heap kept committed after the
-  // start-up's garbage is given back, which plain GCs leave to a later time of V8's choosing.
+  // Full GCs asking for V8's memory-reducing ("last resort") flavour. Node 20's V8 does not know
+  // that flavour and runs a plain full GC, which gives back the young generation (up to ~30 MB)
+  // only once the process has allocated next to nothing for ~5 s: a reading that must not depend
+  // on it settles first (see bench/suites/parked-scale.ts).
   const gc = (globalThis as { gc?: (options?: object) => void }).gc;
   for (let i = 0; i < 3; i++) {
     gc?.({ type: "major", execution: "sync", flavor: "last-resort" });
