@@ -53,6 +53,8 @@ interface SizeResult {
   rssAtStart: number[];
   /** Processes (rounds) the figures come from. */
   processes: number;
+  /** How long each process was left idle before a memory reading (see `IDLE_MS`). */
+  idleMs: number;
   bare: Reading;
   buildSeconds: number;
   cached: boolean;
@@ -231,6 +233,7 @@ async function measureAll(config: BenchConfig): Promise<SizeResult[]> {
       rss: mine.map((m) => m.memory.rss),
       rssAtStart: mine.map((m) => m.atStart.rss),
       processes: rounds,
+      idleMs,
       bare,
       buildSeconds: data.buildSeconds,
       cached: data.cached,
@@ -278,7 +281,7 @@ export async function parkedScale(config: BenchConfig): Promise<Row[]> {
           baseline: single(`${count(ref.size)} parked, same run`, ref.memory.rss / MB),
           note:
             `Median of ${r.processes} processes per data set (RSS after the resumes ${list(r.rss)} at ${count(r.size)}, ${list(ref.rss)} at ${count(ref.size)}), ` +
-            `each read once settled: a full GC, ${IDLE_MS / 1000} s idle, a full GC (V8 gives back the young generation it grew). ` +
+            `each read once settled: a full GC, ${r.idleMs / 1000} s idle, a full GC (V8 gives back the young generation it grew). ` +
             `Right after the start, settled the same way: RSS ${mb(r.atStart.rss)} vs ${mb(ref.atStart.rss)} (anonymous ${mb(r.atStart.rssAnon)} vs ${mb(ref.atStart.rssAnon)}; ${list(r.rssAtStart)} vs ${list(ref.rssAtStart)}). ` +
             `After the resumes: anonymous ${mb(r.memory.rssAnon)} vs ${mb(ref.memory.rssAnon)}; ` +
             `file-backed ${mb(r.memory.rssFile)} vs ${mb(ref.memory.rssFile)}, of which LevelDB's memory-mapped tables ${mb(r.memory.tables)} vs ${mb(ref.memory.tables)} (the rest is the node binary and its libraries); ` +

@@ -38,12 +38,8 @@ function writeBatch(db: ClassicLevel<string, string>, ops: Op[], sync: boolean):
  * LevelDB's open options that bound the memory it holds (classic-level's names; see `LEVEL_TUNING`).
  */
 export interface LevelTuning {
-  /** Bytes of the LRU cache of uncompressed data blocks. */
-  cacheSize?: number;
   /** Files LevelDB keeps open, its table cache being 10 fewer tables (LevelDB raises it to 74). */
   maxOpenFiles?: number;
-  /** Uncompressed bytes of a table's data block. */
-  blockSize?: number;
   /** Bytes of a table file before LevelDB starts the next one. */
   maxFileSize?: number;
   /** Bytes of the memtable (and of its log) before it is written out as a table. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -137,6 +137,7 @@ describe.runIf(existsSync("/proc/self/maps"))("LevelStore's table cache", () => 
       maps.map((line) => line.split(/\s+/).at(-1) ?? "").filter((f) => f.startsWith(dir + "/")),
     );
     await store.close();
+    await rm(dir, { recursive: true, force: true });
     return mapped.size;
   }
 
