@@ -38,6 +38,12 @@ interface Language {
   name: string;
   client: string;
   stub: string;
+  /**
+   * Replies per round at full size: about 150 ms of a client's CPU, so that a round outweighs the
+   * scheduler's and the garbage collector's jitter (a Go reply takes ≈9 ms, TypeScript ≈18 ms,
+   * Python ≈120 ms).
+   */
+  replies: number;
   start(side: "client" | "stub", address: string, replies: number): LoadProcess;
 }
 
@@ -69,6 +75,7 @@ async function languages(config: BenchConfig): Promise<Language[]> {
       name: "TypeScript",
       client: "src/client (compiled): session.message(text), for await until REPLY_END",
       stub: "ts-proto/grpc-js AgentServiceClient.chat(): write, then the call's async iterator until REPLY_END",
+      replies: 8,
       start: (side, address, replies) =>
         startLoad("node", ["--import", "tsx", tsReader, address, side, String(replies)]),
     },
@@ -77,6 +84,7 @@ async function languages(config: BenchConfig): Promise<Language[]> {
       name: "Go",
       client: "clients/go: range session.Send(ctx, text) until REPLY_END",
       stub: "clients/go/gen AgentServiceClient.Chat: Send, then Recv() until REPLY_END",
+      replies: 16,
       start: (side, address, replies) =>
         startLoad(bin, ["-addr", address, "-replies", String(replies), `read-${side}`]),
     },
@@ -85,6 +93,7 @@ async function languages(config: BenchConfig): Promise<Language[]> {
       name: "Python asyncio",
       client: "parkway.AsyncClient: async for event in session.send(text)",
       stub: "grpcio aio AgentServiceStub.Chat(): await call.write, then await call.read() until REPLY_END",
+      replies: 4,
       start: pyStart("aio"),
     },
     {
@@ -92,6 +101,7 @@ async function languages(config: BenchConfig): Promise<Language[]> {
       name: "Python blocking",
       client: "parkway.Client (sync.py, sync_session.py): for event in session.send(text)",
       stub: "grpcio AgentServiceStub.Chat(iter(queue.get, None)): queue.put, then next(responses) until REPLY_END",
+      replies: 4,
       start: pyStart("sync"),
     },
   ];
@@ -100,14 +110,13 @@ async function languages(config: BenchConfig): Promise<Language[]> {
 export async function clientRows(config: BenchConfig): Promise<Row[]> {
   const load0 = loadavg()[0]!;
   const rounds = config.smoke ? 2 : 12;
-  const replies = config.smoke ? 1 : 4;
   const langs = await languages(config);
   const stack = await startStack(config, { profile: "clients" });
   const address = stack.parkway.ready.address;
   const readers: { lang: Language; client: LoadProcess; stub: LoadProcess }[] = [];
   const started: LoadProcess[] = [];
   const start = async (lang: Language, side: "client" | "stub") => {
-    const p = lang.start(side, address, replies);
+    const p = lang.start(side, address, config.smoke ? 1 : lang.replies);
     started.push(p);
     await p.next(); // its session created, attached, a warm-up reply read
     return p;
@@ -137,6 +146,7 @@ export async function clientRows(config: BenchConfig): Promise<Row[]> {
       `average ${load0.toFixed(2)} when the suite started, ${loadavg()[0]!.toFixed(2)} when it ended.`;
     return readers.map(({ lang }) => {
       const { client, stub } = got.get(lang.id)!;
+      const replies = client[0]!.replies;
       const perReply = (rs: ReadResult[]) => rs.map((x) => (x.cpu_s / x.replies) * 1e6);
       const rate = (rs: ReadResult[]) => median(rs.map((x) => x.deltas / x.wall_s));
       const cpuRate = (rs: ReadResult[]) => median(rs.map((x) => x.deltas / x.cpu_s));

@@ -42,6 +42,7 @@ const (
 // (GetSeq, GetReplyId, GetReplayed, GetTextBlockDelta, GetReplyEnd, …) are available directly.
 type Event struct {
 	*pb.ServerEvent
+	kind Kind // set when the client made the event; else Kind reads it from the message
 }
 
 var eventOneof = (&pb.ServerEvent{}).ProtoReflect().Descriptor().Oneofs().ByName("event")
@@ -50,6 +51,9 @@ var eventOneof = (&pb.ServerEvent{}).ProtoReflect().Descriptor().Oneofs().ByName
 func (e *Event) Kind() Kind {
 	if e == nil || e.ServerEvent == nil {
 		return KindUnknown
+	}
+	if e.kind != KindUnknown {
+		return e.kind
 	}
 	return kindOf(e.ServerEvent)
 }

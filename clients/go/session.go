@@ -79,6 +79,7 @@ type Session struct {
 	inputs       uint64                   // inputs sent so far, to resend in order
 	queue        []*Event                 // delivered to the consumer by Next
 	changed      chan struct{}            // closed (and replaced) when queue, stream or err changes
+	watched      bool                     // someone holds changed and waits for it to close
 	lastSeq      uint64                   // seq of the last logged event received
 	announced    map[announcement]bool    // REQUIRE_* calls delivered to the consumer
 	replyOf      map[string]string        // tool call id → reply id, from REQUIRE_* events
@@ -246,10 +247,21 @@ func (s *Session) resolveLocked(requestID string, err error) {
 	}
 }
 
-// broadcast wakes everyone waiting for a change. Called with mu held.
+// broadcast wakes everyone waiting for a change. Called with mu held. With nobody waiting (the
+// consumer busy with earlier events) there is nothing to wake, and no new channel is made.
 func (s *Session) broadcast() {
+	if !s.watched {
+		return
+	}
 	close(s.changed)
 	s.changed = make(chan struct{})
+	s.watched = false
+}
+
+// watch returns the channel that the next change closes. Called with mu held.
+func (s *Session) watch() <-chan struct{} {
+	s.watched = true
+	return s.changed
 }
 
 // run receives from the current stream and re-attaches when it breaks, until the session ends.
@@ -299,6 +311,7 @@ func (s *Session) deliver(msg *pb.ServerEvent) {
 		return
 	}
 	kind := kindOf(msg)
+	ev := &Event{ServerEvent: msg, kind: kind}
 	switch {
 	case msg.GetSeq() > 0:
 		if msg.GetSeq() <= s.lastSeq {
@@ -310,14 +323,15 @@ func (s *Session) deliver(msg *pb.ServerEvent) {
 		if msg == nil {
 			return
 		}
+		ev = &Event{ServerEvent: msg, kind: kind}
 	}
 	if isRequire(kind) {
-		for _, call := range (&Event{msg}).ToolCalls() {
+		for _, call := range ev.ToolCalls() {
 			s.announced[announcement{kind, call.GetId()}] = true
 			s.replyOf[call.GetId()] = msg.GetReplyId()
 		}
 	}
-	s.queue = append(s.queue, &Event{msg})
+	s.queue = append(s.queue, ev)
 	s.broadcast()
 }
 
@@ -325,7 +339,7 @@ func (s *Session) deliver(msg *pb.ServerEvent) {
 // is left. Called with mu held.
 func (s *Session) unseenCalls(msg *pb.ServerEvent, kind Kind) *pb.ServerEvent {
 	var calls []*ToolCall
-	all := (&Event{msg}).ToolCalls()
+	all := (&Event{ServerEvent: msg, kind: kind}).ToolCalls()
 	for _, call := range all {
 		if !s.announced[announcement{kind, call.GetId()}] {
 			calls = append(calls, call)
@@ -479,7 +493,7 @@ func (s *Session) waitAttached(ctx context.Context, atLeast int) error {
 			s.mu.Unlock()
 			return nil
 		}
-		changed := s.changed
+		changed := s.watch()
 		s.mu.Unlock()
 		select {
 		case <-changed:
@@ -520,7 +534,7 @@ func (s *Session) Next(ctx context.Context) (*Event, error) {
 			s.mu.Unlock()
 			return nil, err
 		}
-		changed := s.changed
+		changed := s.watch()
 		s.mu.Unlock()
 		select {
 		case <-changed:

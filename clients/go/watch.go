@@ -33,7 +33,7 @@ func (c *Client) Watch(ctx context.Context, sessionID string, afterSeq uint64) i
 				yield(nil, err)
 				return
 			}
-			if !yield(&Event{ev}, nil) {
+			if !yield(&Event{ServerEvent: ev}, nil) {
 				return
 			}
 		}
