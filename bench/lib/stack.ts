@@ -21,9 +21,13 @@ export interface ParkwayReady {
   metricsUrl?: string;
 }
 
-/** The scripted model (in this process), Parkway (a child process) and a client. */
+/**
+ * The scripted model (in this process, unless `StackOptions.modelUrl` names another), Parkway (a
+ * child process) and a client.
+ */
 export interface Stack {
-  model: ScriptedModelServer;
+  /** The scripted model in this process; absent when Parkway calls `StackOptions.modelUrl`. */
+  model?: ScriptedModelServer;
   /** The timing proxy between Parkway and the model, when asked for. */
   proxy?: TimingProxy;
   parkway: Child<ParkwayReady>;
@@ -51,6 +55,11 @@ export interface StackOptions {
   compiled?: boolean;
   /** A timing proxy between Parkway and the model. */
   proxy?: boolean;
+  /**
+   * The model Parkway calls, already serving the benchmark's script (e.g. in a process of its own,
+   * bench/servers/scripted-model.ts); by default a scripted model in this process.
+   */
+  modelUrl?: string;
   /** Names the CPU profile when the run profiles. */
   profile?: string;
   /** Serve Prometheus metrics on this `HOST:PORT` (config `metrics.listen`); off by default. */
@@ -66,14 +75,17 @@ export interface StackOptions {
 export async function startStack(config: BenchConfig, options: StackOptions = {}): Promise<Stack> {
   const compiled = options.compiled !== false;
   if (compiled) await ensureBuilt();
-  const model = await startScriptedModel({ script: benchScript(config.streamDeltas) });
-  const proxy = options.proxy ? await startTimingProxy(model.url) : undefined;
+  const model = options.modelUrl
+    ? undefined
+    : await startScriptedModel({ script: benchScript(config.streamDeltas) });
+  const modelUrl = model?.url ?? options.modelUrl ?? "";
+  const proxy = options.proxy ? await startTimingProxy(modelUrl) : undefined;
   const dataDir = options.dataDir ?? path.join(await scratchDir(config, "parkway"), "data");
   const parkway = await startChild<ParkwayReady>(
     process.env.PK_SCRIPT ?? childScript("parkway-server.ts"),
     {
       data: dataDir,
-      modelUrl: proxy?.url ?? model.url,
+      modelUrl: proxy?.url ?? modelUrl,
       ...(options.databaseUrl ? { databaseUrl: options.databaseUrl } : {}),
       ...(compiled ? { compiled: true } : {}),
       ...(options.metricsListen ? { metricsListen: options.metricsListen } : {}),
@@ -88,7 +100,7 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
   );
   const client = createParkwayClient(parkway.ready.address);
   return {
-    model,
+    ...(model ? { model } : {}),
     ...(proxy ? { proxy } : {}),
     parkway,
     client,
@@ -97,7 +109,7 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
       client.close();
       await parkway.close();
       await proxy?.close();
-      await model.close();
+      await model?.close();
     },
   };
 }

@@ -2,17 +2,25 @@
  * Model-call overhead. A user message ("first") is answered by the scripted model (zero delay)
  * with a short text streamed in 8-character deltas; timed from the write at the client to the
  * first TEXT_BLOCK_DELTA at the client. The baseline is the scripted model's own first byte: the
- * exact request body Parkway sent, replayed right after by a bare node:http client in this
- * process, timed from the request to the first response byte. The difference is what Parkway adds
- * around a model call: REPLY_START, the history read, the openai adapter, the SSE parse, the event
- * log write and the gRPC hop.
+ * exact request body Parkway sent, replayed right after by a bare node:http client, timed from the
+ * request to the first response byte. The difference is what Parkway adds around a model call:
+ * REPLY_START, the history read, the openai adapter, the SSE parse, the event log write and the
+ * gRPC hop.
+ *
+ * The three parties each run in a process of their own, placed as in a deployment: the scripted
+ * model (bench/servers/scripted-model.ts) on the load side's cores with the gRPC client (this
+ * process), Parkway and the baseline's bare HTTP client (bench/servers/model-probe.ts) on the
+ * server side's. So the model shares an event loop with neither the client that times Parkway nor
+ * the client that times the model, and both of the model's callers reach it across processes.
  */
 import type { BenchConfig } from "../lib/config.js";
 import { attachRaw, caseOf, clientEvent } from "../lib/event-stream.js";
-import { timeCompletion } from "../lib/model-probe.js";
 import { latency, type Row, row } from "../lib/rows.js";
+import { benchScript, startChild } from "../lib/child.js";
+import type { ModelTiming } from "../lib/model-probe.js";
 import { startStack } from "../lib/stack.js";
 import { summarize } from "../lib/stats.js";
+import { describeCores } from "../lib/cores.js";
 import { describeStoreTimes, mergeOps, type OpTimes } from "../lib/store-times.js";
 
 const PER_ROUND = 50;
@@ -20,7 +28,17 @@ const PER_ROUND = 50;
 const STAGES = ["replyStart", "inputAck", "modelCallStart", "textBlockStart", "textBlockDelta"];
 
 export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
-  const stack = await startStack(config, { profile: "model-overhead" });
+  const model = await startChild<{ url: string }>(benchScript("scripted-model.ts"), {
+    streamDeltas: config.streamDeltas,
+  });
+  const probe = await startChild(benchScript("model-probe.ts"), {}, { server: true });
+  const stack = await startStack(config, {
+    profile: "model-overhead",
+    modelUrl: model.ready.url,
+  }).catch(async (err: unknown) => {
+    await Promise.all([probe.close(), model.close()]);
+    throw err;
+  });
   const firstDelta: number[] = [];
   const firstByte: number[] = [];
   const firstText: number[] = [];
@@ -40,8 +58,8 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
         const events = await stream.until((e) => caseOf(e) === "replyEnd");
         const delta = events.find((a) => caseOf(a.event) === "textBlockDelta");
         if (!delta) throw new Error("no TEXT_BLOCK_DELTA in the reply");
-        const sent = stack.model.requests[stack.model.requests.length - 1];
-        const own = await timeCompletion(stack.model.url, sent);
+        const sent = await model.call("lastRequest");
+        const own = await probe.call<ModelTiming>("time", { url: model.ready.url, body: sent });
         if (done + i < config.warmup) continue;
         const seen = new Set<string>();
         for (const a of events) {
@@ -59,6 +77,7 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
     }
   } finally {
     await stack.close();
+    await Promise.all([probe.close(), model.close()]);
   }
   const p = summarize(firstDelta);
   const b = summarize(firstByte);
@@ -70,12 +89,17 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
         name: "Model-call overhead: first text delta vs the model's own first byte",
         unit: "us",
         parkway: latency("user message → first TEXT_BLOCK_DELTA at the client", p),
-        baseline: latency("scripted model's first byte, same request, bare HTTP client", b),
+        baseline: latency(
+          "scripted model's first byte, same request, bare HTTP client in Parkway's place",
+          b,
+        ),
         note:
           `Parkway adds p50 ${Math.round(p.p50 - b.p50)} µs around the model call. The model's first ` +
           `text chunk follows its first byte at p50 ${Math.round(t.p50)} µs. Arrivals after the send ` +
           `(p50): ${STAGES.map((k) => `${k} ${Math.round(summarize(stages[k] ?? []).p50)} µs`).join(", ")}. ` +
-          `${describeStoreTimes(store, config.iterations + config.warmup, "reply")}`,
+          `${describeStoreTimes(store, config.iterations + config.warmup, "reply")} Processes: the ` +
+          `scripted model in its own, with the gRPC client's (the benchmark's) on the load side; ` +
+          `Parkway and the bare HTTP client each in its own on the server side (${describeCores()}).`,
       },
       {
         text: `p50 ≤ the model's first byte + 1 ms (${Math.round(b.p50 + 1000)} µs)`,

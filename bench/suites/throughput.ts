@@ -42,6 +42,8 @@ export async function throughput(config: BenchConfig): Promise<Row[]> {
   const reps = config.smoke ? 1 : 2;
   const rows: Row[] = [];
   try {
+    if (!stack.model)
+      throw new Error("the throughput rows need the scripted model in this process");
     const alone = await timeCompletion(stack.model.url, chatRequest("stream"));
     const modelRate = alone.chunks / (alone.total / 1e6);
     const address = stack.parkway.ready.address;
