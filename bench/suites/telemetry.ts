@@ -8,15 +8,15 @@
  * - streamed text deltas, 1 session, as the `stream` row runs it (Go generator, no proxy).
  * Metrics: config `metrics.listen` 127.0.0.1:0 (what `--metrics-listen` sets), scraped every
  * second during the run as Prometheus would. Tracing: `OTEL_TRACES_EXPORTER=otlp` with the default
- * protocol (http/protobuf), to a small OTLP sink in this process that answers every POST
+ * protocol (http/protobuf), to a small OTLP sink that answers every POST
  * /v1/traces with 200 `{}` and counts the spans it receives by name (batch delay 1 s rather than
- * the default 5 s, so spans are exported during the measurement). Each row is
+ * the default 5 s, so spans are exported during the measurement). The sinks and the scrapers run in
+ * a process of their own on the load side (bench/servers/telemetry-backend.ts), not on the event
+ * loop of this process, whose clients time the servers. Each row is
  * the telemetry-on figure against the two plain servers' together in the same run (the second
  * plain server against the first is the noise floor); the server's CPU time per unit of work is
  * reported beside it.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { BenchConfig } from "../lib/config.js";
 import { attachRaw } from "../lib/event-stream.js";
@@ -26,8 +26,12 @@ import { latency, type Row, row, single } from "../lib/rows.js";
 import { ensureBuilt, type Stack, startStack } from "../lib/stack.js";
 import { median, summarize } from "../lib/stats.js";
 import { type Ping, pingParkway } from "./input-latency.js";
-import { spanNames } from "../lib/otlp-span-names.js";
+import { benchScript, type Child, startChild } from "../lib/child.js";
+import type { ScrapeStats, SinkStats } from "../servers/telemetry-backend.js";
 import { describeCores } from "../lib/cores.js";
+
+/** The telemetry backend's process (bench/servers/telemetry-backend.ts). */
+type Backend = Child<unknown>;
 
 /** Pings, or parks, per round on one configuration. */
 const PER_ROUND = 50;
@@ -54,84 +58,19 @@ const CONTROL: Variant = {
 const BOTH: Variant = { key: "both", label: "metrics + tracing", metrics: true, tracing: true };
 const METRICS: Variant = { key: "metrics", label: "metrics only", metrics: true, tracing: false };
 const TRACING: Variant = { key: "tracing", label: "tracing only", metrics: false, tracing: true };
-/** Receives OTLP/HTTP JSON trace exports and counts their spans by name. */
+/** A sink of the telemetry backend (bench/servers/telemetry-backend.ts). */
 interface OtlpSink {
+  id: number;
   /** For `OTEL_EXPORTER_OTLP_ENDPOINT` (the exporter appends /v1/traces). */
-  readonly endpoint: string;
-  readonly spans: Map<string, number>;
-  exports: number;
-  bytes: number;
-  close(): Promise<void>;
-}
-
-async function startOtlpSink(): Promise<OtlpSink> {
-  const sink = { spans: new Map<string, number>(), exports: 0, bytes: 0 };
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      if (req.method !== "POST" || req.url !== "/v1/traces") {
-        res.writeHead(404).end();
-        return;
-      }
-      const body = Buffer.concat(chunks);
-      sink.exports += 1;
-      sink.bytes += body.length;
-      try {
-        for (const name of spanNames(body)) {
-          sink.spans.set(name, (sink.spans.get(name) ?? 0) + 1);
-        }
-      } catch {
-        sink.spans.set("(unparsed export)", (sink.spans.get("(unparsed export)") ?? 0) + 1);
-      }
-      res.writeHead(200, { "content-type": "application/json" }).end("{}");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return Object.assign(sink, {
-    endpoint: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  });
-}
-
-/** Scrapes a `/metrics` URL every second, as Prometheus would. */
-interface Scraper {
-  scrapes: number;
-  failures: number;
-  bytes: number;
-  stop(): void;
-}
-
-function startScraper(url: string): Scraper {
-  const s = { scrapes: 0, failures: 0, bytes: 0 };
-  let busy = false;
-  const timer = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    fetch(url)
-      .then(async (res) => {
-        const text = await res.text();
-        if (res.ok) {
-          s.scrapes += 1;
-          s.bytes = text.length;
-        } else s.failures += 1;
-      })
-      .catch(() => (s.failures += 1))
-      .finally(() => (busy = false));
-  }, 1000);
-  return Object.assign(s, { stop: () => clearInterval(timer) });
+  endpoint: string;
 }
 
 /** One configuration's server, its scraper, and what was measured on it. */
 interface Running {
   variant: Variant;
   stack: Stack;
-  scraper?: Scraper;
+  /** Its scraper in the telemetry backend, when metrics are on. */
+  scraper?: number;
 }
 
 /** What was measured on one configuration (µs; CPU in seconds of the server process). */
@@ -161,6 +100,7 @@ function rotate<T>(items: readonly T[], k: number): T[] {
 
 async function startVariant(
   config: BenchConfig,
+  backend: Backend,
   variant: Variant,
   sink: OtlpSink | undefined,
   phase: "latency" | "stream",
@@ -181,16 +121,23 @@ async function startVariant(
   });
   const url = stack.parkway.ready.metricsUrl;
   if (variant.metrics && !url) throw new Error(`${variant.label}: no /metrics URL`);
-  return { variant, stack, ...(url ? { scraper: startScraper(url) } : {}) };
+  const scraper = url ? await backend.call<number>("scrape", url) : undefined;
+  return { variant, stack, ...(scraper === undefined ? {} : { scraper }) };
 }
 
-async function closeAll(running: Running[], into: Map<Variant, Measured>): Promise<void> {
+async function closeAll(
+  backend: Backend,
+  running: Running[],
+  into: Map<Variant, Measured>,
+): Promise<void> {
   for (const r of running) {
-    r.scraper?.stop();
-    const m = into.get(r.variant)!;
-    m.scrapes += r.scraper?.scrapes ?? 0;
-    m.scrapeFailures += r.scraper?.failures ?? 0;
-    m.metricsBytes = Math.max(m.metricsBytes, r.scraper?.bytes ?? 0);
+    if (r.scraper !== undefined) {
+      const s = await backend.call<ScrapeStats>("stopScrape", r.scraper);
+      const m = into.get(r.variant)!;
+      m.scrapes += s.scrapes;
+      m.scrapeFailures += s.failures;
+      m.metricsBytes = Math.max(m.metricsBytes, s.bytes);
+    }
     await r.stack.close();
   }
 }
@@ -279,18 +226,22 @@ export async function telemetry(config: BenchConfig): Promise<Row[]> {
       },
     ]),
   );
+  // The OTLP sinks and the scrapers run in a process of their own on the load side (a collector
+  // and Prometheus), not on this process's event loop, where the clients time the servers.
+  const backend: Backend = await startChild(benchScript("telemetry-backend.ts"), {});
   const sinks = new Map<Variant, OtlpSink>();
-  for (const v of variants) if (v.tracing) sinks.set(v, await startOtlpSink());
+  const received = new Map<Variant, SinkStats>();
   // Short runs, many turns: a burst of load from elsewhere on the machine hits one run of one
   // configuration, and the median leaves it out.
   const replies = Math.max(1, Math.round(config.singleSessionReplies / 4));
   const reps = config.smoke ? 1 : 16;
   try {
+    for (const v of variants) if (v.tracing) sinks.set(v, await backend.call<OtlpSink>("sink"));
     // Input and park rounds, the configurations taking turns.
     let running: Running[] = [];
     try {
       for (const v of variants)
-        running.push(await startVariant(config, v, sinks.get(v), "latency"));
+        running.push(await startVariant(config, backend, v, sinks.get(v), "latency"));
       const total = iterations(config) + config.warmup;
       for (let done = 0, round = 0; done < total; done += PER_ROUND, round++) {
         const n = Math.min(PER_ROUND, total - done);
@@ -303,12 +254,14 @@ export async function telemetry(config: BenchConfig): Promise<Row[]> {
         }
       }
     } finally {
-      await closeAll(running, measured);
+      await closeAll(backend, running, measured);
     }
     // Streamed deltas, 1 session, on servers without the proxy.
     running = [];
     try {
-      for (const v of variants) running.push(await startVariant(config, v, sinks.get(v), "stream"));
+      for (const v of variants) {
+        running.push(await startVariant(config, backend, v, sinks.get(v), "stream"));
+      }
       for (const r of running) {
         const address = r.stack.parkway.ready.address;
         await runLoad(bin, ["-addr", address, "-replies", "1", "stream-parkway"]); // warm-up
@@ -329,12 +282,14 @@ export async function telemetry(config: BenchConfig): Promise<Row[]> {
         }
       }
     } finally {
-      await closeAll(running, measured);
+      await closeAll(backend, running, measured);
     }
+    for (const [v, sink] of sinks)
+      received.set(v, await backend.call<SinkStats>("sinkStats", sink.id));
   } finally {
-    for (const sink of sinks.values()) await sink.close();
+    await backend.close();
   }
-  return describe(config, variants, measured, sinks, reps, replies);
+  return describe(config, variants, measured, received, reps, replies);
 }
 
 const us = (v: number) => `${Math.round(v)} µs`;
@@ -372,7 +327,7 @@ function describe(
   config: BenchConfig,
   variants: Variant[],
   measured: Map<Variant, Measured>,
-  sinks: Map<Variant, OtlpSink>,
+  sinks: Map<Variant, SinkStats>,
   reps: number,
   replies: number,
 ): Row[] {
