@@ -8,6 +8,7 @@ import {
   MessageRecord,
   messageKey,
   type ReplyData,
+  ReplyRecord,
   type SessionData,
 } from "./records.js";
 
@@ -22,6 +23,66 @@ export function sessionDataLoss(sessionId: string, problem: string): ParkwayErro
 
 /** The end of a session's event keys ("/" sorts before "0"). */
 const eventsEnd = (sessionId: string) => `${sessionId}0`;
+
+/** A read issued ahead of the checks that use it: its value, or the error it failed with. */
+type Settled<T> = PromiseSettledResult<T>;
+
+/** The value of a read issued ahead, or its error thrown where the check reads it. */
+function valueOf<T>(read: Settled<T>): T {
+  if (read.status === "rejected") throw read.reason;
+  return read.value;
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/**
+ * What `sessionProblem` reads besides the session and its reply, all issued at once (a store on a
+ * database answers them in one round trip's time rather than one after another): the repair mark,
+ * the key of the last stored event, the first stored events after the compacted range (every one
+ * with `full`), and the last history message.
+ */
+function readAround(store: Store, data: SessionData, full: boolean) {
+  const id = data.id;
+  const from = data.compactedThrough ?? 0;
+  const range = { gt: eventKey(id, from), lt: eventsEnd(id) };
+  return Promise.allSettled([
+    store.get(DamagedSessionRecord, id),
+    collect(
+      store.keys(EventRecord, { gte: eventKey(id, 0), lt: eventsEnd(id), reverse: true, limit: 1 }),
+    ),
+    data.lastSeq > from
+      ? collect(store.entries(EventRecord, full ? range : { ...range, limit: 1 }))
+      : Promise.resolve([]),
+    data.messageCount > 0
+      ? store.get(MessageRecord, messageKey(id, data.messageCount - 1))
+      : Promise.resolve(undefined),
+  ]);
+}
+
+/**
+ * The session's reply and what disagrees among its stored records (see `sessionProblem`), the
+ * reply read together with the other records. Read `data` first: a write that lands during these
+ * reads changes the session record too, so reading it again tells such a write from a loss.
+ */
+export async function readReplyAndProblem(
+  store: Store,
+  data: SessionData,
+): Promise<{ reply: ReplyData | undefined; problem: string | undefined }> {
+  const [reply, around] = await Promise.all([
+    store.get(ReplyRecord, data.id).then(
+      (value) => ({ status: "fulfilled", value }) as const,
+      (reason: unknown) => ({ status: "rejected", reason }) as const,
+    ),
+    readAround(store, data, false),
+  ]);
+  // The reply is read before the checks, as it was read before the session's other records.
+  const value = valueOf(reply);
+  return { reply: value, problem: await checkRecords(store, data, value, around, false) };
+}
 
 /**
  * What disagrees among a session's stored records, or undefined when they agree. Reads a handful
@@ -42,9 +103,24 @@ export async function sessionProblem(
   reply: ReplyData | undefined,
   options: { full?: boolean } = {},
 ): Promise<string | undefined> {
-  const id = data.id;
-  const mark = await store.get(DamagedSessionRecord, id);
-  if (mark) return mark.problem;
+  const full = options.full === true;
+  return checkRecords(store, data, reply, await readAround(store, data, full), full);
+}
+
+/**
+ * The checks of `sessionProblem` on the records read ahead, in their order: a read that failed
+ * throws only where its check comes, so the first problem found is the one reported.
+ */
+async function checkRecords(
+  store: Store,
+  data: SessionData,
+  reply: ReplyData | undefined,
+  around: Awaited<ReturnType<typeof readAround>>,
+  full: boolean,
+): Promise<string | undefined> {
+  const [mark, lastKeys, chunks, lastMessage] = around;
+  const found = valueOf(mark);
+  if (found) return found.problem;
   if (data.replyId !== undefined && reply?.replyId !== data.replyId) {
     return reply
       ? `the session's reply is ${data.replyId} but the stored reply is ${reply.replyId}`
@@ -64,32 +140,27 @@ export async function sessionProblem(
   if (reply && reply.snapshotSeq > data.lastSeq) {
     return `its reply was stored at seq ${reply.snapshotSeq}, after the session's last seq ${data.lastSeq}`;
   }
-  const problem = await eventsProblem(store, data, options.full === true);
+  const problem = eventsProblem(data, valueOf(lastKeys)[0], () => valueOf(chunks), full);
   if (problem) return problem;
-  if (data.messageCount > 0) {
-    const last = await store.get(MessageRecord, messageKey(id, data.messageCount - 1));
-    if (!last) return `history message ${data.messageCount - 1} is missing`;
+  if (data.messageCount > 0 && !valueOf(lastMessage)) {
+    return `history message ${data.messageCount - 1} is missing`;
   }
   if (reply?.state === "parked") return parkedProblem(store, data, reply);
   return undefined;
 }
 
-async function eventsProblem(
-  store: Store,
+/**
+ * The event log against the session: `lastKey` is the key of the last stored event, `chunks` the
+ * stored events after the compacted range (the first chunk of them, or every one with `full`).
+ */
+function eventsProblem(
   data: SessionData,
+  lastKey: string | undefined,
+  chunks: () => [string, { events: readonly { seq: number }[] }][],
   full: boolean,
-): Promise<string | undefined> {
+): string | undefined {
   const id = data.id;
   const from = data.compactedThrough ?? 0;
-  let lastKey: string | undefined;
-  for await (const key of store.keys(EventRecord, {
-    gte: eventKey(id, 0),
-    lt: eventsEnd(id),
-    reverse: true,
-    limit: 1,
-  })) {
-    lastKey = key;
-  }
   const lastStored = lastKey === undefined ? from : Number(lastKey.slice(id.length + 1));
   if (lastStored > data.lastSeq) {
     return `event ${lastStored} is stored, after the session's last seq ${data.lastSeq}`;
@@ -99,11 +170,7 @@ async function eventsProblem(
     return `events ${lastStored + 1}..${data.lastSeq} are missing below its last seq ${data.lastSeq}`;
   }
   let expected = from + 1;
-  for await (const [, chunk] of store.entries(EventRecord, {
-    gt: eventKey(id, from),
-    lt: eventsEnd(id),
-    ...(full ? {} : { limit: 1 }),
-  })) {
+  for (const [, chunk] of full ? chunks() : chunks().slice(0, 1)) {
     for (const event of chunk.events) {
       if (event.seq < expected) continue;
       if (event.seq > expected) expected = afterSkips(data, expected);

@@ -2,8 +2,8 @@ import { notFound } from "../common/errors.js";
 import type { Logger } from "../common/logger.js";
 import { RecordError } from "../store/record.js";
 import type { Store } from "../store/store.js";
-import { type ReplyData, ReplyRecord, type SessionData, SessionRecord } from "./records.js";
-import { sessionDataLoss, sessionProblem } from "./session-consistency.js";
+import { type ReplyData, type SessionData, SessionRecord } from "./records.js";
+import { readReplyAndProblem, sessionDataLoss } from "./session-consistency.js";
 
 /**
  * Reads a session's records from the store, and tells a session that lost data (DATA_LOSS, logged
@@ -35,12 +35,12 @@ export class SessionReader {
       if (!data || (tenant !== undefined && data.tenant !== tenant)) {
         throw notFound("session", sessionId);
       }
-      // Each record is read on its own: a write of another node (several nodes on one database)
-      // may land between the reads. A problem seen while the session changed is read again (a
-      // busy session may change several times over).
+      // The session's record is read first, its other records at once after it: a write of
+      // another node (several nodes on one database) may land among those reads, and changes the
+      // session's record too. A problem seen while the session changed is read again (a busy
+      // session may change several times over).
       for (let attempt = 1; ; attempt++) {
-        reply = await this.store.get(ReplyRecord, sessionId);
-        problem = await sessionProblem(this.store, data, reply);
+        ({ reply, problem } = await readReplyAndProblem(this.store, data));
         if (problem === undefined || attempt === 10) break;
         const now: SessionData | undefined = await this.store.get(SessionRecord, sessionId);
         // Changed (an answer changes its status without moving its last seq): read again.
