@@ -24,11 +24,11 @@ export function sessionDataLoss(sessionId: string, problem: string): ParkwayErro
 /** The end of a session's event keys ("/" sorts before "0"). */
 const eventsEnd = (sessionId: string) => `${sessionId}0`;
 
-/** A read issued ahead of the checks that use it: its value, or the error it failed with. */
-type Settled<T> = PromiseSettledResult<T>;
+/** A chunk of stored events, as the checks read it. */
+type EventChunk = { events: readonly { seq: number }[] };
 
 /** The value of a read issued ahead, or its error thrown where the check reads it. */
-function valueOf<T>(read: Settled<T>): T {
+function valueOf<T>(read: PromiseSettledResult<T>): T {
   if (read.status === "rejected") throw read.reason;
   return read.value;
 }
@@ -42,26 +42,28 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 /**
  * What `sessionProblem` reads besides the session and its reply, all issued at once (a store on a
  * database answers them in one round trip's time rather than one after another): the repair mark,
- * the key of the last stored event, the first stored events after the compacted range (every one
- * with `full`), and the last history message.
+ * the key of the last stored event, the first stored events after the compacted range (unless
+ * `full`: then every one is read as it is checked, not held at once), and the last history message.
  */
 function readAround(store: Store, data: SessionData, full: boolean) {
   const id = data.id;
   const from = data.compactedThrough ?? 0;
-  const range = { gt: eventKey(id, from), lt: eventsEnd(id) };
   return Promise.allSettled([
     store.get(DamagedSessionRecord, id),
     collect(
       store.keys(EventRecord, { gte: eventKey(id, 0), lt: eventsEnd(id), reverse: true, limit: 1 }),
     ),
-    data.lastSeq > from
-      ? collect(store.entries(EventRecord, full ? range : { ...range, limit: 1 }))
+    data.lastSeq > from && !full
+      ? collect(store.entries(EventRecord, { ...eventsAfter(id, from), limit: 1 }))
       : Promise.resolve([]),
     data.messageCount > 0
       ? store.get(MessageRecord, messageKey(id, data.messageCount - 1))
       : Promise.resolve(undefined),
   ]);
 }
+
+/** The range of a session's events after `from`. */
+const eventsAfter = (id: string, from: number) => ({ gt: eventKey(id, from), lt: eventsEnd(id) });
 
 /**
  * The session's reply and what disagrees among its stored records (see `sessionProblem`), the
@@ -72,16 +74,13 @@ export async function readReplyAndProblem(
   store: Store,
   data: SessionData,
 ): Promise<{ reply: ReplyData | undefined; problem: string | undefined }> {
-  const [reply, around] = await Promise.all([
-    store.get(ReplyRecord, data.id).then(
-      (value) => ({ status: "fulfilled", value }) as const,
-      (reason: unknown) => ({ status: "rejected", reason }) as const,
-    ),
+  const [[read], around] = await Promise.all([
+    Promise.allSettled([store.get(ReplyRecord, data.id)]),
     readAround(store, data, false),
   ]);
   // The reply is read before the checks, as it was read before the session's other records.
-  const value = valueOf(reply);
-  return { reply: value, problem: await checkRecords(store, data, value, around, false) };
+  const reply = valueOf(read);
+  return { reply, problem: await checkRecords(store, data, reply, around, false) };
 }
 
 /**
@@ -140,7 +139,12 @@ async function checkRecords(
   if (reply && reply.snapshotSeq > data.lastSeq) {
     return `its reply was stored at seq ${reply.snapshotSeq}, after the session's last seq ${data.lastSeq}`;
   }
-  const problem = eventsProblem(data, valueOf(lastKeys)[0], () => valueOf(chunks), full);
+  const id = data.id;
+  const problem = await eventsProblem(data, valueOf(lastKeys)[0], () =>
+    full
+      ? store.entries(EventRecord, eventsAfter(id, data.compactedThrough ?? 0))
+      : valueOf(chunks),
+  );
   if (problem) return problem;
   if (data.messageCount > 0 && !valueOf(lastMessage)) {
     return `history message ${data.messageCount - 1} is missing`;
@@ -151,14 +155,13 @@ async function checkRecords(
 
 /**
  * The event log against the session: `lastKey` is the key of the last stored event, `chunks` the
- * stored events after the compacted range (the first chunk of them, or every one with `full`).
+ * stored events after the compacted range (the first chunk of them, or every one for a full check).
  */
-function eventsProblem(
+async function eventsProblem(
   data: SessionData,
   lastKey: string | undefined,
-  chunks: () => [string, { events: readonly { seq: number }[] }][],
-  full: boolean,
-): string | undefined {
+  chunks: () => Iterable<[string, EventChunk]> | AsyncIterable<[string, EventChunk]>,
+): Promise<string | undefined> {
   const id = data.id;
   const from = data.compactedThrough ?? 0;
   const lastStored = lastKey === undefined ? from : Number(lastKey.slice(id.length + 1));
@@ -170,7 +173,7 @@ function eventsProblem(
     return `events ${lastStored + 1}..${data.lastSeq} are missing below its last seq ${data.lastSeq}`;
   }
   let expected = from + 1;
-  for (const [, chunk] of full ? chunks() : chunks().slice(0, 1)) {
+  for await (const [, chunk] of chunks()) {
     for (const event of chunk.events) {
       if (event.seq < expected) continue;
       if (event.seq > expected) expected = afterSkips(data, expected);

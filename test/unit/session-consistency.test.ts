@@ -7,7 +7,7 @@ import {
   messageKey,
   type SessionData,
 } from "../../src/session/records.js";
-import { readReplyAndProblem } from "../../src/session/session-consistency.js";
+import { readReplyAndProblem, sessionProblem } from "../../src/session/session-consistency.js";
 import { createMemoryStore, type Store } from "../../src/store/index.js";
 
 const at = "2026-11-01T00:00:00.000Z";
@@ -133,6 +133,21 @@ describe("a session's records read together", () => {
   it("names events missing below the last seq", async () => {
     const { problem } = await readReplyAndProblem(store, { ...session, lastSeq: 4 });
     expect(problem).toBe("events 3..4 are missing below its last seq 4");
+  });
+
+  it("finds a gap past the first chunk of events only in a full check", async () => {
+    await store
+      .batch()
+      .put(EventRecord, eventKey(id, 5), { events: [event(4), event(5)] })
+      .write();
+    const gapped = { ...session, lastSeq: 5 };
+    await expect(readReplyAndProblem(store, gapped)).resolves.toEqual({
+      reply: undefined,
+      problem: undefined,
+    });
+    await expect(sessionProblem(store, gapped, undefined, { full: true })).resolves.toBe(
+      "event 3 is missing below its last seq",
+    );
   });
 
   it("reports a repair mark before a read that failed after it was issued", async () => {
