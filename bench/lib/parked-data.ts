@@ -35,7 +35,9 @@ export interface ParkedData {
  */
 async function fingerprint(): Promise<string> {
   const hash = createHash("sha256");
-  hash.update(JSON.stringify(LEVEL_TUNING));
+  // What shapes the tables; the caches' sizes do not.
+  const { blockSize, maxFileSize, writeBufferSize } = LEVEL_TUNING;
+  hash.update(JSON.stringify({ blockSize, maxFileSize, writeBufferSize }));
   for (const rel of [
     "../../src/session/records.ts",
     "../../src/agent/types.ts",
