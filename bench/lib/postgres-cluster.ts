@@ -6,6 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { startPostgres, type TestPostgres } from "../../test/helpers/postgres.js";
 import { pinServerTree } from "./cores.js";
 
@@ -51,4 +52,15 @@ export async function startBenchPostgres(): Promise<BenchPostgres> {
       process.off("exit", kill);
     },
   };
+}
+
+/**
+ * How many times the cluster has flushed its WAL to disk so far (`pg_stat_wal.wal_sync`: commits
+ * that waited for the flush, and the WAL writer's own flushes). A backend reports its counts once
+ * idle, at most 10 s later, so this waits that long first.
+ */
+export async function walSyncs(pg: BenchPostgres): Promise<number> {
+  await sleep(11_000);
+  const [row] = await pg.query<{ n: string }>("SELECT wal_sync::text AS n FROM pg_stat_wal");
+  return Number(row?.n ?? Number.NaN);
 }

@@ -15,7 +15,7 @@ import { encodedSize } from "../lib/echo-service.js";
 import { buildLoad, runLoad, withCpu } from "../lib/go-load.js";
 import { measureParks, PARK_STAGES } from "../lib/park.js";
 import { SyncedInserts } from "../lib/pg-baselines.js";
-import { type BenchPostgres, startBenchPostgres } from "../lib/postgres-cluster.js";
+import { type BenchPostgres, startBenchPostgres, walSyncs } from "../lib/postgres-cluster.js";
 import { parkSession, resumeOne } from "../lib/resume.js";
 import { nodeRows } from "./postgres-nodes.js";
 import { latency, type Row, row, single } from "../lib/rows.js";
@@ -99,6 +99,7 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
   const inserts = new SyncedInserts(url);
   const servers: Server[] = [];
   const commits: number[] = [];
+  let walPerResume = Number.NaN;
   const warmup = Math.min(config.warmup, 20);
   const total = config.resumeSamples + warmup;
   const reps = config.smoke ? 1 : 3;
@@ -129,6 +130,8 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
       for (const s of servers) s.parked.push(await parkSession(s.stack));
     }
     for (const s of servers) await s.stack.parkway.call("storeTimes");
+    // Each reading waits 11 s for the backends' counts: not in a smoke run.
+    const walBefore = config.smoke ? Number.NaN : await walSyncs(pg);
     for (let i = 0; i < total; i++) {
       for (let j = 0; j < servers.length; j++) {
         const s = servers[(i + j) % servers.length]!;
@@ -141,6 +144,8 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
       if (i >= warmup) commits.push(commit!);
     }
     for (const s of servers) s.store = await s.stack.parkway.call<OpTimes>("storeTimes");
+    // The sampled INSERTs commit once each; the LevelDB server does not use the database.
+    if (!config.smoke) walPerResume = ((await walSyncs(pg)) - walBefore - total) / total;
     const args = ["-streams", "1", "-conns", "1", "-replies", String(replies), "stream-parkway"];
     for (const s of servers) {
       await runLoad(bin, [
@@ -184,7 +189,8 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
         `${r.n} replies parked through each server (compiled, one node) resumed one at a time, the two servers alternating, ` +
         `after ${warmup} warm-up resumes each (noop tool, one scripted model call). Bare synced INSERT commit (1 KB, autocommit, same database), ` +
         `sampled between the resumes: ${p50p99(commits)}; resume on PostgreSQL p50 = ${(r.p50 / c.p50).toFixed(1)}× that. ` +
-        `Attach → re-announced REQUIRE_USER_CONFIRM: ${p50p99(onPg.attaches)} on PostgreSQL, ${p50p99(onLevel.attaches)} on LevelDB. ${stores}`,
+        `Attach → re-announced REQUIRE_USER_CONFIRM: ${p50p99(onPg.attaches)} on PostgreSQL, ${p50p99(onLevel.attaches)} on LevelDB. ` +
+        `WAL flushes of the database per resume on PostgreSQL (pg_stat_wal, the sampled INSERTs' taken out): ${config.smoke ? "not counted in a smoke run" : walPerResume.toFixed(1)}. ${stores}`,
     }),
     row({
       id: "pg.stream.1",

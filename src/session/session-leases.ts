@@ -43,6 +43,12 @@ export interface LeaseOptions {
  * the lease is still this node's with the same token (`fence`), so a node that lost it (paused,
  * partitioned) cannot write. Leases are renewed while held and released when the session leaves
  * memory; one not renewed expires, and then any node takes it.
+ *
+ * A lease's writes are relaxed (`WriteOptions.relaxed`: in PostgreSQL they do not wait for the
+ * flush of the database's log). A crash of the database may lose one: a lease taken or renewed
+ * then reads as it was before, and the holder's next write is refused by its fence, as if the lease
+ * had expired; a lost release expires on its own. Every write that matters is fenced and committed
+ * durably, and that commit makes the lease writes before it durable too.
  */
 export class SessionLeases {
   readonly nodeId: string;
@@ -91,7 +97,7 @@ export class SessionLeases {
           .batch()
           .check(LeaseRecord, sessionId, (r) => r?.token === current?.token, "the lease as read")
           .put(LeaseRecord, sessionId, { node: this.nodeId, token, expiresAt: this.expiry(now) })
-          .write({ sync: true });
+          .write({ relaxed: true });
       } catch (err) {
         if (err instanceof ConflictError && attempt < 3) continue;
         throw err;
@@ -122,7 +128,7 @@ export class SessionLeases {
           token: lease.token,
           expiresAt: new Date(0).toISOString(),
         })
-        .write();
+        .write({ relaxed: true });
     } catch (err) {
       if (!(err instanceof ConflictError)) {
         this.log.warn({ err, session: lease.sessionId }, "could not release a session lease");
@@ -155,7 +161,7 @@ export class SessionLeases {
             token: lease.token,
             expiresAt: this.expiry(Date.now()),
           })
-          .write();
+          .write({ relaxed: true });
       } catch (err) {
         if (this.held.get(lease.sessionId) !== lease) continue;
         if (err instanceof ConflictError) {

@@ -1,6 +1,6 @@
 import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
 import { ConflictError } from "./storage-failure.js";
-import type { StoreBatch } from "./store.js";
+import type { StoreBatch, WriteOptions } from "./store.js";
 
 /**
  * A condition of a batch on one stored record (`StoreBatch.check`), in the form a store evaluates
@@ -32,6 +32,8 @@ export type EnqueueBatch<Op> = (
   ops: Op[],
   checks: readonly BatchCheck[],
   sync: boolean,
+  /** See `WriteOptions.relaxed`; never with `sync`. */
+  relaxed: boolean,
 ) => Promise<void>;
 
 const NO_CHECKS: readonly BatchCheck[] = [];
@@ -80,9 +82,15 @@ class Batch<Op> implements StoreBatch {
     return this.ops.length;
   }
 
-  async write(options?: { sync?: boolean }): Promise<void> {
+  async write(options?: WriteOptions): Promise<void> {
     if (this.ops.length > 0 || this.checks) {
-      await this.enqueue(this.ops, this.checks ?? NO_CHECKS, options?.sync === true);
+      const sync = options?.sync === true;
+      await this.enqueue(
+        this.ops,
+        this.checks ?? NO_CHECKS,
+        sync,
+        !sync && options?.relaxed === true,
+      );
     }
   }
 }

@@ -1,4 +1,4 @@
-export type { RangeOptions, Store, StoreBatch } from "./store.js";
+export type { RangeOptions, Store, StoreBatch, WriteOptions } from "./store.js";
 export {
   decodeRecord,
   defineRecord,

@@ -2,7 +2,7 @@ import { performance } from "node:perf_hooks";
 import type { Metrics, StoreOperation } from "../common/telemetry.js";
 import type { RecordType } from "./record.js";
 import type { StorageFailure } from "./storage-failure.js";
-import type { RangeOptions, Store, StoreBatch } from "./store.js";
+import type { RangeOptions, Store, StoreBatch, WriteOptions } from "./store.js";
 
 const since = (start: number) => (performance.now() - start) / 1000;
 
@@ -36,7 +36,7 @@ class MeasuredBatch implements StoreBatch {
     return this;
   }
 
-  async write(options?: { sync?: boolean }): Promise<void> {
+  async write(options?: WriteOptions): Promise<void> {
     const start = performance.now();
     try {
       await this.inner.write(options);

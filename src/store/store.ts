@@ -40,13 +40,29 @@ export interface StoreBatch {
   /** The number of puts and deletes (checks not counted). */
   readonly length: number;
   /**
-   * Commits every operation atomically, if every check holds. With `sync`, resolves only once the
-   * write is on disk (fdatasync; in PostgreSQL, committed with `synchronous_commit` on); without
-   * it, a crash of the machine (not of the process) may lose it. Rejects with `ConflictError` when a check did not hold, with `StorageFailure` when the
-   * store failed (this write or an earlier one), and with `StoreClosedError` once the store is
-   * closed. A batch with neither operations nor checks resolves at once.
+   * Commits every operation atomically, if every check holds (see `WriteOptions` for how durable
+   * it is once it resolves). Rejects with `ConflictError` when a check did not hold, with
+   * `StorageFailure` when the store failed (this write or an earlier one), and with
+   * `StoreClosedError` once the store is closed. A batch with neither operations nor checks
+   * resolves at once.
    */
-  write(options?: { sync?: boolean }): Promise<void>;
+  write(options?: WriteOptions): Promise<void>;
+}
+
+/** How durable a write is once it resolves. */
+export interface WriteOptions {
+  /**
+   * On disk (fdatasync; in PostgreSQL, committed with `synchronous_commit` on). Without it, a
+   * crash of the machine (not of the process) may lose the write in LevelDB; PostgreSQL commits
+   * every write that is not `relaxed` as if it were synced.
+   */
+  sync?: boolean;
+  /**
+   * May be lost by a crash of the store itself, even in PostgreSQL, where it commits with
+   * `synchronous_commit` off (unless written together with writes that are not relaxed): only for
+   * records whose loss a later write's check finds, such as a session's lease. Ignored with `sync`.
+   */
+  relaxed?: boolean;
 }
 
 /**

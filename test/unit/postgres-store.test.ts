@@ -277,6 +277,48 @@ describe("the PostgreSQL store", () => {
     expect(seen).toEqual(["on", "on", "on"]);
   });
 
+  it("commits relaxed writes with synchronous_commit off, unless written together with others", async () => {
+    const store = await open(await postgres.createDatabase());
+    let seen: string[] = [];
+    const probe = () =>
+      store.guardedBatch([
+        async (tx) => {
+          const { rows } = await tx.query<{ mode: string }>(
+            "SELECT current_setting('synchronous_commit') AS mode",
+          );
+          seen.push(rows[0]!.mode);
+          return undefined;
+        },
+      ]);
+    await probe().put(Note, "a", { text: "a" }).write({ relaxed: true });
+    expect(seen).toEqual(["off"]);
+    expect(await store.get(Note, "a")).toEqual({ text: "a" });
+    // The setting was the transaction's own: the next write commits synced again.
+    seen = [];
+    await probe().put(Note, "b", { text: "b" }).write();
+    await probe().put(Note, "c", { text: "c" }).write({ sync: true, relaxed: true });
+    expect(seen).toEqual(["on", "on"]);
+    // Written in one transaction with a write that is not relaxed: committed synced. The three
+    // queue behind a write held open, so they are written together.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = store
+      .guardedBatch([() => held.then(() => undefined)])
+      .put(Note, "0", { text: "0" })
+      .write({ relaxed: true });
+    await sleep(20);
+    seen = [];
+    const together = Promise.all([
+      probe().put(Note, "d", { text: "d" }).write({ relaxed: true }),
+      probe().put(Note, "e", { text: "e" }).write({ relaxed: true }),
+      probe().put(Note, "f", { text: "f" }).write(),
+    ]);
+    release();
+    await Promise.all([first, together]);
+    expect(seen).toEqual(["on", "on", "on"]);
+    expect(await store.get(Note, "f")).toEqual({ text: "f" });
+  });
+
   it("runs the cluster's postmaster with the test file's marker, so a leftover one is found", () => {
     const marked = markedProcesses("PARKWAY_TEST_FILE", process.env.PARKWAY_TEST_FILE!);
     expect(marked.filter((p) => p.command.includes(postgres.dataDir)).length).toBeGreaterThan(0);

@@ -163,8 +163,8 @@ export class PostgresStore implements Store {
    * its operations: the seam for conditions a record check cannot express, such as a lease.
    */
   guardedBatch(guards: readonly TransactionGuard[]): StoreBatch {
-    return buildBatch(this.encoding, (ops, checks, sync) =>
-      this.enqueue({ ops, checks, guards, sync }),
+    return buildBatch(this.encoding, (ops, checks, sync, relaxed) =>
+      this.enqueue({ ops, checks, guards, sync, relaxed }),
     );
   }
 

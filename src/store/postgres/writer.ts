@@ -32,6 +32,8 @@ export interface QueuedWrite {
   checks: readonly BatchCheck[];
   guards: readonly TransactionGuard[];
   sync: boolean;
+  /** May be lost by a crash of the database (see `WriteOptions.relaxed`). */
+  relaxed: boolean;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -75,8 +77,9 @@ const at = (kind: string, key: string | Buffer) =>
 
 /**
  * Writes groups of queued writes on one connection, one group after another, each in one
- * transaction, committed with `synchronous_commit` on (whether or not a write asked for `sync`). A
- * group without checks or guards is a single statement; one with them reads the checked records
+ * transaction, committed with `synchronous_commit` on (whether or not a write asked for `sync`),
+ * except a conditional group of relaxed writes only (leases), committed with it off. A group
+ * without checks or guards is a single statement; one with them reads the checked records
  * `FOR UPDATE`, runs the guards, leaves out the writes that are refused (rejected with their
  * `ConflictError`, or what their check threw), and writes the others. Throws when the database
  * failed; the caller then rejects the whole group.
@@ -106,7 +109,9 @@ export class GroupWriter {
       await this.apply(group);
       return group;
     }
-    await this.client.query("BEGIN");
+    // A relaxed commit does not wait for the WAL's flush; the next synced commit flushes it too.
+    const relaxed = group.every((w) => w.relaxed);
+    await this.client.query(relaxed ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN");
     try {
       const admitted = await this.admit(group);
       if (admitted.some((w) => w.ops.length > 0)) await this.apply(admitted);
