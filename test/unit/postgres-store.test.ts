@@ -48,6 +48,23 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 const db = (url: string) => new URL(url).pathname.slice(1);
 
+/**
+ * Batches whose transaction notes, in `seen`, the `synchronous_commit` it runs with (and so commits
+ * with), through a guard.
+ */
+function commitModes(store: PostgresStore, seen: string[]) {
+  return () =>
+    store.guardedBatch([
+      async (tx) => {
+        const { rows } = await tx.query<{ mode: string }>(
+          "SELECT current_setting('synchronous_commit') AS mode",
+        );
+        seen.push(rows[0]!.mode);
+        return undefined;
+      },
+    ]);
+}
+
 describe("the PostgreSQL store", () => {
   it("creates its schema on first open, and opening again changes nothing", async () => {
     const url = await postgres.createDatabase();
@@ -252,23 +269,13 @@ describe("the PostgreSQL store", () => {
     const url = await postgres.createDatabase();
     await postgres.query(`ALTER DATABASE "${db(url)}" SET synchronous_commit = off`);
     const store = await open(url);
-    let seen: string[] = [];
-    const probe = () =>
-      store.guardedBatch([
-        async (tx) => {
-          const { rows } = await tx.query<{ mode: string }>(
-            "SELECT current_setting('synchronous_commit') AS mode",
-          );
-          seen.push(rows[0]!.mode);
-          return undefined;
-        },
-      ]);
+    const seen: string[] = [];
+    const probe = commitModes(store, seen);
     await probe().put(Note, "a", { text: "a" }).write({ sync: true });
     await probe().put(Note, "b", { text: "b" }).write();
     await probe().put(Note, "c", { text: "c" }).write({ sync: true });
     // An unsynced write too: a crash of the database must not lose what streams have shown.
-    expect(seen).toEqual(["on", "on", "on"]);
-    seen = [];
+    expect(seen.splice(0)).toEqual(["on", "on", "on"]);
     await Promise.all([
       probe().put(Note, "d", { text: "d" }).write(),
       probe().put(Note, "e", { text: "e" }).write(),
@@ -279,25 +286,15 @@ describe("the PostgreSQL store", () => {
 
   it("commits relaxed writes with synchronous_commit off, unless written together with others", async () => {
     const store = await open(await postgres.createDatabase());
-    let seen: string[] = [];
-    const probe = () =>
-      store.guardedBatch([
-        async (tx) => {
-          const { rows } = await tx.query<{ mode: string }>(
-            "SELECT current_setting('synchronous_commit') AS mode",
-          );
-          seen.push(rows[0]!.mode);
-          return undefined;
-        },
-      ]);
+    const seen: string[] = [];
+    const probe = commitModes(store, seen);
     await probe().put(Note, "a", { text: "a" }).write({ relaxed: true });
-    expect(seen).toEqual(["off"]);
+    expect(seen.splice(0)).toEqual(["off"]);
     expect(await store.get(Note, "a")).toEqual({ text: "a" });
     // The setting was the transaction's own: the next write commits synced again.
-    seen = [];
     await probe().put(Note, "b", { text: "b" }).write();
     await probe().put(Note, "c", { text: "c" }).write({ sync: true, relaxed: true });
-    expect(seen).toEqual(["on", "on"]);
+    expect(seen.splice(0)).toEqual(["on", "on"]);
     // Written in one transaction with a write that is not relaxed: committed synced. The three
     // queue behind a write held open, so they are written together.
     let release!: () => void;
@@ -307,7 +304,6 @@ describe("the PostgreSQL store", () => {
       .put(Note, "0", { text: "0" })
       .write({ relaxed: true });
     await sleep(20);
-    seen = [];
     const together = Promise.all([
       probe().put(Note, "d", { text: "d" }).write({ relaxed: true }),
       probe().put(Note, "e", { text: "e" }).write({ relaxed: true }),
