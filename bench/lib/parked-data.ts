@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 import { ClassicLevel } from "classic-level";
 import type { Msg } from "../../src/agent/types.js";
 import * as records from "../../src/session/records.js";
-import { createLevelStore, LEVEL_TUNING } from "../../src/store/level-store.js";
+import { createLevelStore } from "../../src/store/level-store.js";
+import { LEVEL_TUNING } from "../../src/store/level-tuning.js";
 import type { Store, StoreBatch } from "../../src/store/store.js";
 import { NOOP_TOOL } from "./model.js";
 

@@ -4,7 +4,7 @@
  * resume reads them, and reports its memory after GC.
  */
 import { ClassicLevel } from "classic-level";
-import { LEVEL_TUNING } from "../../src/store/level-store.js";
+import { LEVEL_TUNING } from "../../src/store/level-tuning.js";
 import { measureMemory, serveIpc } from "../lib/child.js";
 
 const { dir } = JSON.parse(process.argv[2] ?? "{}") as { dir: string };

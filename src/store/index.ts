@@ -6,14 +6,8 @@ export {
   RecordError,
   type RecordType,
 } from "./record.js";
-export {
-  createLevelStore,
-  LEVEL_TUNING,
-  LevelStore,
-  type LevelTuning,
-  StoreLockedError,
-  StoreOpenError,
-} from "./level-store.js";
+export { createLevelStore, LevelStore, StoreLockedError, StoreOpenError } from "./level-store.js";
+export { LEVEL_TUNING, type LevelTuning } from "./level-tuning.js";
 export { ConflictError, StorageFailure, StoreClosedError } from "./storage-failure.js";
 export { createMemoryStore, MemoryStore } from "./memory-store.js";
 export { DataDirectoryError } from "./data-directory.js";

@@ -58,9 +58,10 @@ export interface WriteOptions {
    */
   sync?: boolean;
   /**
-   * May be lost by a crash of the store itself, even in PostgreSQL, where it commits with
-   * `synchronous_commit` off (unless written together with writes that are not relaxed): only for
-   * records whose loss a later write's check finds, such as a session's lease. Ignored with `sync`.
+   * May be lost by a crash of the store itself, even in PostgreSQL, where a conditional write (one
+   * with checks) commits with `synchronous_commit` off unless written together with writes that are
+   * not relaxed; one without checks commits synced all the same. Only for records whose loss a later
+   * write's check finds, such as a session's lease. Ignored with `sync`.
    */
   relaxed?: boolean;
 }
