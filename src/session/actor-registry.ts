@@ -3,7 +3,8 @@ import type { SessionActor } from "./session-actor.js";
 
 /**
  * The session actors in memory: at most one per session, loaded on first use, and let go as soon
- * as nothing needs it — no attached stream, no running reply, no scoped use (`withActor`).
+ * as nothing needs it — no attached stream, no running reply, no scoped use (`withActor`), no
+ * write of its own still to land (else the session would be read again from a store behind it).
  */
 export class ActorRegistry {
   private readonly actors = new Map<string, SessionActor>();

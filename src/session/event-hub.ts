@@ -4,6 +4,7 @@ import type { ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
 import { StorageFailure, StoreClosedError } from "../store/storage-failure.js";
 import type { Store, StoreBatch } from "../store/store.js";
+import type { HubOptions } from "./hub-options.js";
 import { EventLog } from "./event-log.js";
 import type { StoredEvent } from "./stored-event.js";
 import { noteAnnounced, reannouncement } from "./reannouncement.js";
@@ -17,27 +18,6 @@ const SYNC_EVENTS = new Set<EventBody["type"]>([
   "require_external_execution",
   "reply_parked",
 ]);
-
-/** What a hub writes besides its events, and whom it tells when a write fails. */
-export interface HubOptions {
-  /** The session's record, stored with every write that changed it or moved its last seq. */
-  head?: { writeInto(batch: StoreBatch, lastSeq: number): void };
-  /** Told once, when a write failed: nothing more is written; memory may be ahead of the store. */
-  onFailure?: (error: Error) => void;
-  /** Makes each write apply only while the session is this node's (its lease); else it fails. */
-  fence?: (batch: StoreBatch) => void;
-  /** Told after each write that stored events, with them. */
-  committed?: (events: readonly StoredEvent[]) => void;
-  /** Told of every event as it is logged (before it is written), for metrics and traces. */
-  observe?: (body: EventBody) => void;
-  /** The fields of its log lines (the session, its reply and trace); default the session. */
-  logFields?: () => object;
-  /**
-   * How many events past the last written one may reach streams before their write (the reply's
-   * start and the model's stream, see `Visibility`); none by default.
-   */
-  visibleAhead?: number;
-}
 
 interface Waiter {
   resolve: () => void;
@@ -102,6 +82,14 @@ export class EventHub {
 
   get attached(): number {
     return this.subscribers.size;
+  }
+
+  /**
+   * True while an event or a record waits to be written or a write is in flight: until then the
+   * store is behind memory, and the session must not be read from it again (`HubOptions.idle` tells when).
+   */
+  get writing(): boolean {
+    return this.draining !== undefined || this.soon !== undefined || this.waiters.length > 0;
   }
 
   /**
@@ -191,6 +179,7 @@ export class EventHub {
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
       if (this.log.hasPending || this.waiters.length > 0) this.kick();
+      else this.options.idle?.();
     });
   }
 

@@ -6,7 +6,8 @@ import { noTelemetry, type Telemetry } from "../common/telemetry.js";
 import type { Outbox } from "./notifications/outbox.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
-import { EventHub, type HubOptions } from "./event-hub.js";
+import { EventHub } from "./event-hub.js";
+import type { HubOptions } from "./hub-options.js";
 import type { StoredEvent } from "./stored-event.js";
 import type { Attached } from "./subscriber.js";
 import { confirmations, externalResults } from "./prepared-answers.js";
@@ -158,7 +159,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
     this.fail(error);
   }
 
-  /** A reply stopped running: the manager may let the actor go. */
+  /** A reply stopped running, or (HubOptions) its writes are done: the actor may leave memory. */
   idle(): void {
     this.deps.idle?.(this);
   }
@@ -199,9 +200,9 @@ export class SessionActor implements LifecycleSession, HubOptions {
     return sessionView(this.snapshot, this.reply.message);
   }
 
-  /** True when nothing needs this actor in memory: no reply running and no stream attached. */
+  /** True when nothing needs this actor in memory: no reply, no stream, nothing left to write. */
   get evictable(): boolean {
-    return this.events.attached === 0 && !this.reply.running;
+    return this.events.attached === 0 && !this.reply.running && !this.events.writing;
   }
 
   /** Runs `fn` after every input before it has been applied; refused once the actor stopped. */
