@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -10,6 +11,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Most files wait on the servers and clients they start (sockets, child processes) more than
+    // they compute: two at a time even on two cores (vitest's default there is one).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     allowOnly: false,
     // Every record is validated on write, also the kinds the server writes unchecked in production.
     env: { PARKWAY_CHECK_WRITES: "1" },

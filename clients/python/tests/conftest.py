@@ -1,4 +1,5 @@
-"""Test harness: a real Parkway server for the whole test session.
+"""Test harness: a real Parkway server for the whole test session (each pytest-xdist worker
+starts its own; scripts/test-py.sh runs two).
 
 Fixtures:
   parkway_addr     "host:port" of a running Parkway server. Unless PARKWAY_ADDR is set (then that
