@@ -18,6 +18,26 @@ step() {
     echo "==> ${name}: FAILED"
   fi
 }
+# A step started in the background (`beside`), its output kept in a file until `collect` shows it.
+logs="$(mktemp -d)"
+trap 'rm -rf "${logs}"' EXIT
+declare -A pids=()
+beside() {
+  local name="$1"
+  shift
+  "$@" >"${logs}/${name}" 2>&1 &
+  pids[${name}]=$!
+}
+collect() {
+  local name="$1" status=0
+  echo "==> ${name}"
+  wait "${pids[${name}]}" || status=$?
+  cat "${logs}/${name}"
+  if [[ ${status} -ne 0 ]]; then
+    failed+=("${name}")
+    echo "==> ${name}: FAILED"
+  fi
+}
 
 step build npm run build --silent
 step typecheck npx tsc --noEmit -p tsconfig.json
@@ -32,8 +52,12 @@ step test-ts tests npx vitest run --exclude 'test/faults/**' --exclude 'test/fuz
 # other, so their timing is their own.
 step test-faults tests npx vitest run --no-file-parallelism test/faults test/fuzz \
   test/integration/scenarios-cluster.test.ts
-step test-go tests bash scripts/test-go.sh
-step test-py tests bash scripts/test-py.sh
+# The Go and Python tests wait on the servers they start far more than they compute: they run side
+# by side, each one's output shown once it is done.
+beside test-go tests bash scripts/test-go.sh
+beside test-py tests bash scripts/test-py.sh
+collect test-go
+collect test-py
 step leftovers bash scripts/check-leftovers.sh "${run_id}"
 
 if [[ ${#failed[@]} -gt 0 ]]; then
