@@ -85,11 +85,12 @@ export class EventHub {
   }
 
   /**
-   * True while an event or a record waits to be written or a write is in flight: until then the
-   * store is behind memory, and the session must not be read from it again (`HubOptions.idle` tells when).
+   * True while a write is in flight or scheduled (every event emitted and every commit schedules
+   * one): until it is done the store is behind memory, and the session must not be read from it
+   * again (`HubOptions.idle` tells when it is done).
    */
   get writing(): boolean {
-    return this.draining !== undefined || this.soon !== undefined || this.waiters.length > 0;
+    return this.draining !== undefined || this.soon !== undefined;
   }
 
   /**

@@ -2,7 +2,7 @@ import type { EventBody } from "../agent/events.js";
 import type { StoreBatch } from "../store/store.js";
 import type { StoredEvent } from "./stored-event.js";
 
-/** What a hub writes besides its events, and whom it tells when a write fails. */
+/** What a hub writes besides its events, and whom it tells of its writes (done, failed). */
 export interface HubOptions {
   /** The session's record, stored with every write that changed it or moved its last seq. */
   head?: { writeInto(batch: StoreBatch, lastSeq: number): void };
@@ -12,7 +12,7 @@ export interface HubOptions {
   fence?: (batch: StoreBatch) => void;
   /** Told after each write that stored events, with them. */
   committed?: (events: readonly StoredEvent[]) => void;
-  /** Told when the last write in flight finished and nothing is left to write (see `EventHub.writing`). */
+  /** Told when its last write finished and nothing is left to write (see `EventHub.writing`). */
   idle?: () => void;
   /** Told of every event as it is logged (before it is written), for metrics and traces. */
   observe?: (body: EventBody) => void;
