@@ -95,7 +95,8 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
         ),
         note:
           `Parkway adds p50 ${Math.round(p.p50 - b.p50)} µs around the model call. The model's first ` +
-          `text chunk follows its first byte at p50 ${Math.round(t.p50)} µs. Arrivals after the send ` +
+          `text chunk reaches the bare client at p50 ${Math.round(t.p50)} µs after its request ` +
+          `(${Math.round(t.p50 - b.p50)} µs after the first byte's p50). Arrivals after the send ` +
           `(p50): ${STAGES.map((k) => `${k} ${Math.round(summarize(stages[k] ?? []).p50)} µs`).join(", ")}. ` +
           `${describeStoreTimes(store, config.iterations + config.warmup, "reply")} Processes: the ` +
           `scripted model in its own, with the gRPC client's (the benchmark's) on the load side; ` +

@@ -23,34 +23,41 @@ export async function* scanRows(
   pageRows: number,
 ): AsyncGenerator<{ key: string; value: string }> {
   const bounds: string[] = [];
+  const ops: string[] = [];
   const values: unknown[] = [kind];
-  const bound = (op: string, key: string | undefined) => {
+  const bound = (op: string, name: string, key: string | undefined) => {
     if (key === undefined) return;
     values.push(keyBytes(key));
     bounds.push(`key ${op} $${values.length}`);
+    ops.push(name);
   };
-  bound(">", range.gt);
-  bound(">=", range.gte);
-  bound("<", range.lt);
-  bound("<=", range.lte);
+  bound(">", "g", range.gt);
+  bound(">=", "G", range.gte);
+  bound("<", "l", range.lt);
+  bound("<=", "L", range.lte);
   const reverse = range.reverse === true;
   const cursorAt = values.length + 1;
   const limitAt = values.length + 2;
-  const text = (cursor: boolean) =>
-    `SELECT key${withValues ? ", value" : ""} FROM ${RECORDS}
+  // One prepared statement per shape (which bounds, which order, a page after the first): named by
+  // the shape, each connection parses and plans it once.
+  const shape = `${withValues ? "v" : "k"}${reverse ? "d" : "a"}${ops.join("")}`;
+  const query = (cursor: boolean) => ({
+    name: `parkway-scan-${shape}${cursor ? "c" : ""}`,
+    text: `SELECT key${withValues ? ", value" : ""} FROM ${RECORDS}
      WHERE kind = $1${bounds.map((b) => ` AND ${b}`).join("")}${
        cursor ? ` AND key ${reverse ? "<" : ">"} $${cursorAt}` : ""
      }
-     ORDER BY key ${reverse ? "DESC" : "ASC"} LIMIT $${cursor ? limitAt : cursorAt}`;
+     ORDER BY key ${reverse ? "DESC" : "ASC"} LIMIT $${cursor ? limitAt : cursorAt}`,
+  });
   let left = range.limit !== undefined && range.limit >= 0 ? range.limit : Infinity;
   let cursor: Buffer | undefined;
   while (left > 0) {
     range.signal?.throwIfAborted();
     const rows = Math.min(pageRows, left);
-    const page = await pool.query<{ key: Buffer; value?: string }>(
-      cursor === undefined ? text(false) : text(true),
-      cursor === undefined ? [...values, rows] : [...values, cursor, rows],
-    );
+    const page = await pool.query<{ key: Buffer; value?: string }>({
+      ...query(cursor !== undefined),
+      values: cursor === undefined ? [...values, rows] : [...values, cursor, rows],
+    });
     for (const row of page.rows) {
       range.signal?.throwIfAborted();
       yield { key: row.key.toString("utf8"), value: row.value ?? "" };

@@ -1,7 +1,8 @@
 import type { PoolClient } from "pg";
 import { type BatchCheck, firstConflict } from "../batch-builder.js";
 import type { ConflictError } from "../storage-failure.js";
-import { RECORDS } from "./schema.js";
+import { CheckedValues } from "./checked-values.js";
+import { READ_CHECKED, WRITE, WRITE_EXPECTING } from "./write-statements.js";
 
 /** A put (of a value already encoded and validated) or a delete of one record. */
 export type Op =
@@ -38,33 +39,6 @@ export interface QueuedWrite {
   reject: (err: unknown) => void;
 }
 
-/**
- * Writes the deletes and puts of a transaction in one statement: the operations are first reduced
- * to each key's last one (a key is then either deleted or put, never both), so the two parts touch
- * different rows.
- */
-const WRITE = {
-  name: "parkway-write",
-  text: `WITH gone AS (
-           DELETE FROM ${RECORDS} AS r USING unnest($1::text[], $2::bytea[]) AS d(kind, key)
-           WHERE r.kind = d.kind AND r.key = d.key
-         ), put AS (
-           INSERT INTO ${RECORDS} (kind, key, value)
-           SELECT * FROM unnest($3::text[], $4::bytea[], $5::text[])
-           ON CONFLICT (kind, key) DO UPDATE SET value = EXCLUDED.value
-         )
-         SELECT 1`,
-};
-
-/** Reads the records the checks of a transaction look at, and locks them until it ends. */
-const READ_CHECKED = {
-  name: "parkway-read-checked",
-  text: `SELECT r.kind, r.key, r.value
-         FROM ${RECORDS} AS r JOIN unnest($1::text[], $2::bytea[]) AS c(kind, key)
-           ON r.kind = c.kind AND r.key = c.key
-         FOR UPDATE OF r`,
-};
-
 /** A key as it is stored: its UTF-8 bytes. */
 export const keyBytes = (key: string): Buffer => Buffer.from(key, "utf8");
 
@@ -75,20 +49,48 @@ export const keyBytes = (key: string): Buffer => Buffer.from(key, "utf8");
 const at = (kind: string, key: string | Buffer) =>
   `${kind}\0${(typeof key === "string" ? keyBytes(key) : key).toString("latin1")}`;
 
+/** Each key's last operation among `writes`, by `at(kind, key)`. */
+function lastOps(writes: readonly QueuedWrite[]): Map<string, Op> {
+  const last = new Map<string, Op>();
+  for (const w of writes) for (const op of w.ops) last.set(at(op.kind, op.key), op);
+  return last;
+}
+
+/** The parameters of `WRITE` for `ops`: the deletes' kinds and keys, the puts' kinds, keys, values. */
+function writeValues(ops: Iterable<Op>): unknown[] {
+  const dels: [string[], Buffer[]] = [[], []];
+  const puts: [string[], Buffer[], string[]] = [[], [], []];
+  for (const op of ops) {
+    if (op.type === "del") {
+      dels[0].push(op.kind);
+      dels[1].push(keyBytes(op.key));
+    } else {
+      puts[0].push(op.kind);
+      puts[1].push(keyBytes(op.key));
+      puts[2].push(op.value);
+    }
+  }
+  return [...dels, ...puts];
+}
+
 /**
  * Writes groups of queued writes on one connection, one group after another, each in one
  * transaction, committed with `synchronous_commit` on (whether or not a write asked for `sync`),
  * except a conditional group of relaxed writes only (leases), committed with it off. A group
- * without checks or guards is a single statement; one with them reads the checked records
- * `FOR UPDATE`, runs the guards, leaves out the writes that are refused (rejected with their
- * `ConflictError`, or what their check threw), and writes the others. Throws when the database
- * failed; the caller then rejects the whole group.
+ * without checks or guards is a single statement. A group with checks, whose checked records all
+ * hold the values the writer last saw (`CheckedValues`) and pass every check with them, is a single
+ * statement too, made only if the database still holds those values. Any other (and one whose
+ * values turned out stale) reads the checked records `FOR UPDATE` in a transaction, runs the guards,
+ * leaves out the writes that are refused (rejected with their `ConflictError`, or what their check
+ * threw), and writes the others. Throws when the database failed; the caller then rejects the whole
+ * group.
  */
 export class GroupWriter {
   /** The connection's `synchronous_commit`, once set. */
   private syncMode: boolean | undefined;
   /** The connection, as guards see it. */
   private readonly tx: Transaction;
+  private readonly checked = new CheckedValues();
 
   constructor(private readonly client: PoolClient) {
     this.tx = {
@@ -98,6 +100,15 @@ export class GroupWriter {
   }
 
   async write(group: QueuedWrite[]): Promise<QueuedWrite[]> {
+    try {
+      return await this.commit(group);
+    } catch (err) {
+      this.checked.clear();
+      throw err;
+    }
+  }
+
+  private async commit(group: QueuedWrite[]): Promise<QueuedWrite[]> {
     // Every transaction is durable when it commits, asked for `sync` or not: the database is a
     // process of its own, and one that crashes must not lose what streams have already shown.
     if (this.syncMode !== true) {
@@ -111,6 +122,7 @@ export class GroupWriter {
     }
     // A relaxed commit does not wait for the WAL's flush; the next synced commit flushes it too.
     const relaxed = group.every((w) => w.relaxed);
+    if (await this.applyExpected(group, relaxed)) return group;
     await this.client.query(relaxed ? "BEGIN; SET LOCAL synchronous_commit TO OFF" : "BEGIN");
     try {
       const admitted = await this.admit(group);
@@ -125,22 +137,57 @@ export class GroupWriter {
 
   /** The operations of `writes`, each key's last one, in one statement. */
   private async apply(writes: readonly QueuedWrite[]): Promise<void> {
-    const last = new Map<string, Op>();
-    for (const w of writes) for (const op of w.ops) last.set(at(op.kind, op.key), op);
-    const dels: [string[], Buffer[]] = [[], []];
-    const puts: [string[], Buffer[], string[]] = [[], [], []];
-    for (const op of last.values()) {
-      if (op.type === "del") {
-        dels[0].push(op.kind);
-        dels[1].push(keyBytes(op.key));
-      } else {
-        puts[0].push(op.kind);
-        puts[1].push(keyBytes(op.key));
-        puts[2].push(op.value);
-      }
-    }
+    const last = lastOps(writes);
     if (last.size === 0) return;
-    await this.client.query({ ...WRITE, values: [...dels, ...puts] });
+    await this.client.query({ ...WRITE, values: writeValues(last.values()) });
+    this.wrote(last);
+  }
+
+  /**
+   * Writes `group` whole in one statement when every record its checks look at is known
+   * (`CheckedValues`), and every check holds with those values and the writes ahead of it in the
+   * group; the statement verifies that the database still holds them. False when the group needs
+   * the long way: guards, a record not known, a check that does not hold (or throws), or a value
+   * that changed meanwhile (nothing was written then).
+   */
+  private async applyExpected(group: QueuedWrite[], relaxed: boolean): Promise<boolean> {
+    if (group.some((w) => w.guards.length > 0)) return false;
+    const expected = new Map<string, { kind: string; key: string; value: string | null }>();
+    const ahead = new Map<string, string | undefined>();
+    for (const w of group) {
+      for (const c of w.checks) {
+        const id = at(c.kind, c.key);
+        const value = this.checked.get(id);
+        if (value === undefined) return false;
+        if (!ahead.has(id)) expected.set(id, { kind: c.kind, key: c.key, value });
+        try {
+          if (!c.holds(ahead.has(id) ? ahead.get(id) : (value ?? undefined))) return false;
+        } catch {
+          return false;
+        }
+      }
+      for (const op of w.ops)
+        ahead.set(at(op.kind, op.key), op.type === "put" ? op.value : undefined);
+    }
+    const last = lastOps(group);
+    const checks: [string[], Buffer[], (string | null)[]] = [[], [], []];
+    for (const e of expected.values()) {
+      checks[0].push(e.kind);
+      checks[1].push(keyBytes(e.key));
+      checks[2].push(e.value);
+    }
+    const result = await this.client.query<{ ok: boolean }>({
+      ...WRITE_EXPECTING,
+      values: [...writeValues(last.values()), ...checks, relaxed ? "off" : "on"],
+    });
+    if (result.rows[0]?.ok !== true) return false;
+    this.wrote(last);
+    return true;
+  }
+
+  /** Keeps the known values of checked records up to date with committed operations. */
+  private wrote(ops: ReadonlyMap<string, Op>): void {
+    for (const [id, op] of ops) this.checked.wrote(id, op.type === "put" ? op.value : undefined);
   }
 
   /**
@@ -180,7 +227,10 @@ export class GroupWriter {
     return admitted;
   }
 
-  /** The stored values of every record a check of `group` reads, locked for this transaction. */
+  /**
+   * The stored values of every record a check of `group` reads, locked for this transaction; each
+   * is remembered (`CheckedValues`) as what the writes that follow will expect.
+   */
   private async readChecked(group: QueuedWrite[]): Promise<Map<string, string>> {
     const kinds: string[] = [];
     const keys: Buffer[] = [];
@@ -197,6 +247,10 @@ export class GroupWriter {
       values: [kinds, keys],
     });
     for (const row of result.rows) stored.set(at(row.kind, row.key), row.value);
+    for (let i = 0; i < kinds.length; i++) {
+      const id = at(kinds[i]!, keys[i]!);
+      this.checked.learn(id, stored.get(id));
+    }
     return stored;
   }
 }
