@@ -1,35 +1,33 @@
 import pg from "pg";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { z } from "zod";
-import { ConflictError, defineRecord, type Store } from "../../src/store/index.js";
-import { createPostgresStore, type PostgresStore } from "../../src/store/postgres/index.js";
-import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { ConflictError } from "../../src/store/index.js";
+import type { PostgresStore } from "../../src/store/postgres/index.js";
+import { Note, usePostgresStores } from "../helpers/postgres-stores.js";
 
 /**
  * How the PostgreSQL store writes a batch with checks: in one statement when the writer knows the
  * checked records' values (and the database confirms them), the long way (a transaction that reads
  * them FOR UPDATE) otherwise; another node's write in between is found either way.
  */
-const Note = defineRecord({ kind: "note", version: 1, schema: z.object({ text: z.string() }) });
-
-let postgres: TestPostgres;
-const opened: Store[] = [];
-beforeAll(async () => {
-  postgres = await startPostgres();
-});
-afterAll(async () => {
-  for (const store of opened) await store.close();
-  await postgres?.stop();
-});
+const cluster = usePostgresStores();
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function open(url: string): Promise<PostgresStore> {
-  const store = createPostgresStore({ url });
-  opened.push(store);
-  await store.open();
-  return store;
+/** Puts `key` with a check that it is absent: the writer reads the record, and knows it after. */
+const putNew = (store: PostgresStore, key: string, text: string) =>
+  store
+    .batch()
+    .check(Note, key, (r) => r === undefined, "absent")
+    .put(Note, key, { text })
+    .write();
+
+/** Two stores on one new database (two nodes), the first having put "k" (= "a") with a check. */
+async function twoNodes(): Promise<[PostgresStore, PostgresStore]> {
+  const url = await cluster.postgres.createDatabase();
+  const [a, b] = [await cluster.open(url), await cluster.open(url)];
+  await putNew(a, "k", "a");
+  return [a, b];
 }
 
 /** One statement sent to the database: its prepared name or its text, and its first row. */
@@ -74,7 +72,7 @@ const holdsText = (text: string) => (r: { text: string } | undefined) => r?.text
 
 describe("checked writes on PostgreSQL", () => {
   it("writes a checked batch in one statement once the checked record is known, the first the long way", async () => {
-    const store = await open(await postgres.createDatabase());
+    const store = await cluster.open(await cluster.postgres.createDatabase());
     await store.batch().put(Note, "k", { text: "v1" }).write();
     const sent = watchQueries();
     await store
@@ -110,13 +108,7 @@ describe("checked writes on PostgreSQL", () => {
   });
 
   it("refuses a write whose check another node's write made false, though the value it knew passed", async () => {
-    const url = await postgres.createDatabase();
-    const [a, b] = [await open(url), await open(url)];
-    await a
-      .batch()
-      .check(Note, "k", (r) => r === undefined, "absent")
-      .put(Note, "k", { text: "a" })
-      .write();
+    const [a, b] = await twoNodes();
     await b.batch().put(Note, "k", { text: "b" }).write();
     const sent = watchQueries();
     const refused = await a
@@ -147,13 +139,7 @@ describe("checked writes on PostgreSQL", () => {
   });
 
   it("admits a write whose check still holds after another node's write, the long way", async () => {
-    const url = await postgres.createDatabase();
-    const [a, b] = [await open(url), await open(url)];
-    await a
-      .batch()
-      .check(Note, "k", (r) => r === undefined, "absent")
-      .put(Note, "k", { text: "a" })
-      .write();
+    const [a, b] = await twoNodes();
     await b.batch().del(Note, "k").write();
     await b.batch().put(Note, "k", { text: "b" }).write();
     const sent = watchQueries();
@@ -173,12 +159,8 @@ describe("checked writes on PostgreSQL", () => {
   });
 
   it("writes a group of checked writes in one statement, each checked after those ahead of it", async () => {
-    const store = await open(await postgres.createDatabase());
-    await store
-      .batch()
-      .check(Note, "k", (r) => r === undefined, "absent")
-      .put(Note, "k", { text: "v1" })
-      .write();
+    const store = await cluster.open(await cluster.postgres.createDatabase());
+    await putNew(store, "k", "v1");
     const sent = watchQueries();
     // Issued together: the second and third queue behind the first and are written as one group.
     const results = await Promise.allSettled([
@@ -193,12 +175,8 @@ describe("checked writes on PostgreSQL", () => {
   });
 
   it("commits a relaxed checked write in one statement with synchronous_commit off, any other with it on", async () => {
-    const store = await open(await postgres.createDatabase());
-    await store
-      .batch()
-      .check(Note, "k", (r) => r === undefined, "absent")
-      .put(Note, "k", { text: "v1" })
-      .write();
+    const store = await cluster.open(await cluster.postgres.createDatabase());
+    await putNew(store, "k", "v1");
     const sent = watchQueries();
     await store
       .batch()

@@ -2,14 +2,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
-import {
-  ConflictError,
-  createMemoryStore,
-  defineRecord,
-  type Store,
-} from "../../src/store/index.js";
+import { describe, expect, it } from "vitest";
+import { ConflictError, createMemoryStore } from "../../src/store/index.js";
 import {
   createPostgresStore,
   DatabaseOpenError,
@@ -18,27 +12,12 @@ import {
   SchemaTooNewError,
 } from "../../src/store/postgres/index.js";
 import { markedProcesses } from "../helpers/marked-processes.js";
-import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
+import { startPostgres } from "../helpers/postgres.js";
+import { Note, usePostgresStores } from "../helpers/postgres-stores.js";
 
 /** What the PostgreSQL store does beyond the Store contract (test/unit/store-contract.test.ts). */
-const Note = defineRecord({ kind: "note", version: 1, schema: z.object({ text: z.string() }) });
-
-let postgres: TestPostgres;
-const opened: Store[] = [];
-beforeAll(async () => {
-  postgres = await startPostgres();
-});
-afterAll(async () => {
-  for (const store of opened) await store.close();
-  await postgres?.stop();
-});
-
-async function open(url: string, options: { pageRows?: number } = {}): Promise<PostgresStore> {
-  const store = createPostgresStore({ url, ...options });
-  opened.push(store);
-  await store.open();
-  return store;
-}
+const cluster = usePostgresStores();
+const open = cluster.open;
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -67,10 +46,10 @@ function commitModes(store: PostgresStore, seen: string[]) {
 
 describe("the PostgreSQL store", () => {
   it("creates its schema on first open, and opening again changes nothing", async () => {
-    const url = await postgres.createDatabase();
+    const url = await cluster.postgres.createDatabase();
     const store = await open(url);
     const versions = () =>
-      postgres.query<{ version: number }>(
+      cluster.postgres.query<{ version: number }>(
         "SELECT version FROM parkway_schema ORDER BY version",
         [],
         db(url),
@@ -83,7 +62,10 @@ describe("the PostgreSQL store", () => {
     const again = await open(url);
     expect(await again.get(Note, "a")).toEqual({ text: "one" });
     expect(await versions()).toHaveLength(SCHEMA_VERSION);
-    const columns = await postgres.query<{ column_name: string; collation_name: string | null }>(
+    const columns = await cluster.postgres.query<{
+      column_name: string;
+      collation_name: string | null;
+    }>(
       `SELECT column_name, collation_name FROM information_schema.columns
        WHERE table_name = 'parkway_records' ORDER BY ordinal_position`,
       [],
@@ -97,7 +79,7 @@ describe("the PostgreSQL store", () => {
   });
 
   it("migrates one node at a time: opens wait for the schema lock, and stores opening together migrate once", async () => {
-    const url = await postgres.createDatabase();
+    const url = await cluster.postgres.createDatabase();
     // Another node holds the schema lock: opening waits for it.
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
@@ -110,12 +92,12 @@ describe("the PostgreSQL store", () => {
     await holder.end();
     await waiting;
 
-    const fresh = await postgres.createDatabase();
+    const fresh = await cluster.postgres.createDatabase();
     const stores = await Promise.all(Array.from({ length: 4 }, () => open(fresh)));
     await stores[0]!.batch().put(Note, "k", { text: "written by one" }).write();
     for (const store of stores)
       expect(await store.get(Note, "k")).toEqual({ text: "written by one" });
-    const applied = await postgres.query<{ n: string }>(
+    const applied = await cluster.postgres.query<{ n: string }>(
       "SELECT count(*) AS n FROM parkway_schema",
       [],
       db(fresh),
@@ -124,10 +106,10 @@ describe("the PostgreSQL store", () => {
   });
 
   it("refuses a database whose schema is newer than the server, naming both versions and changing nothing", async () => {
-    const url = await postgres.createDatabase();
+    const url = await cluster.postgres.createDatabase();
     await (await open(url)).close();
-    await postgres.query("INSERT INTO parkway_schema (version) VALUES (99)", [], db(url));
-    const secretUrl = postgres.url(db(url), { password: "s3cret-pass" });
+    await cluster.postgres.query("INSERT INTO parkway_schema (version) VALUES (99)", [], db(url));
+    const secretUrl = cluster.postgres.url(db(url), { password: "s3cret-pass" });
     const error = await createPostgresStore({ url: secretUrl })
       .open()
       .catch((e: unknown) => e);
@@ -138,12 +120,18 @@ describe("the PostgreSQL store", () => {
     expect(message).toContain("upgrade Parkway");
     expect(message).toContain(":***@127.0.0.1");
     expect(message).not.toContain("s3cret");
-    const versions = await postgres.query("SELECT version FROM parkway_schema", [], db(url));
+    const versions = await cluster.postgres.query(
+      "SELECT version FROM parkway_schema",
+      [],
+      db(url),
+    );
     expect(versions).toHaveLength(SCHEMA_VERSION + 1);
   });
 
   it("names the database, password masked, when it cannot be reached or does not exist", async () => {
-    const missing = createPostgresStore({ url: postgres.url("nothing_here", { password: "pw1" }) });
+    const missing = createPostgresStore({
+      url: cluster.postgres.url("nothing_here", { password: "pw1" }),
+    });
     const error = (await missing.open().catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(DatabaseOpenError);
     expect(error.message).toMatch(
@@ -158,7 +146,7 @@ describe("the PostgreSQL store", () => {
   });
 
   it("orders keys bytewise (UTF-8), non-ASCII and NUL included, as the other stores do", async () => {
-    const store = await open(await postgres.createDatabase());
+    const store = await open(await cluster.postgres.createDatabase());
     const memory = createMemoryStore();
     const keys = [
       "b",
@@ -209,7 +197,7 @@ describe("the PostgreSQL store", () => {
   });
 
   it("scans more than one page, forwards and backwards, within bounds and limits", async () => {
-    const url = await postgres.createDatabase();
+    const url = await cluster.postgres.createDatabase();
     const store = await open(url, { pageRows: 7 });
     const keys = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, "0")}`);
     const batch = store.batch();
@@ -237,7 +225,7 @@ describe("the PostgreSQL store", () => {
   });
 
   it("runs a guard's SQL in the write's transaction, and a refusing guard rejects its batch alone", async () => {
-    const url = await postgres.createDatabase();
+    const url = await cluster.postgres.createDatabase();
     const store = await open(url);
     const seen: unknown[] = [];
     const guarded = store
@@ -266,8 +254,8 @@ describe("the PostgreSQL store", () => {
   });
 
   it("commits every write with synchronous_commit on, even where the database's default is off", async () => {
-    const url = await postgres.createDatabase();
-    await postgres.query(`ALTER DATABASE "${db(url)}" SET synchronous_commit = off`);
+    const url = await cluster.postgres.createDatabase();
+    await cluster.postgres.query(`ALTER DATABASE "${db(url)}" SET synchronous_commit = off`);
     const store = await open(url);
     const seen: string[] = [];
     const probe = commitModes(store, seen);
@@ -285,7 +273,7 @@ describe("the PostgreSQL store", () => {
   });
 
   it("commits relaxed writes with synchronous_commit off, unless written together with others", async () => {
-    const store = await open(await postgres.createDatabase());
+    const store = await open(await cluster.postgres.createDatabase());
     const seen: string[] = [];
     const probe = commitModes(store, seen);
     await probe().put(Note, "a", { text: "a" }).write({ relaxed: true });
@@ -317,7 +305,9 @@ describe("the PostgreSQL store", () => {
 
   it("runs the cluster's postmaster with the test file's marker, so a leftover one is found", () => {
     const marked = markedProcesses("PARKWAY_TEST_FILE", process.env.PARKWAY_TEST_FILE!);
-    expect(marked.filter((p) => p.command.includes(postgres.dataDir)).length).toBeGreaterThan(0);
+    expect(
+      marked.filter((p) => p.command.includes(cluster.postgres.dataDir)).length,
+    ).toBeGreaterThan(0);
   });
 });
 
