@@ -50,11 +50,11 @@ const GET_MANY = {
  * Writes go through one connection, in the order they were issued: the writes issued while one
  * transaction runs are joined into the next, which commits them all or none, with
  * `synchronous_commit` on whatever they asked (a crash of the database loses nothing committed,
- * so no seq a stream has seen is given again). A write's checks read the records `FOR UPDATE`
- * in its transaction, or, when the writer knows their values, are verified by the statement that
- * writes (see `GroupWriter`); a write refused by a check is left out of the transaction alone. The first failed transaction (the database unreachable, the connection lost, a disk full)
- * stops the store for writes: its outcome is unknown, and nothing may be written behind it. Reads
- * use the other connections of the pool and go on.
+ * so no seq a stream has seen is given again). A write's checks are made in its transaction (see
+ * `GroupWriter`); a write refused by a check is left out of the transaction alone. The first failed
+ * transaction (the database unreachable, the connection lost, a disk full) stops the store for
+ * writes: its outcome is unknown, and nothing may be written behind it. Reads use the other
+ * connections of the pool and go on.
  */
 export class PostgresStore implements Store {
   readonly location: string;

@@ -56,6 +56,32 @@ function lastOps(writes: readonly QueuedWrite[]): Map<string, Op> {
   return last;
 }
 
+/** Thrown by a read of a record the writer does not know (see `GroupWriter.applyExpected`). */
+const NOT_KNOWN = new Error("not known");
+
+/**
+ * The records as the writes admitted so far in a group leave them (`undefined`: deleted), over what
+ * `base` reads: what each next write's checks see.
+ */
+class Ahead {
+  private readonly values = new Map<string, string | undefined>();
+
+  constructor(
+    private readonly base: (id: string, kind: string, key: string) => string | undefined,
+  ) {}
+
+  read = (kind: string, key: string): string | undefined => {
+    const id = at(kind, key);
+    return this.values.has(id) ? this.values.get(id) : this.base(id, kind, key);
+  };
+
+  admit(write: QueuedWrite): void {
+    for (const op of write.ops) {
+      this.values.set(at(op.kind, op.key), op.type === "put" ? op.value : undefined);
+    }
+  }
+}
+
 /** The parameters of `WRITE` for `ops`: the deletes' kinds and keys, the puts' kinds, keys, values. */
 function writeValues(ops: Iterable<Op>): unknown[] {
   const dels: [string[], Buffer[]] = [[], []];
@@ -153,21 +179,20 @@ export class GroupWriter {
   private async applyExpected(group: QueuedWrite[], relaxed: boolean): Promise<boolean> {
     if (group.some((w) => w.guards.length > 0)) return false;
     const expected = new Map<string, { kind: string; key: string; value: string | null }>();
-    const ahead = new Map<string, string | undefined>();
+    // A record not known stops the checks before any is run with a value it does not hold.
+    const ahead = new Ahead((id, kind, key) => {
+      const value = this.checked.get(id);
+      if (value === undefined) throw NOT_KNOWN;
+      expected.set(id, { kind, key, value });
+      return value ?? undefined;
+    });
     for (const w of group) {
-      for (const c of w.checks) {
-        const id = at(c.kind, c.key);
-        const value = this.checked.get(id);
-        if (value === undefined) return false;
-        if (!ahead.has(id)) expected.set(id, { kind: c.kind, key: c.key, value });
-        try {
-          if (!c.holds(ahead.has(id) ? ahead.get(id) : (value ?? undefined))) return false;
-        } catch {
-          return false;
-        }
+      try {
+        if (firstConflict(w.checks, ahead.read)) return false;
+      } catch {
+        return false; // NOT_KNOWN, or what a check threw: the long way tells
       }
-      for (const op of w.ops)
-        ahead.set(at(op.kind, op.key), op.type === "put" ? op.value : undefined);
+      ahead.admit(w);
     }
     const last = lastOps(group);
     const checks: [string[], Buffer[], (string | null)[]] = [[], [], []];
@@ -197,11 +222,7 @@ export class GroupWriter {
    */
   private async admit(group: QueuedWrite[]): Promise<QueuedWrite[]> {
     const stored = await this.readChecked(group);
-    const ahead = new Map<string, string | undefined>();
-    const read = (kind: string, key: string) => {
-      const k = at(kind, key);
-      return ahead.has(k) ? ahead.get(k) : stored.get(k);
-    };
+    const ahead = new Ahead((id) => stored.get(id));
     const admitted: QueuedWrite[] = [];
     for (const w of group) {
       let refused: unknown;
@@ -211,7 +232,7 @@ export class GroupWriter {
       }
       if (!refused) {
         try {
-          refused = firstConflict(w.checks, read);
+          refused = firstConflict(w.checks, ahead.read);
         } catch (err) {
           refused = err ?? new Error("check failed");
         }
@@ -220,8 +241,7 @@ export class GroupWriter {
         w.reject(refused);
         continue;
       }
-      for (const op of w.ops)
-        ahead.set(at(op.kind, op.key), op.type === "put" ? op.value : undefined);
+      ahead.admit(w);
       admitted.push(w);
     }
     return admitted;
