@@ -16,11 +16,11 @@ export class ActorRegistry {
 
   /**
    * `load` reads a session from the store and makes its actor; `left` is told when an actor has
-   * left memory (let go, dropped or forgotten).
+   * left memory: let go because nothing needed it (`idle`), or dropped or forgotten.
    */
   constructor(
     private readonly load: (sessionId: string) => Promise<SessionActor>,
-    private readonly left: (actor: SessionActor) => void = () => undefined,
+    private readonly left: (actor: SessionActor, idle: boolean) => void = () => undefined,
   ) {}
 
   /** How many actors are in memory (attached, running, in use, or not yet released). */
@@ -93,7 +93,7 @@ export class ActorRegistry {
   release(actor: SessionActor): void {
     if (actor.evictable && !this.uses.has(actor) && this.actors.get(actor.id) === actor) {
       this.actors.delete(actor.id);
-      this.left(actor);
+      this.left(actor, true);
     }
   }
 
@@ -104,7 +104,7 @@ export class ActorRegistry {
     this.dropped.add(actor);
     void actor.stop().finally(() => {
       this.dropped.delete(actor);
-      this.left(actor);
+      this.left(actor, false);
     });
   }
 
@@ -112,7 +112,7 @@ export class ActorRegistry {
   forget(sessionId: string, actor: SessionActor | undefined): void {
     if (actor) this.uses.delete(actor);
     this.actors.delete(sessionId);
-    if (actor) this.left(actor);
+    if (actor) this.left(actor, false);
   }
 
   /**

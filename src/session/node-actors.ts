@@ -2,6 +2,7 @@ import type { Logger } from "../common/logger.js";
 import { Listeners, SignalBus, type StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
 import { ActorRegistry } from "./actor-registry.js";
+import { DormantActors } from "./dormant-actors.js";
 import { type ApplyHere, Inbox } from "./inbox.js";
 import type { SessionActor } from "./session-actor.js";
 import { SessionFollowers } from "./session-followers.js";
@@ -52,9 +53,11 @@ export interface ClusterOptions extends LeaseOptions {
  * This node's session actors, loaded with `load`. With `cluster` (several nodes on one database) an
  * actor is loaded only once its session's lease is taken, so the session is read after every write
  * of the node that held it before; the lease goes with the actor when it leaves memory, and an actor
- * whose lease went to another node is dropped. While it holds a session, the node applies the
- * inputs other nodes forward to it (its inbox). Streams follow sessions through the store instead of
- * holding their actors, so a node holds a session only while it runs its reply or applies an input.
+ * whose lease went to another node is dropped. An actor let go is kept (`DormantActors`) and used
+ * again when the lease comes back to this node as it left it, no other node having held it. While
+ * it holds a session, the node applies the inputs other nodes forward to it (its inbox). Streams
+ * follow sessions through the store instead of holding their actors, so a node holds a session's
+ * lease only while it runs its reply or applies an input.
  */
 export function nodeActors(
   store: Store,
@@ -101,11 +104,12 @@ export function nodeActors(
   // Followers hear the other nodes' writes; this node's come to them with their events.
   const followers = new SessionFollowers({ store, reader, signals: remote, pollMs: 2 * pollMs });
   const inboxWatches = new Map<SessionActor, () => void>();
+  const dormant = new DormantActors();
   const actors = new ActorRegistry(
     async (id) => {
       const lease = await leases.acquire(id);
       try {
-        const actor = await load(id);
+        const actor = dormant.take(lease) ?? (await load(id));
         actor.lease = lease;
         inboxWatches.set(
           actor,
@@ -119,10 +123,14 @@ export function nodeActors(
         throw err;
       }
     },
-    (actor) => {
+    (actor, idle) => {
       inboxWatches.get(actor)?.();
       inboxWatches.delete(actor);
-      if (actor.lease) void leases.release(actor.lease);
+      if (!actor.lease) return;
+      // Let go idle, never stopped: a stopped actor is dropped (not idle) when it stops.
+      if (idle) dormant.keep(actor, actor.lease);
+      else dormant.forget(actor.id);
+      void leases.release(actor.lease);
     },
   );
   let sweeper: NodeJS.Timeout | undefined;
@@ -145,6 +153,7 @@ export function nodeActors(
     },
     async stop(error) {
       clearInterval(sweeper);
+      dormant.clear();
       leases.close();
       followers.closeAll(error);
       await signals.close();

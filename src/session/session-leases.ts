@@ -25,6 +25,11 @@ export const LeaseRecord = defineRecord({
 export interface Lease {
   readonly sessionId: string;
   readonly token: number;
+  /**
+   * The token of the lease as it was read when this one was taken, when it was this node's own
+   * (released or expired): no other node held the session in between.
+   */
+  readonly previous?: number;
 }
 
 export interface LeaseOptions {
@@ -102,7 +107,10 @@ export class SessionLeases {
         if (err instanceof ConflictError && attempt < 3) continue;
         throw err;
       }
-      const lease = { sessionId, token };
+      const lease: Lease =
+        current?.node === this.nodeId
+          ? { sessionId, token, previous: current.token }
+          : { sessionId, token };
       this.held.set(sessionId, lease);
       return lease;
     }

@@ -1,0 +1,57 @@
+import type { Lease } from "./session-leases.js";
+import type { SessionActor } from "./session-actor.js";
+
+/** How many let-go actors a node keeps by default. */
+const DEFAULT_LIMIT = 512;
+
+/**
+ * With several nodes, the actors this node let go with their leases, kept so that the session's
+ * next input on this node need not read it again. A session's records are written only by the
+ * holder of its lease, and every new holder takes a greater token: when this node takes the lease
+ * again and finds it as it left it (its own, with the token it released), no other node has held
+ * it since, so the store holds what the kept actor holds. Any other lease means another node may
+ * have written: the kept actor is forgotten and the session read again. Only an actor let go
+ * because nothing needed it is kept, never one dropped after a failed write or a deleted session's.
+ * The least recently kept go first past `limit`.
+ */
+export class DormantActors {
+  private readonly kept = new Map<string, { actor: SessionActor; token: number }>();
+
+  constructor(private readonly limit = DEFAULT_LIMIT) {}
+
+  /** How many actors are kept. */
+  get size(): number {
+    return this.kept.size;
+  }
+
+  /** Keeps an actor let go with `lease` (the lease is being released). */
+  keep(actor: SessionActor, lease: Lease): void {
+    this.kept.delete(actor.id);
+    this.kept.set(actor.id, { actor, token: lease.token });
+    if (this.kept.size > this.limit) {
+      const oldest = this.kept.keys().next().value;
+      if (oldest !== undefined) this.kept.delete(oldest);
+    }
+  }
+
+  /**
+   * The actor kept for the session of `lease`, a lease just taken, when the lease followed this
+   * node's own release of it; forgotten either way.
+   */
+  take(lease: Lease): SessionActor | undefined {
+    const entry = this.kept.get(lease.sessionId);
+    if (!entry) return undefined;
+    this.kept.delete(lease.sessionId);
+    return lease.previous === entry.token ? entry.actor : undefined;
+  }
+
+  /** Forgets the session's kept actor. */
+  forget(sessionId: string): void {
+    this.kept.delete(sessionId);
+  }
+
+  /** Forgets every kept actor. */
+  clear(): void {
+    this.kept.clear();
+  }
+}

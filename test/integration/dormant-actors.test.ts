@@ -1,0 +1,124 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
+import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
+import { collect, kind } from "../helpers/parkway-harness.js";
+import { freePort } from "../helpers/free-port.js";
+import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
+import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+
+/**
+ * Two nodes on one database: a node that let a session go keeps its actor, and uses it again only
+ * when the lease comes back to it untouched by another node.
+ */
+let postgres: TestPostgres;
+let model: ScriptedModelServer;
+const nodes: { server: SpawnedServer; client: ParkwayClient; metrics: string }[] = [];
+beforeAll(async () => {
+  postgres = await startPostgres();
+  model = await startScriptedModel({ script: { turns: [{ text: "noted", repeat: true }] } });
+  const root = await tempDir("parkway-dormant-");
+  const config = path.join(root, "parkway.json");
+  await writeFile(
+    config,
+    JSON.stringify({
+      model: { url: model.url, name: "scripted", maxRetries: 0 },
+      // A long lease: the inbox's polls (a quarter of it, at most a second) stay out of the counts.
+      database: { url: await postgres.createDatabase(), leaseTimeout: "10s" },
+      agents: [{ id: "test", workingDirectories: [path.join(root, "work")] }],
+    }),
+  );
+  for (const name of ["a", "b"]) {
+    const port = await freePort();
+    const server = await spawnServer({
+      dataDir: path.join(root, `unused-${name}`),
+      direct: true,
+      args: ["--config", config, "--metrics-listen", `127.0.0.1:${port}`],
+    });
+    const client = createParkwayClient(server.address);
+    nodes.push({ server, client, metrics: `http://127.0.0.1:${port}/metrics` });
+  }
+}, 120_000);
+afterAll(async () => {
+  for (const n of nodes) n.client.close();
+  await Promise.all(nodes.map((n) => n.server.stop()));
+  await model?.close();
+  await postgres?.stop();
+});
+
+/** The sum of a metric's samples whose line contains `label`. */
+async function sample(url: string, metric: string, label = ""): Promise<number> {
+  const text = await (await fetch(url)).text();
+  let sum = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${metric}{`) && line.includes(label)) {
+      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
+    }
+  }
+  return sum;
+}
+
+/** The store reads a node has made so far (single records, several at once, ranges). */
+async function reads(url: string): Promise<number> {
+  const count = "parkway_store_operation_duration_seconds_count";
+  const ops = ["get", "get_many", "scan"];
+  const each = await Promise.all(ops.map((op) => sample(url, count, `operation="${op}"`)));
+  return each.reduce((a, b) => a + b, 0);
+}
+
+/** Sends `text` on `client` and returns the reply's events, once its node has let it go. */
+async function say(client: ParkwayClient, sessionId: string, text: string): Promise<ServerEvent[]> {
+  const { lastSeq } = await client.getSession(sessionId);
+  const chat = await client.attach(sessionId, { afterSeq: lastSeq });
+  const events = await collect(chat.message(text));
+  chat.close();
+  expect(events.map(kind).at(-1)).toBe("reply_end");
+  // The session leaves the node once the reply's writes are done; its lease is then released.
+  await sleep(300);
+  return events;
+}
+
+describe("a session let go by its node", () => {
+  it("is not read again when its lease comes back untouched, and is read again after another node held it", async () => {
+    const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
+    const session = await a.client.createSession({ agentId: "test" });
+    await say(a.client, session.id, "one");
+
+    const beforeTwo = await reads(a.metrics);
+    await say(a.client, session.id, "two");
+    const kept = (await reads(a.metrics)) - beforeTwo;
+
+    await say(b.client, session.id, "three");
+    // Node B served it: the lease was free, so B took it instead of forwarding the input to A.
+    expect(await sample(b.metrics, "parkway_replies_total")).toBe(1);
+
+    const beforeFour = await reads(a.metrics);
+    const four = await say(a.client, session.id, "four");
+    const reloaded = (await reads(a.metrics)) - beforeFour;
+    expect(await sample(a.metrics, "parkway_replies_total")).toBe(3);
+
+    // Each message also reads the session for GetSession and the attach. Read again on A, the
+    // session costs its lease's reads, its record, reply, marks, last message and log ends on top.
+    expect(reloaded - kept).toBeGreaterThanOrEqual(8);
+
+    // What A used for "four" includes B's turn: the history the model saw and the seqs.
+    const lastRequest = model.requests.at(-1)!;
+    const users = lastRequest.messages.filter((m) => m.role === "user").map((m) => m.content);
+    expect(users).toEqual(["one", "two", "three", "four"]);
+    const { lastSeq } = await b.client.getSession(session.id);
+    expect(four.at(-1)!.seq).toBe(lastSeq);
+    const stream = await b.client.attach(session.id);
+    const all: ServerEvent[] = [];
+    while ((all.at(-1)?.seq ?? 0) < lastSeq) {
+      const e = await stream.next(AbortSignal.timeout(10_000));
+      if (!e) break;
+      all.push(e);
+    }
+    stream.close();
+    expect(all.map((e) => e.seq)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
+    expect(all.filter((e) => kind(e) === "reply_start")).toHaveLength(4);
+  });
+});
