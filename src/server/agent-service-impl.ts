@@ -149,7 +149,7 @@ export function createAgentService(
           const msg = next.value;
           const sent = { sessionId, requestId: msg.requestId, input: msg.event };
           try {
-            await applySent(manager, metrics, ctx, sent, "event", () => {
+            const applied = await applySent(manager, metrics, ctx, sent, "event", () => {
               if (limiter && !limiter.take()) {
                 throw limitReached("inputsPerSecond", rate!, "this stream sends inputs too fast");
               }
@@ -159,7 +159,7 @@ export function createAgentService(
                 ]);
               }
             });
-            attached.ack(msg.requestId);
+            attached.ack(msg.requestId, undefined, applied.writtenSeq);
           } catch (err) {
             attached.ack(msg.requestId, err);
           }

@@ -12,6 +12,11 @@ export interface Applied {
   settled?: Promise<ReplySettled>;
   duplicate?: boolean;
   firstOutcome?: () => Promise<ReplySettled | undefined>;
+  /**
+   * Applied on this node: the seq of the last event written when it was, so every event it caused
+   * is at or before it (and was handed to this node's streams). None for a duplicate.
+   */
+  writtenSeq?: number;
 }
 
 /** What applying an input checks besides the session itself. */
@@ -66,7 +71,10 @@ export function applyInput(
     if (max !== undefined && input.kind !== "user_interrupt" && limits.running() >= max) {
       throw limitReached("runningReplies", max, "too many replies are running; retry later");
     }
-    if (input.kind === "user_message") return actor.startReply(input.text, ticket, trace);
+    if (input.kind === "user_message") {
+      const started = await actor.startReply(input.text, ticket, trace);
+      return { ...started, writtenSeq: actor.events.writtenSeq };
+    }
     // An answer or an interrupt acts on the session's running or parked reply, if any.
     const active = actor.head.data.replyId;
     const applied: Applied =
@@ -75,6 +83,7 @@ export function applyInput(
         : input.kind === "confirm"
           ? await actor.confirm(input.replyId, input.answers, principal, ticket, trace)
           : await actor.externalResults(input.replyId, input.answers, principal, ticket, trace);
-    return active ? { ...applied, replyId: active } : applied;
+    const writtenSeq = actor.events.writtenSeq;
+    return active ? { ...applied, replyId: active, writtenSeq } : { ...applied, writtenSeq };
   });
 }

@@ -75,6 +75,11 @@ export class EventHub {
     return this.log.lastSeq;
   }
 
+  /** The seq of the last event written (and handed to `HubOptions.committed`). */
+  get writtenSeq(): number {
+    return this.written;
+  }
+
   /** The seq of the last event emitted (written or not). */
   get lastEventSeq(): number {
     return this.log.lastEventSeq;

@@ -199,8 +199,14 @@ export class SessionFollowers {
       get running() {
         return running;
       },
-      ack(requestId, error) {
-        // The events the input caused were committed before its outcome: they go first.
+      ack(requestId, error, writtenSeq) {
+        // The events the input caused were committed before its outcome: they go first. Those of
+        // an input applied here were handed over as they were written: pushed already, unless a
+        // read was under way.
+        if (writtenSeq !== undefined && cursor >= writtenSeq) {
+          subscriber.push(ackItem(requestId, error));
+          return;
+        }
         void catchUp().then(() => subscriber.push(ackItem(requestId, error)));
       },
       detach,

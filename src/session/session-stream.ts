@@ -11,8 +11,11 @@ export interface SessionStream {
   readonly subscriber: Subscriber;
   /** Whether a reply of the session is running, as far as this stream knows. */
   readonly running: boolean;
-  /** Sends the outcome of one of its inputs, after the events the input caused. */
-  ack(requestId: string, error?: unknown): void;
+  /**
+   * Sends the outcome of one of its inputs, after the events the input caused: those up to
+   * `writtenSeq` when the input was applied on this node (see `Applied.writtenSeq`).
+   */
+  ack(requestId: string, error?: unknown, writtenSeq?: number): void;
   /** Lets the session go (the stream ended). Idempotent. */
   detach(): void;
 }

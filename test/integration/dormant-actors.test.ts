@@ -1,8 +1,10 @@
 import { writeFile } from "node:fs/promises";
+import { credentials } from "@grpc/grpc-js";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
+import { AgentServiceClient } from "../../src/generated/parkway/v1/agent_service.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { collect, kind } from "../helpers/parkway-harness.js";
@@ -12,7 +14,8 @@ import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-serve
 
 /**
  * Two nodes on one database: a node that let a session go keeps its actor, and uses it again only
- * when the lease comes back to it untouched by another node.
+ * when the lease comes back to it untouched by another node; an input applied on the node a stream
+ * is attached to is acknowledged after its events.
  */
 let postgres: TestPostgres;
 let model: ScriptedModelServer;
@@ -120,5 +123,52 @@ describe("a session let go by its node", () => {
     stream.close();
     expect(all.map((e) => e.seq)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
     expect(all.filter((e) => kind(e) === "reply_start")).toHaveLength(4);
+  });
+});
+
+describe("an input applied on the stream's own node", () => {
+  it("is acknowledged after the events it caused, on the raw stream", async () => {
+    const [a] = nodes as [(typeof nodes)[0]];
+    const session = await a.client.createSession({ agentId: "test" });
+    const raw = new AgentServiceClient(a.server.address, credentials.createInsecure());
+    const call = raw.chat();
+    const seen: string[] = [];
+    const acked = new Promise<void>((resolve, reject) => {
+      call.on("error", reject);
+      call.on("data", (e: ServerEvent) => {
+        const what = e.event?.$case ?? "none";
+        if (what === "inputAck") {
+          seen.push(`ack:${e.event?.$case === "inputAck" ? e.event.value.requestId : ""}`);
+        } else seen.push(what);
+        if (what === "replyEnd") resolve();
+      });
+    });
+    call.write({
+      sessionId: session.id,
+      requestId: "attach-1",
+      event: { $case: "attach", value: { sessionId: session.id, afterSeq: 0 } },
+    });
+    for (const [i, text] of ["first", "second"].entries()) {
+      call.write({
+        sessionId: session.id,
+        requestId: `m${i}`,
+        event: { $case: "userMessage", value: { text, content: [] } },
+      });
+      if (i === 0) await acked;
+    }
+    await new Promise<void>((resolve) => {
+      const check = () => (seen.filter((k) => k === "replyEnd").length >= 2 ? resolve() : null);
+      call.on("data", check);
+      check();
+    });
+    call.end();
+    raw.close();
+    for (const id of ["m0", "m1"]) {
+      const ack = seen.indexOf(`ack:${id}`);
+      expect(ack).toBeGreaterThan(-1);
+      // The reply the message started began before its acknowledgement.
+      const starts = seen.slice(0, ack).filter((k) => k === "replyStart").length;
+      expect(starts).toBe(id === "m0" ? 1 : 2);
+    }
   });
 });
