@@ -34,15 +34,11 @@ export class DormantActors {
     }
   }
 
-  /**
-   * The actor kept for the session of `lease`, a lease just taken, when the lease followed this
-   * node's own release of it; forgotten either way.
-   */
-  take(lease: Lease): SessionActor | undefined {
-    const entry = this.kept.get(lease.sessionId);
-    if (!entry) return undefined;
-    this.kept.delete(lease.sessionId);
-    return lease.previous === entry.token ? entry.actor : undefined;
+  /** The actor kept for the session, with the token of the lease it was let go with; forgotten. */
+  take(sessionId: string): { actor: SessionActor; token: number } | undefined {
+    const entry = this.kept.get(sessionId);
+    this.kept.delete(sessionId);
+    return entry;
   }
 
   /** Forgets the session's kept actor. */

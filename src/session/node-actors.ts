@@ -107,9 +107,10 @@ export function nodeActors(
   const dormant = new DormantActors();
   const actors = new ActorRegistry(
     async (id) => {
-      const lease = await leases.acquire(id);
+      const kept = dormant.take(id);
+      const lease = (kept && (await leases.takeBack(id, kept.token))) ?? (await leases.acquire(id));
       try {
-        const actor = dormant.take(lease) ?? (await load(id));
+        const actor = kept && lease.previous === kept.token ? kept.actor : await load(id);
         actor.lease = lease;
         inboxWatches.set(
           actor,

@@ -116,6 +116,31 @@ export class SessionLeases {
     }
   }
 
+  /**
+   * Takes the lease back in one write when it is still as this node left it (its own, with
+   * `token`): no other node has held it since. Undefined when it is not.
+   */
+  async takeBack(sessionId: string, token: number): Promise<Lease | undefined> {
+    const next = token + 1;
+    try {
+      await this.store
+        .batch()
+        .check(LeaseRecord, sessionId, (r) => this.holds(r, { token }), "the lease as left")
+        .put(LeaseRecord, sessionId, {
+          node: this.nodeId,
+          token: next,
+          expiresAt: this.expiry(Date.now()),
+        })
+        .write({ relaxed: true });
+    } catch (err) {
+      if (err instanceof ConflictError) return undefined;
+      throw err;
+    }
+    const lease: Lease = { sessionId, token: next, previous: token };
+    this.held.set(sessionId, lease);
+    return lease;
+  }
+
   /** Makes `batch` apply only while `lease` is still this node's. */
   fence(batch: StoreBatch, lease: Lease): void {
     batch.check(LeaseRecord, lease.sessionId, (r) => this.holds(r, lease), "the session's lease");
@@ -149,7 +174,10 @@ export class SessionLeases {
     clearInterval(this.timer);
   }
 
-  private holds(record: { node: string; token: number } | undefined, lease: Lease): boolean {
+  private holds(
+    record: { node: string; token: number } | undefined,
+    lease: { token: number },
+  ): boolean {
     return record?.node === this.nodeId && record.token === lease.token;
   }
 
