@@ -1,4 +1,3 @@
-import type { Lease } from "./session-leases.js";
 import type { SessionActor } from "./session-actor.js";
 
 /** How many let-go actors a node keeps by default. */
@@ -24,10 +23,10 @@ export class DormantActors {
     return this.kept.size;
   }
 
-  /** Keeps an actor let go with `lease` (the lease is being released). */
-  keep(actor: SessionActor, lease: Lease): void {
+  /** Keeps an actor let go with the lease of `token` (being released; 0: none was taken). */
+  keep(actor: SessionActor, token: number): void {
     this.kept.delete(actor.id);
-    this.kept.set(actor.id, { actor, token: lease.token });
+    this.kept.set(actor.id, { actor, token });
     if (this.kept.size > this.limit) {
       const oldest = this.kept.keys().next().value;
       if (oldest !== undefined) this.kept.delete(oldest);

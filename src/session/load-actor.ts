@@ -2,11 +2,12 @@ import type { AgentDefinition } from "../agent/agent.js";
 import { ParkwayError } from "../common/errors.js";
 import { externalTool } from "../tools/external-tool.js";
 import { type ActorDeps, SessionActor } from "./session-actor.js";
+import type { ReplyData, SessionData } from "./records.js";
 import type { SessionReader } from "./session-reader.js";
 
 /**
- * Reads a session from the store and makes its actor, with the external tools the session declared
- * and its running or parked reply; FAILED_PRECONDITION when its agent is no longer configured.
+ * Reads a session from the store and makes its actor (see `actorOf`); FAILED_PRECONDITION when its
+ * agent is no longer configured.
  */
 export async function loadActor(
   reader: SessionReader,
@@ -15,11 +16,25 @@ export async function loadActor(
   deps: (tenant: string) => ActorDeps,
 ): Promise<SessionActor> {
   const { data, reply } = await reader.read(sessionId);
+  return actorOf(data, reply, agents, deps);
+}
+
+/**
+ * A session's actor from its record and reply as stored, with the external tools the session
+ * declared and its running or parked reply; FAILED_PRECONDITION when its agent is no longer
+ * configured.
+ */
+export function actorOf(
+  data: SessionData,
+  reply: ReplyData | undefined,
+  agents: ReadonlyMap<string, AgentDefinition>,
+  deps: (tenant: string) => ActorDeps,
+): SessionActor {
   const agent = agents.get(data.agentId);
   if (!agent) {
     throw new ParkwayError(
       "failed_precondition",
-      `session ${sessionId} belongs to agent ${data.agentId}, which is no longer configured`,
+      `session ${data.id} belongs to agent ${data.agentId}, which is no longer configured`,
     );
   }
   const sessionTools = data.externalTools.map((spec) =>

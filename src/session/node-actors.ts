@@ -4,6 +4,7 @@ import type { Store } from "../store/store.js";
 import { ActorRegistry } from "./actor-registry.js";
 import { DormantActors } from "./dormant-actors.js";
 import { type ApplyHere, Inbox } from "./inbox.js";
+import { type SessionData, SessionRecord } from "./records.js";
 import type { SessionActor } from "./session-actor.js";
 import { SessionFollowers } from "./session-followers.js";
 import { type LeaseOptions, SessionLeases } from "./session-leases.js";
@@ -27,6 +28,11 @@ export interface NodeActors {
    * follow their session here, and signals the other nodes (several nodes).
    */
   published?: (sessionId: string, events: readonly StoredEvent[]) => void;
+  /**
+   * Keeps the actor of a session just created here, whose lease no node has taken yet, as if let
+   * go (see `DormantActors`): its first input needs no read (several nodes).
+   */
+  adopt?: (data: SessionData) => void;
   /** A single node's runs on the store (see `SeqEpoch`); none with several nodes. */
   epoch?: SeqEpoch;
   /** Starts listening to the other nodes; on a single node, marks the run begun. */
@@ -40,6 +46,9 @@ export interface NodeActors {
   stop(error: Error): Promise<void>;
 }
 
+/** The token a session's lease is left with before any node took it: no lease record. */
+const NO_LEASE = 0;
+
 /** What several nodes on one database share besides the store. */
 export interface ClusterOptions extends LeaseOptions {
   /** The other nodes; none by default. */
@@ -47,6 +56,8 @@ export interface ClusterOptions extends LeaseOptions {
   reader: SessionReader;
   /** Applies an input on this node (see `Inbox`). */
   applyHere: ApplyHere;
+  /** The actor of a session as stored (see `actorOf`). */
+  make: (data: SessionData) => SessionActor;
 }
 
 /**
@@ -76,7 +87,7 @@ export function nodeActors(
       stop: () => epoch.end(),
     };
   }
-  const { reader, applyHere, ...leaseOptions } = cluster;
+  const { reader, applyHere, make, ...leaseOptions } = cluster;
   const remote = cluster.signals ?? new SignalBus().node();
   // This node's listeners hear its own signals at once, and the other nodes' through `remote`.
   const local = new Listeners();
@@ -129,7 +140,7 @@ export function nodeActors(
       inboxWatches.delete(actor);
       if (!actor.lease) return;
       // Let go idle, never stopped: a stopped actor is dropped (not idle) when it stops.
-      if (idle) dormant.keep(actor, actor.lease);
+      if (idle) dormant.keep(actor, actor.lease.token);
       else dormant.forget(actor.id);
       void leases.release(actor.lease);
     },
@@ -141,6 +152,8 @@ export function nodeActors(
     followers,
     inbox,
     signals,
+    // The record as a read would return it (its schema's defaults filled in).
+    adopt: (data) => dormant.keep(make(SessionRecord.schema.parse(data)), NO_LEASE),
     published(sessionId, events) {
       followers.offer(sessionId, events);
       signals.signal(eventsTopic(sessionId));

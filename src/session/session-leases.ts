@@ -118,14 +118,17 @@ export class SessionLeases {
 
   /**
    * Takes the lease back in one write when it is still as this node left it (its own, with
-   * `token`): no other node has held it since. Undefined when it is not.
+   * `token`; token 0: no lease was ever taken): no other node has held it since. Undefined when it
+   * is not.
    */
   async takeBack(sessionId: string, token: number): Promise<Lease | undefined> {
     const next = token + 1;
+    const asLeft = (r: { node: string; token: number } | undefined) =>
+      token === 0 ? r === undefined : this.holds(r, { token });
     try {
       await this.store
         .batch()
-        .check(LeaseRecord, sessionId, (r) => this.holds(r, { token }), "the lease as left")
+        .check(LeaseRecord, sessionId, asLeft, "the lease as left")
         .put(LeaseRecord, sessionId, {
           node: this.nodeId,
           token: next,

@@ -16,8 +16,8 @@ import { hubStream } from "./hub-stream.js";
 import type { ApplyHere } from "./inbox.js";
 import type { SessionStream } from "./session-stream.js";
 import { removeSession } from "./session-deletion.js";
-import { loadActor } from "./load-actor.js";
-import { type NodeActors, nodeActors } from "./node-actors.js";
+import { actorOf, loadActor } from "./load-actor.js";
+import { type ClusterOptions, type NodeActors, nodeActors } from "./node-actors.js";
 import { SessionReader } from "./session-reader.js";
 import { recoverReplies } from "./recovery.js";
 import { checkSessionsPerTenant, type SessionLimits } from "./session-limits.js";
@@ -70,11 +70,12 @@ export class SessionManager {
     this.sessionCount = new TenantSessionCount(store, options.leases !== undefined);
     this.reader = new SessionReader(store, log);
     const applyHere: ApplyHere = (...args) => this.applyHere(...args);
-    const cluster = options.leases && {
+    const cluster: ClusterOptions | undefined = options.leases && {
       ...options.leases,
       signals: options.signals,
       reader: this.reader,
       applyHere,
+      make: (data) => actorOf(data, undefined, agents, (t) => this.actorDeps(t)),
     };
     this.node = nodeActors(store, log, cluster, (id) =>
       loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant)),
@@ -139,17 +140,15 @@ export class SessionManager {
 
   /** Refuses a change once the store has failed, or once the server is shutting down. */
   private assertAccepting(): void {
-    // Once the store has failed, a change could not be stored.
     if (this.store.failure) throw this.store.failure;
     if (this.stopping) throw shuttingDown();
   }
 
   private actorDeps(tenant: string): ActorDeps {
-    let deps = this.tenantDeps.get(tenant);
-    if (!deps) {
-      deps = { ...this.deps, rules: new RuleBook(this.store, tenant, this.node.signals) };
-      this.tenantDeps.set(tenant, deps);
-    }
+    const known = this.tenantDeps.get(tenant);
+    if (known) return known;
+    const deps = { ...this.deps, rules: new RuleBook(this.store, tenant, this.node.signals) };
+    this.tenantDeps.set(tenant, deps);
     return deps;
   }
 
@@ -182,6 +181,7 @@ export class SessionManager {
       const stamp = this.node.epoch?.stamp();
       const data = newSession(tenant, this.agents.get(input.agentId), known, input, stamp);
       await storeNewSession(this.store, this.agent(data.agentId), data, count + 1, guard);
+      this.node.adopt?.(data);
       return { count: count + 1, result: sessionView(data, undefined) };
     });
   }

@@ -13,9 +13,9 @@ import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
 /**
- * Two nodes on one database: a node that let a session go keeps its actor, and uses it again only
- * when the lease comes back to it untouched by another node; an input applied on the node a stream
- * is attached to is acknowledged after its events.
+ * Two nodes on one database: a node that created a session or let it go keeps its actor, and uses
+ * it again only when the lease comes back to it untouched by another node; an input applied on the
+ * node a stream is attached to is acknowledged after its events.
  */
 let postgres: TestPostgres;
 let model: ScriptedModelServer;
@@ -85,10 +85,12 @@ async function say(client: ParkwayClient, sessionId: string, text: string): Prom
 }
 
 describe("a session let go by its node", () => {
-  it("is not read again when its lease comes back untouched, and is read again after another node held it", async () => {
+  it("is not read again when its lease comes back untouched (or was never taken, after its creation), and is read again after another node held it", async () => {
     const [a, b] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
     const session = await a.client.createSession({ agentId: "test" });
+    const beforeOne = await reads(a.metrics);
     await say(a.client, session.id, "one");
+    const created = (await reads(a.metrics)) - beforeOne;
 
     const beforeTwo = await reads(a.metrics);
     await say(a.client, session.id, "two");
@@ -106,6 +108,8 @@ describe("a session let go by its node", () => {
     // Each message also reads the session for GetSession and the attach. Read again on A, the
     // session costs its lease's reads, its record, reply, marks, last message and log ends on top.
     expect(reloaded - kept).toBeGreaterThanOrEqual(8);
+    // The node that created the session kept its actor too: its first message reads no more.
+    expect(reloaded - created).toBeGreaterThanOrEqual(8);
 
     // What A used for "four" includes B's turn: the history the model saw and the seqs.
     const lastRequest = model.requests.at(-1)!;
