@@ -138,3 +138,17 @@ export function startedCalls(events: ServerEvent[]): string[] {
     e.event?.$case === "toolCallStart" ? [e.event.value.toolCallId] : [],
   );
 }
+
+/** Every event of a session from seq 1 up to its last seq, read through `client`. */
+export async function allEvents(client: ParkwayClient, sessionId: string): Promise<ServerEvent[]> {
+  const { lastSeq } = await client.getSession(sessionId);
+  const stream = await client.attach(sessionId);
+  const events: ServerEvent[] = [];
+  while ((events.at(-1)?.seq ?? 0) < lastSeq) {
+    const e = await stream.next(AbortSignal.timeout(10_000));
+    if (!e) break;
+    events.push(e);
+  }
+  stream.close();
+  return events;
+}

@@ -7,7 +7,7 @@ import { createParkwayClient, type ParkwayClient } from "../../src/client/index.
 import { AgentServiceClient } from "../../src/generated/parkway/v1/agent_service.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
-import { collect, kind } from "../helpers/parkway-harness.js";
+import { allEvents, collect, kind } from "../helpers/parkway-harness.js";
 import { freePort } from "../helpers/free-port.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
@@ -117,14 +117,7 @@ describe("a session let go by its node", () => {
     expect(users).toEqual(["one", "two", "three", "four"]);
     const { lastSeq } = await b.client.getSession(session.id);
     expect(four.at(-1)!.seq).toBe(lastSeq);
-    const stream = await b.client.attach(session.id);
-    const all: ServerEvent[] = [];
-    while ((all.at(-1)?.seq ?? 0) < lastSeq) {
-      const e = await stream.next(AbortSignal.timeout(10_000));
-      if (!e) break;
-      all.push(e);
-    }
-    stream.close();
+    const all = await allEvents(b.client, session.id);
     expect(all.map((e) => e.seq)).toEqual(Array.from({ length: lastSeq }, (_, i) => i + 1));
     expect(all.filter((e) => kind(e) === "reply_start")).toHaveLength(4);
   });

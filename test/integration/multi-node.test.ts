@@ -13,7 +13,7 @@ import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
 import { PermissionMode } from "../../src/generated/parkway/v1/permission.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
-import { collect, kind, startedCalls, toolResult } from "../helpers/parkway-harness.js";
+import { allEvents, collect, kind, startedCalls, toolResult } from "../helpers/parkway-harness.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
@@ -87,20 +87,6 @@ async function startNodes(
     started.push(entry);
   }
   return { workdir, nodes: started };
-}
-
-/** Every event of a session from seq 1 up to its last seq, read through `client`. */
-async function allEvents(client: ParkwayClient, sessionId: string): Promise<ServerEvent[]> {
-  const { lastSeq } = await client.getSession(sessionId);
-  const stream = await client.attach(sessionId);
-  const events: ServerEvent[] = [];
-  while ((events.at(-1)?.seq ?? 0) < lastSeq) {
-    const e = await stream.next(AbortSignal.timeout(10_000));
-    if (!e) break;
-    events.push(e);
-  }
-  stream.close();
-  return events;
 }
 
 const RUN = {
