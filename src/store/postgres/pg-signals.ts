@@ -12,8 +12,7 @@ const RETRY_MS = [100, 500, 1000, 2000, 5000];
 /**
  * Signals between the nodes of one database, by LISTEN/NOTIFY on one connection of its own: a
  * signal is sent to the other nodes as a notification (`<origin> <topic>`, its own ignored on
- * return; the signals of one turn of the event loop go out in one statement, one statement at a
- * time: those signalled while one is sent go out together after it). When the connection
+ * return; the signals of one turn of the event loop go out in one statement). When the connection
  * is lost it connects again (backing off) and then calls every listener, since notifications sent
  * meanwhile are lost.
  */
@@ -23,8 +22,6 @@ export class PgSignals implements StoreSignals {
   private client: pg.Client | undefined;
   private outgoing = new Set<string>();
   private flushing: NodeJS.Immediate | undefined;
-  /** A NOTIFY statement is in flight (a `pg` client takes one query at a time). */
-  private sending = false;
   private closed = false;
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
@@ -86,19 +83,12 @@ export class PgSignals implements StoreSignals {
 
   private flush(): void {
     this.flushing = undefined;
-    if (this.sending || this.outgoing.size === 0) return;
     const topics = [...this.outgoing].map((t) => `${this.origin} ${t}`);
     this.outgoing = new Set();
     // A signal lost with the connection is made up for by the listeners' own reads.
-    if (!this.client || this.closed) return;
-    this.sending = true;
     this.client
-      .query(`SELECT pg_notify('${CHANNEL}', t) FROM unnest($1::text[]) AS t`, [topics])
-      .catch(() => undefined)
-      .finally(() => {
-        this.sending = false;
-        this.flush();
-      });
+      ?.query(`SELECT pg_notify('${CHANNEL}', t) FROM unnest($1::text[]) AS t`, [topics])
+      .catch(() => undefined);
   }
 
   private lost(client: pg.Client): void {
