@@ -18,11 +18,6 @@ export class DormantActors {
 
   constructor(private readonly limit = DEFAULT_LIMIT) {}
 
-  /** How many actors are kept. */
-  get size(): number {
-    return this.kept.size;
-  }
-
   /** Keeps an actor let go with the lease of `token` (being released; 0: none was taken). */
   keep(actor: SessionActor, token: number): void {
     this.kept.delete(actor.id);
