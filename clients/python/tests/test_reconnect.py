@@ -16,6 +16,7 @@ import pytest
 import parkway
 from parkway.v1 import agent_service_pb2, content_pb2
 from parkway_harness import Stack
+from tcp_proxy import Proxy
 
 IDLE = agent_service_pb2.SESSION_STATUS_IDLE
 STREAMED = "A reply long enough to be cut in the middle of its streaming, twice over."
@@ -44,57 +45,6 @@ def own_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Stack,
         yield stack, workdir
     finally:
         stack.close()
-
-
-class Proxy:
-    """A TCP proxy to the server whose connections can be cut (a network failure: the server and
-    its running reply carry on)."""
-
-    def __init__(self, upstream: str) -> None:
-        self.upstream_host, port = upstream.rsplit(":", 1)
-        self.upstream_port = int(port)
-        self.writers: set[asyncio.StreamWriter] = set()
-        self.server: asyncio.Server | None = None
-        #: While set, bytes from the server are dropped (the client hears nothing back).
-        self.mute_downstream = False
-
-    async def start(self) -> str:
-        self.server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
-        port = self.server.sockets[0].getsockname()[1]
-        return f"127.0.0.1:{port}"
-
-    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
-        self.writers |= {writer, up_writer}
-
-        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, down: bool) -> None:
-            try:
-                while data := await src.read(65536):
-                    if down and self.mute_downstream:
-                        continue
-                    dst.write(data)
-                    await dst.drain()
-            except (ConnectionError, OSError):
-                pass
-            finally:
-                dst.close()
-
-        try:
-            await asyncio.gather(pipe(reader, up_writer, False), pipe(up_reader, writer, True))
-        except asyncio.CancelledError:  # the loop is closing
-            pass
-
-    def cut(self) -> None:
-        """Closes every open connection (both sides) at once."""
-        for writer in self.writers:
-            writer.transport.abort()
-        self.writers.clear()
-
-    async def close(self) -> None:
-        self.cut()
-        if self.server is not None:
-            self.server.close()
-            await self.server.wait_closed()
 
 
 def assert_exactly_once(events: list[parkway.Event], last_seq: int) -> None:
@@ -303,3 +253,20 @@ async def test_reader_cancelled_mid_reply_loses_nothing(own_stack: tuple[Stack, 
         assert chat.reconnects == 0
         after = [e async for e in chat.send("hello")]
         assert [e.kind for e in after][-1] == "reply_end" and not after[0].replayed
+
+
+async def test_server_slow_to_answer_the_handshake_is_waited_for(
+    own_stack: tuple[Stack, Path],
+) -> None:
+    """A server whose HTTP/2 SETTINGS come late (busy, or on a loaded host) is still reached: the
+    client's connection attempt waits for them instead of failing the call with UNAVAILABLE."""
+    stack, _ = own_stack
+    proxy = Proxy(stack.address)
+    proxy.first_reply_delay = 0.6
+    address = await proxy.start()
+    try:
+        async with parkway.AsyncClient(address, timeout=20) as client:
+            session = await client.create_session("rc")
+            assert (await client.get_session(session.id)).status == IDLE
+    finally:
+        await proxy.close()

@@ -33,10 +33,13 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_REPLY_TIMEOUT = 600.0
 
 #: Channel options set unless `options` overrides them: reconnect to a restarted server within
-#: about a second instead of gRPC's default backoff that grows to two minutes.
+#: about a second instead of gRPC's default backoff that grows to two minutes. gRPC core reads
+#: ``grpc.min_reconnect_backoff_ms`` as the least time a connection attempt (TCP and the server's
+#: HTTP/2 SETTINGS) may take before it counts as failed: 5 s, as in the Go client, so that a busy
+#: server is not taken for an unreachable one.
 _CHANNEL_DEFAULTS: dict[str, Any] = {
     "grpc.initial_reconnect_backoff_ms": 100,
-    "grpc.min_reconnect_backoff_ms": 100,
+    "grpc.min_reconnect_backoff_ms": 5000,
     "grpc.max_reconnect_backoff_ms": 1000,
 }
 
