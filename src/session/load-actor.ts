@@ -1,6 +1,7 @@
 import type { AgentDefinition } from "../agent/agent.js";
 import { ParkwayError } from "../common/errors.js";
 import { externalTool } from "../tools/external-tool.js";
+import type { Tool } from "../tools/tool.js";
 import { type ActorDeps, SessionActor } from "./session-actor.js";
 import type { ReplyData, SessionData } from "./records.js";
 import type { SessionReader } from "./session-reader.js";
@@ -19,17 +20,11 @@ export async function loadActor(
   return actorOf(data, reply, agents, deps);
 }
 
-/**
- * A session's actor from its record and reply as stored, with the external tools the session
- * declared and its running or parked reply; FAILED_PRECONDITION when its agent is no longer
- * configured.
- */
-export function actorOf(
+/** The configured agent of a session; FAILED_PRECONDITION when it is no longer configured. */
+export function agentOf(
   data: SessionData,
-  reply: ReplyData | undefined,
   agents: ReadonlyMap<string, AgentDefinition>,
-  deps: (tenant: string) => ActorDeps,
-): SessionActor {
+): AgentDefinition {
   const agent = agents.get(data.agentId);
   if (!agent) {
     throw new ParkwayError(
@@ -37,7 +32,13 @@ export function actorOf(
       `session ${data.id} belongs to agent ${data.agentId}, which is no longer configured`,
     );
   }
-  const sessionTools = data.externalTools.map((spec) =>
+  return agent;
+}
+
+/** The tools of a session: its agent's, and the external tools the session declared. */
+export function toolsOf(agent: AgentDefinition, data: SessionData): ReadonlyMap<string, Tool> {
+  if (data.externalTools.length === 0) return agent.tools;
+  const declared = data.externalTools.map((spec) =>
     externalTool({
       name: spec.name,
       description: spec.description,
@@ -47,7 +48,21 @@ export function actorOf(
         : {}),
     }),
   );
-  const actor = new SessionActor(data, agent, deps(data.tenant), sessionTools);
+  return new Map([...agent.tools, ...declared.map((t) => [t.name, t] as const)]);
+}
+
+/**
+ * A session's actor from its record and reply as stored, with its tools (see `toolsOf`) and its
+ * running or parked reply; FAILED_PRECONDITION when its agent is no longer configured.
+ */
+export function actorOf(
+  data: SessionData,
+  reply: ReplyData | undefined,
+  agents: ReadonlyMap<string, AgentDefinition>,
+  deps: (tenant: string) => ActorDeps,
+): SessionActor {
+  const agent = agentOf(data, agents);
+  const actor = new SessionActor(data, agent, deps(data.tenant), toolsOf(agent, data));
   actor.restore(reply);
   return actor;
 }

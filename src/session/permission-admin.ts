@@ -2,11 +2,16 @@ import { decide, type PermissionState } from "../agent/gate.js";
 import { parseToolInput } from "../agent/tool-input.js";
 import type { DecisionInfo, Rule } from "../agent/types.js";
 import { invalidArgument } from "../common/errors.js";
+import type { Tool } from "../tools/tool.js";
 import type { RuleScope } from "../permissions/index.js";
 import { modeAudit, ruleAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
 import type { RuleScopeKey, StoredRule } from "./rule-book.js";
+import { toolsOf } from "./load-actor.js";
+import { SessionActor } from "./session-actor.js";
+import { SessionHead } from "./session-head.js";
 import type { SessionManager } from "./session-manager.js";
+import { SessionPermissions } from "./session-permissions.js";
 
 /** A rule to add through the API, with where it applies. */
 export interface RuleToAdd {
@@ -31,15 +36,31 @@ export class PermissionAdmin {
   }
 
   /**
+   * The permission state and tools of a session, from its actor when this node holds it, else as
+   * stored: a read needs no lease, so it is not refused while another node serves the session.
+   */
+  private async inSession(
+    sessionId: string,
+  ): Promise<{ state: PermissionState; tools: ReadonlyMap<string, Tool> }> {
+    const found = await this.sessions.peek(this.tenant, sessionId);
+    if (found instanceof SessionActor) {
+      return { state: await found.permissionState(), tools: found.tools };
+    }
+    const { data } = found;
+    const agent = this.sessions.agentOf(data);
+    const head = new SessionHead(data);
+    const permissions = new SessionPermissions(head, agent, this.book, this.sessions.homeDir);
+    return { state: await permissions.state(), tools: toolsOf(agent, data) };
+  }
+
+  /**
    * The rules in effect for a session (configured, tenant, agent and session scope), or the stored
    * rules of one scope; optionally only one scope.
    */
   async list(filter: { sessionId?: string; agentId?: string; scope?: RuleScope }): Promise<Rule[]> {
     const book = this.book;
     if (filter.sessionId) {
-      const state = await this.sessions.withActor(filter.sessionId, this.tenant, (actor) =>
-        actor.permissionState(),
-      );
+      const { state } = await this.inSession(filter.sessionId);
       return state.rules.filter((r) => !filter.scope || (r.scope ?? "session") === filter.scope);
     }
     switch (filter.scope) {
@@ -147,11 +168,7 @@ export class PermissionAdmin {
     let state: PermissionState;
     let tools;
     if (target.sessionId) {
-      ({ state, tools } = await this.sessions.withActor(
-        target.sessionId,
-        this.tenant,
-        async (actor) => ({ state: await actor.permissionState(), tools: actor.tools }),
-      ));
+      ({ state, tools } = await this.inSession(target.sessionId));
     } else if (target.agentId) {
       const agent = this.sessions.agent(target.agentId);
       const stored = [

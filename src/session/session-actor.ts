@@ -67,7 +67,6 @@ type Request = RequestTicket | undefined;
  */
 export class SessionActor implements LifecycleSession, HubOptions {
   readonly events: EventHub;
-  readonly tools: ReadonlyMap<string, Tool>;
   /** The session record (see `SessionHead`). */
   readonly head: SessionHead;
   /** What callers wait for (see `ReplyOutcomes`). */
@@ -90,12 +89,9 @@ export class SessionActor implements LifecycleSession, HubOptions {
     data: SessionData,
     readonly agent: AgentDefinition,
     private readonly deps: ActorDeps,
-    sessionTools: readonly Tool[] = [],
+    /** Its agent's tools, with the external tools the session declared (see `toolsOf`). */
+    readonly tools: ReadonlyMap<string, Tool> = agent.tools,
   ) {
-    this.tools =
-      sessionTools.length === 0
-        ? agent.tools
-        : new Map([...agent.tools, ...sessionTools.map((t) => [t.name, t] as const)]);
     this.head = new SessionHead(data, deps.epoch?.stamp());
     this.telemetry = deps.telemetry ?? noTelemetry;
     this.visibleAhead = deps.epoch ? VISIBLE_AHEAD : 0;

@@ -16,15 +16,17 @@ import { hubStream } from "./hub-stream.js";
 import type { ApplyHere } from "./inbox.js";
 import type { SessionStream } from "./session-stream.js";
 import { removeSession } from "./session-deletion.js";
-import { actorOf, loadActor } from "./load-actor.js";
+import { actorOf, agentOf, loadActor } from "./load-actor.js";
 import { type ClusterOptions, type NodeActors, nodeActors } from "./node-actors.js";
-import { SessionReader } from "./session-reader.js";
+import { SessionReader, type StoredSession } from "./session-reader.js";
+import type { SessionData } from "./records.js";
 import { recoverReplies } from "./recovery.js";
 import { checkSessionsPerTenant, type SessionLimits } from "./session-limits.js";
-import { listSessions, type SessionFilter, type SessionPage } from "./session-list.js";
-import { listMessages, type MessagePage, type MessagePageRequest } from "./message-list.js";
+import type { SessionFilter, SessionPage } from "./session-list.js";
+import type { MessagePage, MessagePageRequest } from "./message-list.js";
+import { SessionReads } from "./session-reads.js";
 import { type SessionView, sessionView } from "./session-view.js";
-import { type ActorDeps, type SessionActor } from "./session-actor.js";
+import type { ActorDeps, SessionActor } from "./session-actor.js";
 import { TenantSessionCount } from "./tenant-session-count.js";
 import type { SessionManagerOptions } from "./manager-options.js";
 
@@ -46,6 +48,7 @@ export class SessionManager {
   private readonly actors: ActorRegistry;
   private readonly node: NodeActors;
   private readonly reader: SessionReader;
+  private readonly reads: SessionReads;
   /** What the actors of each tenant share, its rules included (one object per tenant). */
   private readonly tenantDeps = new Map<string, ActorDeps>();
   /** The home directory `~` stands for in permission checks. */
@@ -81,6 +84,7 @@ export class SessionManager {
       loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant)),
     );
     this.actors = this.node.actors;
+    this.reads = new SessionReads(store, this.reader, this.actors);
     const expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
       this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.expire(now))),
     );
@@ -164,6 +168,9 @@ export class SessionManager {
     return agent;
   }
 
+  /** A session's configured agent; FAILED_PRECONDITION when it is no longer configured. */
+  agentOf = (data: SessionData): AgentDefinition => agentOf(data, this.agents);
+
   listAgents(): AgentDefinition[] {
     return [...this.agents.values()];
   }
@@ -205,30 +212,17 @@ export class SessionManager {
     return this.actors.size;
   }
 
-  async get(tenant: string, sessionId: string): Promise<SessionView> {
-    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
-    const actor = this.actors.cached(sessionId);
-    if (actor?.tenant === tenant) return actor.view;
-    const { data, reply } = await this.reader.read(sessionId, tenant);
-    return sessionView(data, reply?.message);
-  }
-
+  /** A session for a read (see `SessionReads.peek`): its actor here, or as stored. */
+  peek = (tenant: string, id: string): Promise<SessionActor | StoredSession> =>
+    this.reads.peek(tenant, id);
+  /** A session's view (see `SessionReads.get`). */
+  get = (tenant: string, id: string): Promise<SessionView> => this.reads.get(tenant, id);
   /** Sessions newest first, optionally filtered (see `listSessions`). */
-  list(tenant: string, filter: SessionFilter): Promise<SessionPage> {
-    return listSessions(this.store, tenant, filter, (id) => this.get(tenant, id));
-  }
-
-  /** A session's messages newest first (see `listMessages`), read once what it emitted is stored. */
-  async messages(
-    tenant: string,
-    sessionId: string,
-    page: MessagePageRequest,
-  ): Promise<MessagePage> {
-    if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
-    await this.actors.cached(sessionId)?.events.settled();
-    const { data, reply } = await this.reader.read(sessionId, tenant);
-    return listMessages(this.store, data, reply?.message, page);
-  }
+  list = (tenant: string, filter: SessionFilter): Promise<SessionPage> =>
+    this.reads.list(tenant, filter);
+  /** A session's messages newest first (see `SessionReads.messages`). */
+  messages = (tenant: string, id: string, page: MessagePageRequest): Promise<MessagePage> =>
+    this.reads.messages(tenant, id, page);
 
   /** Deletes a session with its history, events and reply (see `removeSession`). */
   async delete(tenant: string, sessionId: string): Promise<void> {
@@ -274,8 +268,8 @@ export class SessionManager {
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
     const principal = options.principal ?? "anonymous";
-    const { trace } = options;
-    const inbox = this.node.inbox;
+    const { trace } = options,
+      inbox = this.node.inbox;
     if (inbox) return inbox.apply(tenant, sessionId, input, principal, requestId, trace);
     return this.applyHere(tenant, sessionId, input, principal, requestId, trace);
   }

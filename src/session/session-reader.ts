@@ -5,6 +5,12 @@ import type { Store } from "../store/store.js";
 import { type ReplyData, type SessionData, SessionRecord } from "./records.js";
 import { readReplyAndProblem, sessionDataLoss } from "./session-consistency.js";
 
+/** A session's record and its reply (running, parked or the last finished), as stored. */
+export interface StoredSession {
+  data: SessionData;
+  reply: ReplyData | undefined;
+}
+
 /**
  * Reads a session's records from the store, and tells a session that lost data (DATA_LOSS, logged
  * once per session) from one that does not exist (NOT_FOUND).
@@ -23,10 +29,7 @@ export class SessionReader {
    * another tenant); DATA_LOSS naming what disagrees when they cannot be read or disagree (see
    * `sessionProblem`).
    */
-  async read(
-    sessionId: string,
-    tenant?: string,
-  ): Promise<{ data: SessionData; reply: ReplyData | undefined }> {
+  async read(sessionId: string, tenant?: string): Promise<StoredSession> {
     let data: SessionData | undefined;
     let reply: ReplyData | undefined;
     let problem: string | undefined;

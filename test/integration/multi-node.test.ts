@@ -10,7 +10,7 @@ import {
 } from "../../src/client/index.js";
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
-import { PermissionMode } from "../../src/generated/parkway/v1/permission.js";
+import { PermissionBehavior, PermissionMode } from "../../src/generated/parkway/v1/permission.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { allEvents, collect, kind, startedCalls, toolResult } from "../helpers/parkway-harness.js";
@@ -182,6 +182,17 @@ describe("several nodes on one PostgreSQL", () => {
     await chat.send({ $case: "userMessage", value: { text: "run", content: [] } });
     for (let i = 0; i < 200 && !existsSync(path.join(workdir, "ran.txt")); i++) await sleep(50);
     expect(existsSync(path.join(workdir, "ran.txt"))).toBe(true);
+
+    // Reads take no lease: while A holds it, B and C list the session's rules and explain a call.
+    const rules = await b!.client.listRules({ sessionId: session.id });
+    expect(rules.map((r) => [r.toolName, r.behavior])).toContainEqual([
+      "Bash",
+      PermissionBehavior.PERMISSION_BEHAVIOR_ALLOW,
+    ]);
+    const input = JSON.stringify({ command: "mkdir made" });
+    const decision = await c!.client.explain({ sessionId: session.id, toolName: "Bash", input });
+    expect(decision.behavior).toBe(PermissionBehavior.PERMISSION_BEHAVIOR_ALLOW);
+    expect(decision.rule?.toolName).toBe("Bash");
 
     // Node B does not run the reply: its stream forwards the interrupt to node A.
     const other = await b!.client.attach(session.id);
