@@ -12,7 +12,8 @@ const RETRY_MS = [100, 500, 1000, 2000, 5000];
 /**
  * Signals between the nodes of one database, by LISTEN/NOTIFY on one connection of its own: a
  * signal is sent to the other nodes as a notification (`<origin> <topic>`, its own ignored on
- * return; the signals of one turn of the event loop go out in one statement). When the connection
+ * return; the signals of one turn of the event loop go out in one statement, one statement at a
+ * time: those signalled while one is sent go out together after it). When the connection
  * is lost it connects again (backing off) and then calls every listener, since notifications sent
  * meanwhile are lost.
  */
@@ -22,6 +23,8 @@ export class PgSignals implements StoreSignals {
   private client: pg.Client | undefined;
   private outgoing = new Set<string>();
   private flushing: NodeJS.Immediate | undefined;
+  /** The connection a NOTIFY statement is in flight on (a `pg` client takes one query at a time). */
+  private sendingOn: pg.Client | undefined;
   private closed = false;
   private failures = 0;
   private retry: NodeJS.Timeout | undefined;
@@ -83,12 +86,21 @@ export class PgSignals implements StoreSignals {
 
   private flush(): void {
     this.flushing = undefined;
+    const client = this.client;
+    // Only one statement per connection; one in flight on a lost connection holds nothing back.
+    if (this.outgoing.size === 0 || (client && this.sendingOn === client)) return;
     const topics = [...this.outgoing].map((t) => `${this.origin} ${t}`);
     this.outgoing = new Set();
     // A signal lost with the connection is made up for by the listeners' own reads.
-    this.client
-      ?.query(`SELECT pg_notify('${CHANNEL}', t) FROM unnest($1::text[]) AS t`, [topics])
-      .catch(() => undefined);
+    if (!client) return;
+    this.sendingOn = client;
+    client
+      .query(`SELECT pg_notify('${CHANNEL}', t) FROM unnest($1::text[]) AS t`, [topics])
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.sendingOn === client) this.sendingOn = undefined;
+        if (!this.closed) this.flush();
+      });
   }
 
   private lost(client: pg.Client): void {
