@@ -3,7 +3,10 @@
  * - the cross-node delivery delay: one reply runs on node A while a stream on A and a stream on B
  *   follow its session; for each event, the time it reached B after it reached A (node A hands its
  *   own streams the events it stored; node B learns of them from a NOTIFY and reads them by seq),
- *   against a bare NOTIFY → LISTEN delivery plus a SELECT round trip on the same database;
+ *   against a bare NOTIFY → LISTEN delivery plus a SELECT round trip on the same database. The
+ *   reply streams at a steady pace (the "paced" turn), so that neither stream has a backlog: with
+ *   deltas as fast as the model can, the client reading A's stream falls behind, and B (reading many
+ *   events at once) can be ahead of it, which says nothing about delivery;
  * - streamed text deltas with the sessions spread over three nodes against the same sessions on
  *   one node (the Go generator, one process per node, run at the same time).
  */
@@ -50,7 +53,7 @@ export async function crossNodeDelays(a: Stack, b: Stack, replies: number): Prom
   try {
     const watching = follow(there, atB, replies);
     for (let i = 0; i < replies; i++) {
-      await here.send({ $case: "userMessage", value: { text: "stream", content: [] } });
+      await here.send({ $case: "userMessage", value: { text: "paced", content: [] } });
       await follow(here, atA, 1);
     }
     await watching;

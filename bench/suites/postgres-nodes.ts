@@ -7,6 +7,7 @@ import path from "node:path";
 import type { BenchConfig } from "../lib/config.js";
 import { crossNodeDelays, notifyRoundTrips, spreadRate, startNodes } from "../lib/cross-node.js";
 import { buildLoad } from "../lib/go-load.js";
+import { PACED_DELTAS, PACED_MS } from "../lib/model.js";
 import type { BenchPostgres } from "../lib/postgres-cluster.js";
 import { latency, type Row, row, single } from "../lib/rows.js";
 import { median, summarize } from "../lib/stats.js";
@@ -58,7 +59,8 @@ export async function nodeRows(config: BenchConfig, pg: BenchPostgres): Promise<
       parkway: latency("event at B − same event at A, node A running the reply", d),
       baseline: latency("bare NOTIFY → LISTEN delivery + SELECT round trip, same database", n),
       note:
-        `${replies} replies of ${config.streamDeltas} text deltas run on node A (compiled, one of two nodes on the database), ` +
+        `${replies} replies of ${PACED_DELTAS} text deltas ${PACED_MS} ms apart (a steady stream: neither stream has a backlog) ` +
+        `run on node A (compiled, one of two nodes on the database), ` +
         `one stream attached to each node. Node A hands its streams the events it stores; node B reads them by seq when ` +
         `node A's NOTIFY arrives (one notification per write, the events of one write read at once). ` +
         `${d.n} events compared; p50 ${us(d.p50)} against ${us(n.p50)} for the bare notification and read.`,
