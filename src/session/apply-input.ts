@@ -57,6 +57,7 @@ export function applyInput(
         input,
         actor.head.nextRequest,
         limits.requestIds,
+        actor.outcomes.requests,
       );
       if ("duplicate" in found) {
         return {

@@ -9,6 +9,7 @@ import {
   type SessionStatus,
 } from "./records.js";
 import { type RequestTicket, writeRequest } from "./request-ids.js";
+import { RequestIndex } from "./request-index.js";
 import type { SessionHead } from "./session-head.js";
 
 /** What a settled reply looks like to a waiting caller (the unary Reply RPC). */
@@ -53,11 +54,15 @@ export class ReplyOutcomes {
   private readonly waiters = new Map<string, SettleWaiter[]>();
   /** The first outcome of inputs applied here whose reply has not settled (and stored it) yet. */
   private readonly pending = new Map<string, Promise<ReplySettled>>();
+  /** The session's request ids, in memory (see `RequestIndex`). */
+  readonly requests: RequestIndex;
 
   constructor(
     private readonly store: Store,
     private readonly head: SessionHead,
-  ) {}
+  ) {
+    this.requests = new RequestIndex(head.nextRequest === 0);
+  }
 
   /**
    * A promise of the reply's settlement. It rejects when the reply could not be stored; a caller
@@ -111,6 +116,7 @@ export class ReplyOutcomes {
       messageIndex,
       order: this.head.takeRequest(),
     };
+    this.requests.noted(ticket.requestId, ticket.forget.requestIds);
     return {
       requestId: ticket.requestId,
       record,

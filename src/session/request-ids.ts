@@ -8,6 +8,7 @@ import {
   RequestRecord,
   requestKey,
 } from "./records.js";
+import type { RequestIndex } from "./request-index.js";
 import type { SessionInput } from "./session-input.js";
 
 /** How many request ids a session remembers, and for how long. */
@@ -112,7 +113,8 @@ const expired = (appliedAt: string, now: number, limits: RequestIdLimits) =>
  * Looks a request id up in a session whose next request is number `next`. A remembered id with the
  * same input is a duplicate (to be answered with its first outcome); with a different input it is
  * refused with INVALID_ARGUMENT naming `request_id`. An id never seen, or forgotten, gets a ticket,
- * which also forgets what recording it pushes past `limits`.
+ * which also forgets what recording it pushes past `limits`. An id the session's `index` lacks is
+ * not read from the store; one it may hold is (see `RequestIndex.lookedUp`).
  */
 export async function lookupRequest(
   store: Store,
@@ -121,10 +123,15 @@ export async function lookupRequest(
   input: SessionInput,
   next: number,
   limits: RequestIdLimits,
+  index?: RequestIndex,
   now = Date.now(),
 ): Promise<RequestLookup> {
   const kind = wireKind(input);
-  const known = await store.get(RequestRecord, requestKey(sessionId, requestId));
+  let known: RequestData | undefined;
+  if (!index || index.mayHold(requestId)) {
+    known = await store.get(RequestRecord, requestKey(sessionId, requestId));
+    index?.lookedUp(store, sessionId);
+  }
   const forget: RequestTicket["forget"] = { requestIds: [], orders: [] };
   if (known && !expired(known.appliedAt, now, limits)) {
     // Version 1 records carry no digest: only the kind can be compared.

@@ -9,6 +9,7 @@ import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { startScriptedModel, type ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { allEvents, collect, kind } from "../helpers/parkway-harness.js";
 import { freePort } from "../helpers/free-port.js";
+import { sample, storeReads as reads } from "../helpers/store-reads.js";
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
@@ -51,26 +52,6 @@ afterAll(async () => {
   await model?.close();
   await postgres?.stop();
 });
-
-/** The sum of a metric's samples whose line contains `label`. */
-async function sample(url: string, metric: string, label = ""): Promise<number> {
-  const text = await (await fetch(url)).text();
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (line.startsWith(`${metric}{`) && line.includes(label)) {
-      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-    }
-  }
-  return sum;
-}
-
-/** The store reads a node has made so far (single records, several at once, ranges). */
-async function reads(url: string): Promise<number> {
-  const count = "parkway_store_operation_duration_seconds_count";
-  const ops = ["get", "get_many", "scan"];
-  const each = await Promise.all(ops.map((op) => sample(url, count, `operation="${op}"`)));
-  return each.reduce((a, b) => a + b, 0);
-}
 
 /** Sends `text` on `client` and returns the reply's events, once its node has let it go. */
 async function say(client: ParkwayClient, sessionId: string, text: string): Promise<ServerEvent[]> {
