@@ -1,5 +1,4 @@
 import path from "node:path";
-import { writeFile } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   createParkwayClient,
@@ -7,9 +6,9 @@ import {
   type ParkwayClientError,
 } from "../../src/client/index.js";
 import type { ReplyRequest } from "../../src/generated/parkway/v1/agent_service.js";
-import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { freePort } from "../helpers/free-port.js";
-import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
+import { prepareAgent } from "../helpers/process-harness.js";
+import { type SpawnedServer, spawnServer } from "../helpers/spawn-server.js";
 import { storeReads } from "../helpers/store-reads.js";
 
 /**
@@ -30,19 +29,9 @@ const message = (text: string): Input => ({ $case: "userMessage", value: { text,
 
 describe("request ids in memory", () => {
   it("a new id costs no read once the session's ids are known; ids from before a restart are still found", async () => {
-    const root = await tempDir("parkway-request-index-");
-    const model = await startScriptedModel({
-      script: { turns: [{ text: "noted", repeat: true }] },
-    });
+    const { root, model, config } = await prepareAgent("parkway-request-index-", () => ({}));
     cleanups.push(() => model.close());
-    const config = path.join(root, "parkway.json");
-    await writeFile(
-      config,
-      JSON.stringify({
-        model: { url: model.url, name: "scripted", maxRetries: 0 },
-        agents: [{ id: "test", workingDirectories: [path.join(root, "work")] }],
-      }),
-    );
+    await model.reset({ turns: [{ text: "noted", repeat: true }] });
     const dataDir = path.join(root, "data");
     let server!: SpawnedServer;
     let client!: ParkwayClient;
