@@ -100,8 +100,9 @@ class AsyncClient:
             None and none of the PEM arguments below is given.
         timeout: default deadline in seconds of unary calls and of input acknowledgements;
             None means :data:`DEFAULT_TIMEOUT`. ``reply`` defaults to :data:`DEFAULT_REPLY_TIMEOUT`.
-        options: extra gRPC channel options (reconnect backoff is capped at 1 s unless these set
-            ``grpc.max_reconnect_backoff_ms`` and friends); they win over ``keepalive``'s.
+        options: extra gRPC channel options (reconnect backoff is capped at 1 s, and a connection
+            attempt may take 5 s, unless these set ``grpc.max_reconnect_backoff_ms`` and
+            ``grpc.min_reconnect_backoff_ms``); they win over ``keepalive``'s.
         keepalive: the HTTP/2 keepalive pings sent while a call is open (default
             :class:`Keepalive`: every 30 s, 20 s timeout; ``Keepalive(enabled=False)`` sends none).
         reconnect: how attached sessions re-attach after a broken stream (default
