@@ -268,8 +268,8 @@ export class SessionManager {
     const requestId = options.requestId || undefined;
     if (requestId) checkRequestId(requestId);
     const principal = options.principal ?? "anonymous";
-    const { trace } = options,
-      inbox = this.node.inbox;
+    const { trace } = options;
+    const inbox = this.node.inbox;
     if (inbox) return inbox.apply(tenant, sessionId, input, principal, requestId, trace);
     return this.applyHere(tenant, sessionId, input, principal, requestId, trace);
   }
