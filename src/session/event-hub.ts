@@ -1,8 +1,6 @@
 import type { EventBody } from "../agent/events.js";
-import { ParkwayError } from "../common/errors.js";
 import type { ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
-import { StorageFailure, StoreClosedError } from "../store/storage-failure.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import type { HubOptions } from "./hub-options.js";
 import { EventLog } from "./event-log.js";
@@ -11,6 +9,7 @@ import { noteAnnounced, reannouncement } from "./reannouncement.js";
 import { replayThenTail } from "./hub-replay.js";
 import { type Attached, Subscriber } from "./subscriber.js";
 import { Visibility } from "./visibility.js";
+import { writeFailure } from "./write-failure.js";
 
 /** Events whose write is synced, with the state they announce, before any stream sees them. */
 const SYNC_EVENTS = new Set<EventBody["type"]>([
@@ -45,6 +44,8 @@ export class EventHub {
   private draining: Promise<void> | undefined;
   /** A write scheduled for after the current turn of the event loop. */
   private soon: NodeJS.Immediate | undefined;
+  /** A model call's start waits, unwritten, for the next write (see `emit`). */
+  private held = false;
   /** The events of the write in flight. */
   private inFlight: StoredEvent[] = [];
   private waiters: Waiter[] = [];
@@ -95,18 +96,22 @@ export class EventHub {
    * again (`HubOptions.idle` tells when it is done).
    */
   get writing(): boolean {
-    return this.draining !== undefined || this.soon !== undefined;
+    return this.draining !== undefined || this.soon !== undefined || this.held;
   }
 
   /**
    * Logs an event; attached streams receive it once it is written. The write starts after the
    * current turn of the event loop, so events emitted together share one write: a model turn's
    * tail, the REQUIRE_* after it and the REPLY_PARKED that follows go out in one synced batch.
+   * With `visibleAhead`, a model call's start with nothing else to write waits for the next write
+   * (the model's first answer): a write less per model call, none in flight while the model answers.
    */
   emit(replyId: string, body: EventBody): void {
     if (this.failed) return;
     this.logged(replyId, body);
-    this.kickSoon();
+    const alone = this.log.peekPending().length === 1 && !this.writing;
+    if (body.type === "model_call_start" && alone && this.options.visibleAhead) this.held = true;
+    else this.kickSoon();
   }
 
   /**
@@ -163,6 +168,7 @@ export class EventHub {
 
   /** Resolves once every event emitted so far is written (failures included). */
   async settled(): Promise<void> {
+    if (this.held) this.kick();
     while (this.draining || this.soon) {
       if (!this.draining) this.kick();
       await this.draining;
@@ -170,6 +176,7 @@ export class EventHub {
   }
 
   private kickSoon(): void {
+    this.held = false;
     if (this.draining || this.soon) return;
     this.soon = setImmediate(() => {
       this.soon = undefined;
@@ -178,6 +185,7 @@ export class EventHub {
   }
 
   private kick(): void {
+    this.held = false;
     if (this.soon) {
       clearImmediate(this.soon);
       this.soon = undefined;
@@ -226,18 +234,8 @@ export class EventHub {
    * tells `onFailure`, rejects the writes waiting, and ends the attached streams.
    */
   private writeFailed(err: unknown, waiters: Waiter[]): void {
-    // A storage failure is logged once, by whoever watches the store; a closed store is a stop.
-    const expected = err instanceof StorageFailure || err instanceof StoreClosedError;
     const fields = this.options.logFields?.() ?? { session: this.sessionId };
-    if (!expected) this.logger.error({ err, ...fields }, "event log write failed");
-    const failure = expected
-      ? err
-      : new ParkwayError(
-          "unavailable",
-          "the server could not store the session; reattach",
-          {},
-          { cause: err },
-        );
+    const failure = writeFailure(err, this.logger, fields);
     this.failed = failure;
     this.log.rollback(this.written);
     this.inFlight = [];
