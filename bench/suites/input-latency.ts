@@ -41,26 +41,24 @@ export interface Ping {
   ackSize: number;
 }
 
-/** The stages of the REPLY_START round trip: where the server's get and write fall in it. */
+/**
+ * The stages of the round trip, around the write that stores the reply's start (the first write
+ * after the send: each reply ends before the next message). REPLY_START goes out ahead of it.
+ */
 const STAGES = [
-  "send → request-id lookup starts (gRPC in, dispatch)",
-  "lookup (store get)",
-  "lookup → write starts (apply, encode)",
-  "write (event log, unsynced)",
-  "write done → REPLY_START at the client (fan-out, gRPC out)",
+  "send → the start's write issued (gRPC in, apply, REPLY_START to the stream, the batch built)",
+  "the start's write (event log, unsynced)",
+  "write done → input_ack at the client (gRPC out)",
 ] as const;
 
-function stagesOf(p: Ping, ops: OpTimes): number[] | undefined {
-  const get = ops.get?.find(([s]) => s >= p.sent && s <= p.start);
-  const write = ops.write?.find(([s]) => get && s >= get[1] && s <= p.start);
-  if (!get || !write) return undefined;
-  return [
-    get[0] - p.sent,
-    get[1] - get[0],
-    write[0] - get[1],
-    write[1] - write[0],
-    p.start - write[1],
-  ];
+/** The stages of `p` (see `STAGES`), and whether REPLY_START reached the client before the write. */
+function stagesOf(p: Ping, ops: OpTimes): { stages: number[]; ahead: boolean } | undefined {
+  const write = ops.write?.find(([s]) => s >= p.sent && s <= p.ack);
+  if (!write) return undefined;
+  return {
+    stages: [write[0] - p.sent, write[1] - write[0], p.ack - write[1]],
+    ahead: p.start <= write[1],
+  };
 }
 
 export async function inputLatency(config: BenchConfig): Promise<InputLatencyResult> {
@@ -70,6 +68,7 @@ export async function inputLatency(config: BenchConfig): Promise<InputLatencyRes
   const pings: Ping[] = [];
   const echoed: number[] = [];
   const stages: number[][] = STAGES.map(() => []);
+  let ahead = 0;
   const store: OpTimes = {};
   let template: ServerEvent | undefined;
   try {
@@ -88,7 +87,11 @@ export async function inputLatency(config: BenchConfig): Promise<InputLatencyRes
       }
       stream.close();
       const ops = mergeOps(store, await stack.parkway.call<OpTimes>("storeTimes"));
-      for (const ping of round) stagesOf(ping, ops)?.forEach((us, k) => stages[k]!.push(us));
+      for (const ping of round) {
+        const split = stagesOf(ping, ops);
+        split?.stages.forEach((us, k) => stages[k]!.push(us));
+        if (split?.ahead) ahead += 1;
+      }
       pings.push(...round);
       const echoStream = openEcho(echo, template!);
       for (let i = 0; i < n; i++) {
@@ -124,7 +127,8 @@ export async function inputLatency(config: BenchConfig): Promise<InputLatencyRes
           baseline: echoFigure,
           note:
             `REPLY_START arrived before the input_ack in ${startFirst} of ${pings.length} round trips, so it is the first resulting event and the row the target uses. ` +
-            `Where the time goes (p50 of each stage, server store operations timed on the same clock): ${split.join("; ")}. ` +
+            `Where the time goes (p50 of each stage, server store operations timed on the same clock): ${split.join("; ")}; ` +
+            `REPLY_START reached the client before that write was done in ${ahead} of ${stages[0]!.length}. ` +
             `${sizes}. Scripted model, zero delay; each reply finishes before the next message. ` +
             describeStoreTimes(store, pings.length, "message (the whole reply)"),
         },
