@@ -3,16 +3,20 @@
  * RSS is read after GC), attaches one Chat stream to each over 8 connections and waits for every
  * attach's acknowledgement (RSS again); the difference is what the attached streams cost. The
  * baseline is the bare grpc-js echo holding N idle bidi streams opened the same way (one
- * ClientEvent each, answered with a copy of Parkway's attach acknowledgement).
+ * ClientEvent each, answered with a copy of Parkway's attach acknowledgement). Before and while the
+ * streams are attached, a user message goes to another session on a stream of its own, again and
+ * again: what an input costs with N sessions in memory against none.
  */
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import type { Child, Memory } from "../lib/child.js";
 import type { BenchConfig } from "../lib/config.js";
 import { encodedSize } from "../lib/echo-service.js";
-import { caseOf, clientEvent, EventStream } from "../lib/event-stream.js";
+import { attachRaw, caseOf, clientEvent, EventStream } from "../lib/event-stream.js";
 import { buildLoad, startLoad } from "../lib/go-load.js";
 import { type Row, row, single } from "../lib/rows.js";
+import { summarize } from "../lib/stats.js";
+import { pingParkway } from "./input-latency.js";
 import { startEcho, startStack } from "../lib/stack.js";
 import { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 
@@ -25,6 +29,10 @@ interface Held {
   attachSeconds: number;
 }
 
+/** User messages timed on a session of their own before and while the idle streams are attached. */
+const PINGS = 300;
+const PING_WARMUP = 30;
+
 /**
  * Runs an idle mode of the load generator, reading `memory()` before and after attaching (and
  * calling `snapshot`, when given, right after each reading).
@@ -34,16 +42,19 @@ async function hold(
   args: string[],
   memory: () => Promise<Memory>,
   snapshot?: (phase: string) => Promise<unknown>,
+  measure?: (phase: "before" | "after") => Promise<void>,
 ): Promise<Held> {
   const load = startLoad(bin, args);
   try {
     await load.next();
     const before = await memory();
     await snapshot?.("before");
+    await measure?.("before");
     load.advance();
     const attached = await load.next<{ seconds: number }>();
     const after = await memory();
     await snapshot?.("after");
+    await measure?.("after");
     load.advance();
     await load.done;
     return { before, after, attachSeconds: attached.seconds };
@@ -77,11 +88,21 @@ export async function idleStreams(config: BenchConfig): Promise<Row[]> {
     const [ack] = await probe.until((e) => caseOf(e) === "inputAck");
     probe.close();
     const streams = ["-streams", String(n), "-conns", String(CONNS)];
+    const pings: Record<"before" | "after", number[]> = { before: [], after: [] };
     const parkway = await hold(
       bin,
       ["-addr", stack.parkway.ready.address, ...streams, "idle-parkway"],
       () => stack.parkway.call<Memory>("memory"),
       snapshots(config, "idle-streams", stack.parkway),
+      async (phase) => {
+        const pinged = await stack.client.createSession({ agentId: "bench" });
+        const stream = await attachRaw(stack.client.agentService, pinged.id);
+        for (let i = 0; i < PING_WARMUP + PINGS; i++) {
+          const ping = await pingParkway(stream, pinged.id);
+          if (i >= PING_WARMUP) pings[phase].push(ping.start - ping.sent);
+        }
+        stream.close();
+      },
     );
     const template = Buffer.from(ServerEvent.encode(ack!.event).finish()).toString("base64");
     const bare = await hold(
@@ -94,6 +115,8 @@ export async function idleStreams(config: BenchConfig): Promise<Row[]> {
     const heap = (h: Held) => (h.after.heapUsed - h.before.heapUsed) / n / 1024;
     const anon = (h: Held) => (h.after.rssAnon - h.before.rssAnon) / n / 1024;
     const mb = (v: number) => `${(v / MB).toFixed(1)} MB`;
+    const withIdle = summarize(pings.after);
+    const without = summarize(pings.before);
     return [
       row(
         {
@@ -107,7 +130,10 @@ export async function idleStreams(config: BenchConfig): Promise<Row[]> {
             `Parkway ${mb(parkway.before.rss)} → ${mb(parkway.after.rss)} (anonymous +${anon(parkway).toFixed(1)} KB/stream, JS heap +${heap(parkway).toFixed(1)} KB/stream), ` +
             `bare ${mb(bare.before.rss)} → ${mb(bare.after.rss)} (anonymous +${anon(bare).toFixed(1)} KB/stream, JS heap +${heap(bare).toFixed(1)} KB/stream). ` +
             `Attaching took ${parkway.attachSeconds.toFixed(1)} s (Parkway) and ${bare.attachSeconds.toFixed(1)} s (bare). ` +
-            `Attach acknowledgement ${encodedSize(ack!.event)} B.`,
+            `Attach acknowledgement ${encodedSize(ack!.event)} B. ` +
+            `A user message to another session (on a stream of its own, ${PINGS} after ${PING_WARMUP} of warm-up, each reply ending before the next): ` +
+            `REPLY_START at p50 ${Math.round(withIdle.p50)} µs / p99 ${Math.round(withIdle.p99)} µs with the ${n} sessions in memory, ` +
+            `${Math.round(without.p50)} µs / ${Math.round(without.p99)} µs before they attached (${(withIdle.p50 / without.p50).toFixed(2)}×).`,
         },
         { maxRatio: 1.5, text: "≤ 1.5× bare" },
       ),

@@ -13,6 +13,8 @@ export class ActorRegistry {
   private readonly loading = new Map<string, Promise<SessionActor>>();
   /** How many scoped uses each actor in memory has under way. */
   private readonly uses = new Map<SessionActor, number>();
+  /** The actors that may be running a reply: every one that is, and some that were. */
+  private readonly replying = new Set<SessionActor>();
 
   /**
    * `load` reads a session from the store and makes its actor; `left` is told when an actor has
@@ -33,11 +35,22 @@ export class ActorRegistry {
     return this.actors.get(sessionId);
   }
 
-  /** How many replies are running. */
+  /**
+   * How many replies are running: counted over the actors noted as maybe running (`noteRunning`),
+   * not over every actor in memory (an input would cost as much as the streams attached).
+   */
   running(): number {
     let n = 0;
-    for (const actor of this.actors.values()) if (actor.running) n++;
+    for (const actor of this.replying) {
+      if (actor.running && this.actors.get(actor.id) === actor) n++;
+      else this.replying.delete(actor);
+    }
     return n;
+  }
+
+  /** After an input or an expiry applied to `actor`: a reply it started or resumed is counted. */
+  noteRunning(actor: SessionActor): void {
+    if (actor.running) this.replying.add(actor);
   }
 
   /** Every actor in memory. */

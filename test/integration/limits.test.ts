@@ -87,6 +87,55 @@ describe("limits", () => {
     expect(fine.message?.finishedReason).toBe(1);
   });
 
+  it("counts a reply toward runningReplies while it runs, after its start or an answer, not while it is parked", async () => {
+    h = await startHarness(
+      {
+        turns: [
+          {
+            match: { lastUser: "^park$" },
+            toolCalls: [{ id: "w", name: "Bash", input: { command: "echo x > a.txt" } }],
+            repeat: true,
+          },
+          {
+            match: { toolName: "Bash" },
+            text: "slowly streamed answer",
+            chunkSize: 1,
+            delayMs: 40,
+            repeat: true,
+          },
+          { match: { lastUser: "^hi$" }, text: "quick", repeat: true },
+        ],
+      },
+      {},
+      { limits: { runningReplies: 1 } },
+    );
+    const hi = (sessionId: string) =>
+      h!.client.reply({
+        sessionId,
+        input: { $case: "userMessage", value: { text: "hi", content: [] } },
+      });
+    const a = await h.client.createSession({ agentId: "test" });
+    const b = await h.client.createSession({ agentId: "test" });
+    const chatA = await h.client.attach(a.id);
+    const parked = await collect(chatA.message("park"));
+    expect(parked.at(-1)?.event?.$case).toBe("replyParked");
+    // Parked, it runs nothing: another session's reply may run.
+    expect((await hi(b.id)).message?.finishedReason).toBe(1);
+    // Answered, it runs again, and counts.
+    const ask = parked.find((e) => e.event?.$case === "requireUserConfirm");
+    const call =
+      ask?.event?.$case === "requireUserConfirm" ? ask.event.value.toolCalls[0] : undefined;
+    await chatA.confirm(call!);
+    const busy = await refusal(hi(b.id));
+    expect(busy?.codeName).toBe("RESOURCE_EXHAUSTED");
+    expect(busy?.message).toContain("runningReplies");
+    const resumed = await collect(chatA.untilSettled());
+    expect(resumed.at(-1)?.event?.$case).toBe("replyEnd");
+    // Ended, it counts no more.
+    expect((await hi(b.id)).message?.finishedReason).toBe(1);
+    chatA.close();
+  });
+
   it("counts concurrent creates one at a time: no more sessions than sessionsPerTenant", async () => {
     h = await startHarness({ turns: [] }, {}, { limits: { sessionsPerTenant: 3 } });
     const tries = await Promise.all(
