@@ -54,13 +54,13 @@ async function started(turns: object[]) {
   return self;
 }
 
-/** The events of a session's stream up to its `count`th REPLY_END. */
-async function untilEnds(stream: ParkwaySession, count: number): Promise<ServerEvent[]> {
+/** The events of a session's stream up to its `count`th event whose `$case` is `type`. */
+async function readUntil(stream: ParkwaySession, type: string, count = 1): Promise<ServerEvent[]> {
   const out: ServerEvent[] = [];
-  for (let ends = 0; ends < count;) {
+  for (let seen = 0; seen < count;) {
     const e = await stream.next(AbortSignal.timeout(10_000));
     if (!e) throw new Error(`the stream ended after ${out.map(kind).join(", ")}`);
-    if (e.event?.$case === "replyEnd") ends += 1;
+    if (e.event?.$case === type) seen += 1;
     out.push(e);
   }
   return out;
@@ -80,16 +80,11 @@ describe("a model call's start", () => {
     for (let round = 0; round < 2; round++) {
       const before = await storeReads(s.metrics, WRITES);
       await stream.send(message("hello"));
-      const live: ServerEvent[] = [];
-      while (!live.some((e) => e.event?.$case === "modelCallStart")) {
-        const e = await stream.next(AbortSignal.timeout(10_000));
-        if (!e) throw new Error("the stream ended");
-        live.push(e);
-      }
+      const live = await readUntil(stream, "modelCallStart");
       // A write of its own would have been issued at once and be done by now.
       await sleep(200);
       expect((await storeReads(s.metrics, WRITES)) - before).toBe(1); // the reply's start
-      live.push(...(await untilEnds(stream, 1)));
+      live.push(...(await readUntil(stream, "replyEnd")));
       expect(live.map(kind)).toEqual([
         "reply_start",
         "model_call_start",
@@ -102,7 +97,7 @@ describe("a model call's start", () => {
       ]);
       // Stored with what followed: a replay shows the same events under the same seqs.
       const replay = await s.client.attach(session.id, { afterSeq: live[0]!.seq - 1 });
-      const replayed = await untilEnds(replay, 1);
+      const replayed = await readUntil(replay, "replyEnd");
       replay.close();
       expect(replayed.map((e) => [e.seq, kind(e)])).toEqual(live.map((e) => [e.seq, kind(e)]));
     }
@@ -118,12 +113,7 @@ describe("a model call's start", () => {
     const session = await s.client.createSession({ agentId: "test" });
     const stream = await s.client.attach(session.id);
     await stream.send(message("slow"));
-    const seen: ServerEvent[] = [];
-    while (!seen.some((e) => e.event?.$case === "modelCallStart")) {
-      const e = await stream.next(AbortSignal.timeout(10_000));
-      if (!e) throw new Error("the stream ended");
-      seen.push(e);
-    }
+    const seen = await readUntil(stream, "modelCallStart");
     const shown = seen.at(-1)!.seq;
     stream.close();
     await s.kill();

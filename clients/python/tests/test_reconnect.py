@@ -185,6 +185,10 @@ async def test_input_whose_ack_was_lost_is_resent_and_applied_once(
                 while (await direct.get_session(session.id)).status != IDLE:
                     assert asyncio.get_running_loop().time() < deadline, "confirm not applied"
                     await asyncio.sleep(0.05)
+                # The status reads idle once the reply has ended in memory; its last events may
+                # still be on their way to the store. The history is read once they are stored:
+                # after this, a re-attach finds every event of the reply stored (replayed).
+                await direct.list_messages(session.id)
             assert not confirming.done(), "its acknowledgement cannot have arrived"
             proxy.mute_downstream = False
             proxy.cut()
