@@ -29,7 +29,10 @@ interface Held {
   attachSeconds: number;
 }
 
-/** User messages timed on a session of their own before and while the idle streams are attached. */
+/**
+ * User messages timed on a session of their own before and while the idle streams are attached
+ * (fewer in a smoke run), after a warm-up.
+ */
 const PINGS = 300;
 const PING_WARMUP = 30;
 
@@ -76,6 +79,8 @@ function snapshots(config: BenchConfig, name: string, child: Child<unknown>) {
 
 export async function idleStreams(config: BenchConfig): Promise<Row[]> {
   const n = config.idleStreams;
+  const count = Math.min(PINGS, config.iterations);
+  const warmup = Math.min(PING_WARMUP, config.warmup);
   const bin = await buildLoad(path.join(config.scratch, "bin"));
   const stack = await startStack(config, { profile: "idle-streams" });
   const echo = await startEcho();
@@ -97,9 +102,9 @@ export async function idleStreams(config: BenchConfig): Promise<Row[]> {
       async (phase) => {
         const pinged = await stack.client.createSession({ agentId: "bench" });
         const stream = await attachRaw(stack.client.agentService, pinged.id);
-        for (let i = 0; i < PING_WARMUP + PINGS; i++) {
+        for (let i = 0; i < warmup + count; i++) {
           const ping = await pingParkway(stream, pinged.id);
-          if (i >= PING_WARMUP) pings[phase].push(ping.start - ping.sent);
+          if (i >= warmup) pings[phase].push(ping.start - ping.sent);
         }
         stream.close();
       },
@@ -131,7 +136,7 @@ export async function idleStreams(config: BenchConfig): Promise<Row[]> {
             `bare ${mb(bare.before.rss)} → ${mb(bare.after.rss)} (anonymous +${anon(bare).toFixed(1)} KB/stream, JS heap +${heap(bare).toFixed(1)} KB/stream). ` +
             `Attaching took ${parkway.attachSeconds.toFixed(1)} s (Parkway) and ${bare.attachSeconds.toFixed(1)} s (bare). ` +
             `Attach acknowledgement ${encodedSize(ack!.event)} B. ` +
-            `A user message to another session (on a stream of its own, ${PINGS} after ${PING_WARMUP} of warm-up, each reply ending before the next): ` +
+            `A user message to another session (on a stream of its own, ${count} after ${warmup} of warm-up, each reply ending before the next): ` +
             `REPLY_START at p50 ${Math.round(withIdle.p50)} µs / p99 ${Math.round(withIdle.p99)} µs with the ${n} sessions in memory, ` +
             `${Math.round(without.p50)} µs / ${Math.round(without.p99)} µs before they attached (${(withIdle.p50 / without.p50).toFixed(2)}×).`,
         },
