@@ -7,7 +7,7 @@ export interface Deferred {
 }
 
 /** Now as epoch milliseconds, below the millisecond (what spans are timed with). */
-const epochNow = () => performance.timeOrigin + performance.now();
+export const epochNow = () => performance.timeOrigin + performance.now();
 
 /**
  * Spans whose starts and ends are timed when they happen and handed to the tracer after the

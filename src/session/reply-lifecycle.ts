@@ -114,14 +114,12 @@ export class ReplyLifecycle {
     head.setStatus("running", replyId);
     const active = activeReply(data);
     this.writes.current = active;
-    this.writes.observer(active)?.running(data, caller); // its span's ids are stored with it
     const settled = outcomes.whenSettled(replyId);
     const request = outcomes.note(ticket, replyId, index + 1);
     // The event and the state it starts are written in one batch; the event goes out at once.
     const start: EventBody = { type: "reply_start", name: this.s.agent.id, role: "assistant" };
-    await hub.emitWith(replyId, [start], {
-      extra: startRecords(head.id, index, user, data, request),
-    });
+    const records = startRecords(head.id, index, user, data, request);
+    await hub.emitWith(replyId, [start], { extra: this.writes.starting(active, caller, records) });
     head.remember(index, user);
     this.awaitOutcome(active, request, settled);
     this.run(active);

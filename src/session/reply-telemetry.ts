@@ -78,9 +78,9 @@ export class ReplyTelemetry {
    * The reply runs, from its start or after an answer that `caller` (a `traceparent`) sent. A new
    * reply's span is the child of the caller's; a resumed run is the child of the reply's span,
    * linked to the caller's. The reply's `traceparent` is reserved now, to be stored with the write
-   * that starts it.
+   * that starts it. `at`: when it started (epoch milliseconds), if before now.
    */
-  running(data: ReplyData, caller: string | undefined): void {
+  running(data: ReplyData, caller: string | undefined, at?: number): void {
     if (!this.t.tracing.enabled) return;
     const resumed = data.trace !== undefined;
     const parent = resumed ? data.trace : caller;
@@ -91,6 +91,7 @@ export class ReplyTelemetry {
     this.run = this.spans.start(`invoke_agent ${agent}`, {
       parent,
       reserved,
+      ...(at === undefined ? {} : { at }),
       links: resumed && caller ? [caller] : [],
       attributes: {
         "gen_ai.operation.name": "invoke_agent",

@@ -6,6 +6,7 @@ import { emptyUsage, type Msg, type ToolCallBlock } from "../agent/types.js";
 import { addUsage } from "../agent/usage.js";
 import type { StoreBatch } from "../store/store.js";
 import { type ActiveReply, checkpoint, parkedStatus, waitingCalls } from "./active-reply.js";
+import { epochNow } from "./deferred-spans.js";
 import type { EventHub } from "./event-hub.js";
 import { ParkedRecord, ReplyRecord, RunningRecord } from "./records.js";
 import { endRecords, type Ending, parkedRequests } from "./reply-endings.js";
@@ -48,6 +49,23 @@ export class ReplyWrites {
   private notified = false;
 
   constructor(private readonly s: WritingSession) {}
+
+  /**
+   * What starts `active` in its first batch: `records`, with its metrics and spans begun as the
+   * batch is built, after REPLY_START has gone out (the span's ids are stored with the reply),
+   * timed from now.
+   */
+  starting(
+    active: ActiveReply,
+    caller: string | undefined,
+    records: (b: StoreBatch) => void,
+  ): (b: StoreBatch) => void {
+    const at = epochNow();
+    return (b) => {
+      this.observer(active)?.running(active.data, caller, at);
+      records(b);
+    };
+  }
 
   /** The metrics and spans of `active`, made on first use; undefined when telemetry is off. */
   observer(active: ActiveReply): ReplyTelemetry | undefined {
