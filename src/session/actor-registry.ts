@@ -36,8 +36,9 @@ export class ActorRegistry {
   }
 
   /**
-   * How many replies are running: counted over the actors noted as maybe running (`noteRunning`),
-   * not over every actor in memory (an input would cost as much as the streams attached).
+   * How many replies are running: counted over the actors that were running when a use of them
+   * ended (a reply starts or resumes only in a use: an input, an expiry), not over every actor in
+   * memory (an input would cost as much as the streams attached).
    */
   running(): number {
     let n = 0;
@@ -46,11 +47,6 @@ export class ActorRegistry {
       else this.replying.delete(actor);
     }
     return n;
-  }
-
-  /** After an input or an expiry applied to `actor`: a reply it started or resumed is counted. */
-  noteRunning(actor: SessionActor): void {
-    if (actor.running) this.replying.add(actor);
   }
 
   /** Every actor in memory. */
@@ -77,8 +73,12 @@ export class ActorRegistry {
     }
   }
 
-  /** Gives back a use taken by `acquire`, and lets the actor go if nothing needs it. */
+  /**
+   * Gives back a use taken by `acquire`, noting a reply the use left running (see `running`), and
+   * lets the actor go if nothing needs it.
+   */
   giveBack(actor: SessionActor): void {
+    if (actor.running) this.replying.add(actor);
     const left = (this.uses.get(actor) ?? 1) - 1;
     if (left > 0) this.uses.set(actor, left);
     else this.uses.delete(actor);

@@ -86,9 +86,7 @@ export class SessionManager {
     this.actors = this.node.actors;
     this.reads = new SessionReads(store, this.reader, this.actors);
     const expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
-      this.withActor(sessionId, undefined, (actor) =>
-        actor.serial(() => actor.expire(now)).finally(() => this.actors.noteRunning(actor)),
-      ),
+      this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.expire(now))),
     );
     const notifications = createNotifications(store, log, options);
     this.timers = new SessionTimers(expiry, notifications?.sender);
@@ -286,9 +284,7 @@ export class SessionManager {
     trace?: string,
   ): Promise<Applied> {
     return this.withActor(sessionId, tenant, (actor) =>
-      applyInput(this.applyLimits, actor, input, principal, requestId, trace).finally(() =>
-        this.actors.noteRunning(actor),
-      ),
+      applyInput(this.applyLimits, actor, input, principal, requestId, trace),
     );
   }
 
