@@ -44,8 +44,6 @@ export class EventHub {
   private draining: Promise<void> | undefined;
   /** A write scheduled for after the current turn of the event loop. */
   private soon: NodeJS.Immediate | undefined;
-  /** A model call's start waits, unwritten, for the next write (see `emit`). */
-  private held = false;
   /** The events of the write in flight. */
   private inFlight: StoredEvent[] = [];
   private waiters: Waiter[] = [];
@@ -91,12 +89,12 @@ export class EventHub {
   }
 
   /**
-   * True while a write is in flight or scheduled (every event emitted and every commit schedules
-   * one): until it is done the store is behind memory, and the session must not be read from it
-   * again (`HubOptions.idle` tells when it is done).
+   * True while a write is in flight or scheduled, or an event waits for the next one (a model
+   * call's start, see `emit`): until then the store is behind memory, and the session must not be
+   * read from it again (`HubOptions.idle` tells when it is done).
    */
   get writing(): boolean {
-    return this.draining !== undefined || this.soon !== undefined || this.held;
+    return this.draining !== undefined || this.soon !== undefined || this.log.hasPending;
   }
 
   /**
@@ -109,9 +107,8 @@ export class EventHub {
   emit(replyId: string, body: EventBody): void {
     if (this.failed) return;
     this.logged(replyId, body);
-    const alone = this.log.peekPending().length === 1 && !this.writing;
-    if (body.type === "model_call_start" && alone && this.options.visibleAhead) this.held = true;
-    else this.kickSoon();
+    const alone = this.log.peekPending().length === 1 && !this.draining && !this.soon;
+    if (body.type !== "model_call_start" || !alone || !this.options.visibleAhead) this.kickSoon();
   }
 
   /**
@@ -168,15 +165,13 @@ export class EventHub {
 
   /** Resolves once every event emitted so far is written (failures included). */
   async settled(): Promise<void> {
-    if (this.held) this.kick();
-    while (this.draining || this.soon) {
+    while (this.writing) {
       if (!this.draining) this.kick();
       await this.draining;
     }
   }
 
   private kickSoon(): void {
-    this.held = false;
     if (this.draining || this.soon) return;
     this.soon = setImmediate(() => {
       this.soon = undefined;
@@ -185,7 +180,6 @@ export class EventHub {
   }
 
   private kick(): void {
-    this.held = false;
     if (this.soon) {
       clearImmediate(this.soon);
       this.soon = undefined;
