@@ -153,7 +153,7 @@ export class ReplyWrites {
       extra: (b) => {
         // Applied only to the reply still stored as the session's: never to one ended or replaced
         // by a write this memory did not see.
-        b.check(ReplyRecord, this.s.head.id, (r) => r?.replyId === replyId, "the parked reply")
+        b.checkField(ReplyRecord, this.s.head.id, "replyId", replyId, "the parked reply")
           .put(RunningRecord, this.s.head.id, { replyId, since: new Date().toISOString() })
           .del(ParkedRecord, this.s.head.id);
         extra(b);

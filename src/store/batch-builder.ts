@@ -1,4 +1,4 @@
-import { decodeRecord, encodeRecord, type RecordType } from "./record.js";
+import { decodeRecord, encodeRecord, type RecordType, storedField } from "./record.js";
 import { ConflictError } from "./storage-failure.js";
 import type { StoreBatch, WriteOptions } from "./store.js";
 
@@ -74,6 +74,23 @@ class Batch<Op> implements StoreBatch {
       key,
       what,
       holds: (raw) => holds(raw === undefined ? undefined : decodeRecord(type, key, raw)),
+    });
+    return this;
+  }
+
+  checkField<T>(
+    type: RecordType<T>,
+    key: string,
+    field: keyof T & string,
+    expected: string | number | boolean | undefined,
+    what: string,
+  ): this {
+    (this.checks ??= []).push({
+      kind: type.kind,
+      key,
+      what,
+      holds: (raw) =>
+        (raw === undefined ? undefined : storedField(type, key, raw, field)) === expected,
     });
     return this;
   }

@@ -36,6 +36,17 @@ class MeasuredBatch implements StoreBatch {
     return this;
   }
 
+  checkField<T>(
+    type: RecordType<T>,
+    key: string,
+    field: keyof T & string,
+    expected: string | number | boolean | undefined,
+    what: string,
+  ): this {
+    this.inner.checkField(type, key, field, expected, what);
+    return this;
+  }
+
   async write(options?: WriteOptions): Promise<void> {
     const start = performance.now();
     try {

@@ -77,8 +77,8 @@ function sameJson(encoded: string, value: unknown): boolean {
   return isDeepStrictEqual(JSON.parse(encoded), JSON.parse(JSON.stringify(value)));
 }
 
-/** Parses, migrates and validates a stored value. */
-export function decodeRecord<T>(type: RecordType<T>, key: string, raw: string): T {
+/** Parses a stored value's envelope and migrates its data to the current version (unvalidated). */
+function migratedData<T>(type: RecordType<T>, key: string, raw: string): unknown {
   let envelope: unknown;
   try {
     envelope = JSON.parse(raw);
@@ -116,7 +116,12 @@ export function decodeRecord<T>(type: RecordType<T>, key: string, raw: string): 
     data = migrate(data);
     version += 1;
   }
-  const result = type.schema.safeParse(data);
+  return data;
+}
+
+/** Parses, migrates and validates a stored value. */
+export function decodeRecord<T>(type: RecordType<T>, key: string, raw: string): T {
+  const result = type.schema.safeParse(migratedData(type, key, raw));
   if (!result.success) {
     throw new RecordError(
       type.kind,
@@ -125,4 +130,23 @@ export function decodeRecord<T>(type: RecordType<T>, key: string, raw: string): 
     );
   }
   return result.data;
+}
+
+/**
+ * One top-level field of a stored value, parsed and migrated but not validated against the schema:
+ * for a condition on that field alone (`StoreBatch.checkField`), which costs a JSON parse instead of
+ * the whole record's validation. Throws `RecordError` as `decodeRecord` does for a value that is not
+ * a versioned record, or whose data is not an object.
+ */
+export function storedField<T>(
+  type: RecordType<T>,
+  key: string,
+  raw: string,
+  field: string,
+): unknown {
+  const data = migratedData(type, key, raw);
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new RecordError(type.kind, key, "is invalid: its data is not an object");
+  }
+  return Object.hasOwn(data, field) ? (data as Record<string, unknown>)[field] : undefined;
 }

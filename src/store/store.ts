@@ -37,6 +37,18 @@ export interface StoreBatch {
     holds: (current: T | undefined) => boolean,
     what: string,
   ): this;
+  /**
+   * A `check` that holds when the stored record's top-level `field` equals `expected` (`===`;
+   * `undefined` when there is no record or no such field). Only that field is read: the rest of
+   * the record is not validated, so a condition on one scalar of a large record costs a JSON parse.
+   */
+  checkField<T>(
+    type: RecordType<T>,
+    key: string,
+    field: keyof T & string,
+    expected: string | number | boolean | undefined,
+    what: string,
+  ): this;
   /** The number of puts and deletes (checks not counted). */
   readonly length: number;
   /**

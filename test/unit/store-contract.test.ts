@@ -149,6 +149,62 @@ describe.each(implementations)("the Store contract: %s", (_name, make) => {
     await store.close();
   });
 
+  it("checks one field of a record, older versions read through their migrations", async () => {
+    const { store } = await make();
+    // The same kind at version 1 (a name), and at version 2 (a label and a count).
+    const Old = defineRecord({ kind: "card", version: 1, schema: z.object({ name: z.string() }) });
+    const Card = defineRecord({
+      kind: "card",
+      version: 2,
+      schema: z.object({ label: z.string(), count: z.number().int() }),
+      migrations: { 1: (d) => ({ label: (d as { name: string }).name, count: 0 }) },
+    });
+    // Written by a looser reader of version 2: the count is no integer, which Card refuses.
+    const Loose = defineRecord({
+      kind: "card",
+      version: 2,
+      schema: z.object({ label: z.string(), count: z.number() }),
+    });
+    await store
+      .batch()
+      .put(Old, "old", { name: "first" })
+      .put(Loose, "odd", { label: "x", count: 1.5 })
+      .write();
+    await store
+      .batch()
+      .checkField(Card, "old", "label", "first", "old labelled first")
+      .checkField(Card, "odd", "label", "x", "odd labelled x")
+      .checkField(Card, "none", "label", undefined, "none absent")
+      .put(Note, "checked", note("yes"))
+      .write({ sync: true });
+    expect(await store.get(Note, "checked")).toEqual(note("yes"));
+    const refused = await store
+      .batch()
+      .checkField(Card, "old", "label", "second", "old labelled second")
+      .put(Note, "refused", note("no"))
+      .write()
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ConflictError);
+    expect((refused as ConflictError).message).toContain("old labelled second");
+    const absent = await store
+      .batch()
+      .checkField(Card, "none", "label", "first", "none labelled first")
+      .put(Note, "refused", note("no"))
+      .write()
+      .catch((e: unknown) => e);
+    expect(absent).toBeInstanceOf(ConflictError);
+    // The whole record is validated by `check`, not by `checkField`.
+    const invalid = await store
+      .batch()
+      .check(Card, "odd", (c) => c?.label === "x", "odd labelled x")
+      .write()
+      .catch((e: unknown) => e);
+    expect(invalid).toBeInstanceOf(RecordError);
+    expect(await store.get(Note, "refused")).toBeUndefined();
+    expect(store.failure).toBeUndefined();
+    await store.close();
+  });
+
   it("checks a key never written as undefined, before the batch's own writes", async () => {
     const { store } = await make();
     await store

@@ -41,6 +41,10 @@ class HeldEndStore extends MemoryStore {
         inner.check(type, key, holds, what);
         return this;
       },
+      checkField(type, key, field, expected, what) {
+        inner.checkField(type, key, field, expected, what);
+        return this;
+      },
       get length() {
         return inner.length;
       },
