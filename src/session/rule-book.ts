@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { RuleScope } from "../permissions/index.js";
 import type { Rule } from "../agent/types.js";
 import { notFound } from "../common/errors.js";
@@ -38,6 +39,13 @@ const recordKey = (tenant: string, scope: string, id: string) => `${tenant}/${sc
 const SHARED_CACHE_MS = 2000;
 
 /**
+ * The most scopes a tenant's rules are cached for, the least recently read going first: one per
+ * session in use, besides the tenant's and its agents', so a server that has served a million
+ * sessions does not keep a million entries. A scope read again after it went is read from the store.
+ */
+const MAX_CACHED_SCOPES = 16_384;
+
+/**
  * The stored permission rules of one tenant, by scope, cached in memory after the first read.
  * Adding is de-duplicated per scope (same tool, content and behavior); writes go into the caller's
  * batch so a rule accepted with a confirmation commits atomically with it. With several nodes on
@@ -46,7 +54,12 @@ const SHARED_CACHE_MS = 2000;
  * stops deciding on the others.
  */
 export class RuleBook {
-  private readonly cache = new Map<string, StoredRule[]>();
+  private readonly cache = new LRUCache<string, StoredRule[]>({
+    max: MAX_CACHED_SCOPES,
+    dispose: (_rules, key, reason) => {
+      if (reason === "evict") this.readAt.delete(key);
+    },
+  });
   /** When each scope was read, with several nodes. */
   private readonly readAt = new Map<string, number>();
 

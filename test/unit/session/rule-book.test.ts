@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { RuleBook } from "../../../src/session/rule-book.js";
+import { createMemoryStore } from "../../../src/store/index.js";
+import type { Store } from "../../../src/store/store.js";
+
+/** A memory store that counts its scans (`entries`), by key prefix. */
+function countingStore(): { store: Store; scans: string[] } {
+  const inner = createMemoryStore();
+  const scans: string[] = [];
+  const store = new Proxy(inner, {
+    get(target, prop, receiver) {
+      if (prop === "entries") {
+        return (...args: Parameters<Store["entries"]>) => {
+          scans.push(String(args[1]?.gte ?? ""));
+          return target.entries(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === "function"
+        ? (value as (...a: unknown[]) => unknown).bind(target)
+        : value;
+    },
+  });
+  return { store, scans };
+}
+
+describe("the rule book's cache", () => {
+  it("keeps the scopes read most recently, not one per session ever served, and reads a forgotten one again", async () => {
+    const { store, scans } = countingStore();
+    await store.open();
+    const book = new RuleBook(store, "t1");
+    const allow = { toolName: "Bash", ruleContent: "ls", behavior: "allow" as const };
+    await book.add([{ rule: allow, key: { scope: "session", sessionId: "ses_0" } }]);
+    expect((await book.forSession("ses_0", "a1")).map((r) => r.ruleContent)).toEqual(["ls"]);
+
+    // Many more sessions than the cache holds, each read once, as a long-running server would.
+    const sessions = 20_000;
+    for (let i = 1; i <= sessions; i++) await book.forSession(`ses_${i}`, "a1");
+    const scanned = scans.length;
+    // The tenant's and the agent's scopes are read with every session: still cached.
+    expect(scans.filter((s) => s.startsWith("t1/tenant") || s.startsWith("t1/agent"))).toHaveLength(
+      2,
+    );
+    // The last session read is cached; the first ones went.
+    await book.forSession(`ses_${sessions}`, "a1");
+    expect(scans.length).toBe(scanned);
+    const again = await book.forSession("ses_0", "a1");
+    expect(scans.slice(scanned)).toEqual(["t1/session:ses_0/"]);
+    expect(again.map((r) => r.ruleContent)).toEqual(["ls"]);
+    await store.close();
+  });
+});
