@@ -15,6 +15,8 @@ import {
   executionResult,
 } from "./inputs.js";
 
+/** How long a closed stream may take to end before it is cancelled (see `close`). */
+const CLOSE_GRACE_MS = 1000;
 /** The input part of a ClientEvent. */
 export type SessionInput = NonNullable<ClientEvent["event"]>;
 
@@ -274,12 +276,21 @@ export class ParkwaySession {
     return this.send({ $case: "userInterrupt", value: { replyId } });
   }
 
-  /** Ends the stream. */
+  /**
+   * Ends the stream: no more events are delivered. The stream is half-closed, which the server
+   * ends at once when the session runs no reply; one still open after `CLOSE_GRACE_MS` (a reply
+   * running) is cancelled. A cancel resets the stream, and HTTP/2 servers close the connection of
+   * a client that resets streams faster than their rate limit (about 1,000 at once, then 33 a
+   * second), failing every other call on it.
+   */
   close(): void {
     if (!this.closed) this.options.onClose?.();
     this.closed = true;
-    this.call.end();
-    this.call.cancel();
+    const call = this.call;
+    call.end();
+    const timer = setTimeout(() => call.cancel(), CLOSE_GRACE_MS);
+    timer.unref();
+    call.once("status", () => clearTimeout(timer));
     this.fail(undefined);
   }
 }
