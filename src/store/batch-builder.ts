@@ -69,13 +69,9 @@ class Batch<Op> implements StoreBatch {
     holds: (current: T | undefined) => boolean,
     what: string,
   ): this {
-    (this.checks ??= []).push({
-      kind: type.kind,
-      key,
-      what,
-      holds: (raw) => holds(raw === undefined ? undefined : decodeRecord(type, key, raw)),
-    });
-    return this;
+    return this.condition(type.kind, key, what, (raw) =>
+      holds(raw === undefined ? undefined : decodeRecord(type, key, raw)),
+    );
   }
 
   checkField<T>(
@@ -85,13 +81,16 @@ class Batch<Op> implements StoreBatch {
     expected: string | number | boolean | undefined,
     what: string,
   ): this {
-    (this.checks ??= []).push({
-      kind: type.kind,
+    return this.condition(
+      type.kind,
       key,
       what,
-      holds: (raw) =>
-        (raw === undefined ? undefined : storedField(type, key, raw, field)) === expected,
-    });
+      (raw) => (raw === undefined ? undefined : storedField(type, key, raw, field)) === expected,
+    );
+  }
+
+  private condition(kind: string, key: string, what: string, holds: BatchCheck["holds"]): this {
+    (this.checks ??= []).push({ kind, key, what, holds });
     return this;
   }
 
