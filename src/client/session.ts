@@ -17,6 +17,7 @@ import {
 
 /** How long a closed stream may take to end before it is cancelled (see `close`). */
 const CLOSE_GRACE_MS = 1000;
+
 /** The input part of a ClientEvent. */
 export type SessionInput = NonNullable<ClientEvent["event"]>;
 

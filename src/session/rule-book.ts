@@ -56,8 +56,9 @@ const MAX_CACHED_SCOPES = 16_384;
 export class RuleBook {
   private readonly cache = new LRUCache<string, StoredRule[]>({
     max: MAX_CACHED_SCOPES,
+    // A scope replaced by a fresh read keeps its time; one evicted or deleted loses it.
     dispose: (_rules, key, reason) => {
-      if (reason === "evict") this.readAt.delete(key);
+      if (reason !== "set") this.readAt.delete(key);
     },
   });
   /** When each scope was read, with several nodes. */
