@@ -1,15 +1,25 @@
 /**
  * Child process: restart to SERVING, side by side with a bare classic-level open. Each round opens
  * and closes every given data directory both ways, in an order that rotates from round to round:
- * `startParkway` until it resolves (store open, start-up recovery, expiry scan, health SERVING),
- * and `new ClassicLevel(dir).open()`. Durations in µs, by directory name and way.
+ * `startParkway` of the compiled server (dist/, as users run it) until it resolves (store open,
+ * start-up recovery, expiry scan, health SERVING), and `new ClassicLevel(dir).open()`. Durations
+ * in µs, by directory name and way.
  */
 import path from "node:path";
 import { ClassicLevel } from "classic-level";
-import { silentLogger } from "../../src/common/logger.js";
-import { parseConfig } from "../../src/config/index.js";
-import { startParkway } from "../../src/runtime/start-parkway.js";
+import type * as Sources from "../../src/index.js";
 import { serveIpc } from "../lib/child.js";
+
+const { parseConfig, startParkway } = (await import(
+  new URL("../../dist/index.js", import.meta.url).href
+)) as typeof Sources;
+const silentLogger: Sources.Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error() {},
+  child: () => silentLogger,
+};
 
 export interface RestartArgs {
   dirs: Record<string, string>;

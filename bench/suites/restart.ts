@@ -1,7 +1,7 @@
 /**
  * Restart to SERVING, independent of the number of parked replies. In one child process (modules
- * loaded, as in a restarted server once Node is up), Parkway is started and closed repeatedly
- * with `startParkway` (store open, start-up recovery, expiry scan, health SERVING), interleaved
+ * loaded, as in a restarted server once Node is up), the compiled Parkway is started and closed
+ * repeatedly with `startParkway` (store open, start-up recovery, expiry scan, health SERVING), interleaved
  * with bare classic-level opens: on a directory with 0 parked replies (fresh) and on one with
  * `restartParked` (a cached data set of bench/lib/parked-data.ts).
  */
@@ -11,7 +11,7 @@ import { benchScript as childScript, startChild } from "../lib/child.js";
 import type { BenchConfig } from "../lib/config.js";
 import { parkedData } from "../lib/parked-data.js";
 import { latency, type Row, row } from "../lib/rows.js";
-import { scratchDir } from "../lib/stack.js";
+import { ensureBuilt, scratchDir } from "../lib/stack.js";
 import type { RestartArgs } from "../servers/restart-probe.js";
 import { type Summary, summarize } from "../lib/stats.js";
 
@@ -41,6 +41,7 @@ async function restarts(
 const count = (n: number) => (n >= 1e3 ? `${n / 1e3}k` : String(n));
 
 export async function restart(config: BenchConfig): Promise<Row[]> {
+  await ensureBuilt(); // the probe starts the compiled server
   const empty = path.join(await scratchDir(config, "restart"), "data");
   await mkdir(path.join(empty, "..", "work"), { recursive: true });
   const data = await parkedData(config.dataCache, config.restartParked);
