@@ -92,7 +92,9 @@ export function nodeFetch(): typeof fetch {
     if (signal?.aborted) return Promise.reject(aborted());
     const url = urlOf(input);
     const headers: Record<string, string> = {};
-    new Headers(init?.headers).forEach((value, name) => (headers[name] = value));
+    // The SDK passes a `Headers`: read as it is, not copied into another one first.
+    const given = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
+    given.forEach((value, name) => (headers[name] = value));
     const body = bodyOf(init);
     if (body instanceof Error) return Promise.reject(body);
     const out = { url, method: init?.method ?? "GET", headers, body, signal };

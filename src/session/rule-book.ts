@@ -77,12 +77,18 @@ export class RuleBook {
     this.signals?.signal(rulesTopic(this.tenant));
   }
 
+  /** The cached rules of scope `k`, unless absent or (with several nodes) read too long ago. */
+  private cached(k: string): StoredRule[] | undefined {
+    const rules = this.cache.get(k);
+    if (rules && this.signals && Date.now() - (this.readAt.get(k) ?? 0) > SHARED_CACHE_MS) {
+      return undefined;
+    }
+    return rules;
+  }
+
   private async load(key: RuleScopeKey): Promise<StoredRule[]> {
     const k = scopeKey(key);
-    let rules = this.cache.get(k);
-    if (rules && this.signals && Date.now() - (this.readAt.get(k) ?? 0) > SHARED_CACHE_MS) {
-      rules = undefined;
-    }
+    let rules = this.cached(k);
     if (!rules) {
       if (this.signals) this.readAt.set(k, Date.now());
       rules = [];
@@ -100,6 +106,11 @@ export class RuleBook {
 
   /** Every rule in effect for a session: tenant, agent and session scope. */
   async forSession(sessionId: string, agentId: string): Promise<StoredRule[]> {
+    // The three scopes cached (the usual case): no read, and no promise per scope.
+    const tenantRules = this.cached(scopeKey({ scope: "tenant" }));
+    const agentRules = tenantRules && this.cached(scopeKey({ scope: "agent", agentId }));
+    const sessionRules = agentRules && this.cached(scopeKey({ scope: "session", sessionId }));
+    if (sessionRules) return [...tenantRules, ...agentRules, ...sessionRules];
     const [tenant, agent, session] = await Promise.all([
       this.load({ scope: "tenant" }),
       this.load({ scope: "agent", agentId }),

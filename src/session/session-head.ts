@@ -1,4 +1,5 @@
 import type { Msg } from "../agent/types.js";
+import { isoNow } from "../common/iso-now.js";
 import type { StoreBatch } from "../store/store.js";
 import { type SessionData, SessionRecord, type SessionStatus } from "./records.js";
 
@@ -86,8 +87,7 @@ export class SessionHead {
   writeInto(batch: StoreBatch, lastSeq: number): void {
     if (!this.changed && lastSeq === this.current.lastSeq) return;
     this.changed = false;
-    const updatedAt = new Date().toISOString();
-    this.current = { ...this.current, ...this.stamp, lastSeq, updatedAt };
+    this.current = { ...this.current, ...this.stamp, lastSeq, updatedAt: isoNow() };
     batch.put(SessionRecord, this.current.id, this.current);
   }
 }
