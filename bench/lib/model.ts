@@ -1,4 +1,17 @@
+import type * as ScriptedSources from "../../src/model/scripted/index.js";
 import type { Script } from "../../src/model/scripted/index.js";
+
+/**
+ * The scripted model's module: compiled (dist/, which `ensureBuilt` in bench/lib/stack.ts builds
+ * first) or its TypeScript sources. Compiled, it costs the load side's core less per request.
+ */
+export async function scriptedModel(compiled: boolean): Promise<typeof ScriptedSources> {
+  return compiled
+    ? ((await import(
+        new URL("../../dist/model/scripted/index.js", import.meta.url).href
+      )) as typeof ScriptedSources)
+    : import("../../src/model/scripted/index.js");
+}
 
 /** The tool the parked calls name (see bench/servers/parkway-server.ts). */
 export const NOOP_TOOL = "bench_noop";

@@ -4,10 +4,10 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
-import { type ScriptedModelServer, startScriptedModel } from "../../src/model/scripted/index.js";
+import type { ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { type Child, benchScript as childScript, startChild } from "./child.js";
 import type { BenchConfig } from "./config.js";
-import { benchScript } from "./model.js";
+import { benchScript, scriptedModel } from "./model.js";
 import { startTimingProxy, type TimingProxy } from "./timing-proxy.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -77,7 +77,9 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
   if (compiled) await ensureBuilt();
   const model = options.modelUrl
     ? undefined
-    : await startScriptedModel({ script: benchScript(config.streamDeltas) });
+    : await (
+        await scriptedModel(compiled)
+      ).startScriptedModel({ script: benchScript(config.streamDeltas) });
   const modelUrl = model?.url ?? options.modelUrl ?? "";
   const proxy = options.proxy ? await startTimingProxy(modelUrl) : undefined;
   const dataDir = options.dataDir ?? path.join(await scratchDir(config, "parkway"), "data");

@@ -18,7 +18,7 @@ import { attachRaw, caseOf, clientEvent } from "../lib/event-stream.js";
 import { latency, type Row, row } from "../lib/rows.js";
 import { benchScript, startChild } from "../lib/child.js";
 import type { ModelTiming } from "../lib/model-probe.js";
-import { startStack } from "../lib/stack.js";
+import { ensureBuilt, startStack } from "../lib/stack.js";
 import { summarize } from "../lib/stats.js";
 import { describeCores } from "../lib/cores.js";
 import { describeStoreTimes, mergeOps, type OpTimes } from "../lib/store-times.js";
@@ -28,6 +28,7 @@ const PER_ROUND = 50;
 const STAGES = ["replyStart", "inputAck", "modelCallStart", "textBlockStart", "textBlockDelta"];
 
 export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
+  await ensureBuilt(); // the scripted model's child runs it compiled
   const model = await startChild<{ url: string }>(benchScript("scripted-model.ts"), {
     streamDeltas: config.streamDeltas,
   });

@@ -61,13 +61,21 @@ const SSE_HEADERS = {
   connection: "keep-alive",
 };
 
+/** Each turn as JSON when it holds `{{last_user}}`, "" when not: a turn is serialized once. */
+const templates = new WeakMap<Turn, string>();
+
 /**
  * The turn with `{{last_user}}` in its text and tool call inputs replaced by the text of the
  * request's last user message (JSON-escaped inside inputs), so one turn can answer many messages.
  */
 function withLastUser(turn: Turn, request: ChatRequest): Turn {
-  const serialized = JSON.stringify(turn);
-  if (!serialized.includes("{{last_user}}")) return turn;
+  let serialized = templates.get(turn);
+  if (serialized === undefined) {
+    const json = JSON.stringify(turn);
+    serialized = json.includes("{{last_user}}") ? json : "";
+    templates.set(turn, serialized);
+  }
+  if (serialized === "") return turn;
   const last = [...request.messages].reverse().find((m) => m.role === "user");
   const text = last ? messageText(last) : "";
   const escaped = JSON.stringify(text).slice(1, -1);
@@ -181,7 +189,8 @@ export async function startScriptedModel(
     inFlight++;
     res.once("close", () => {
       inFlight--;
-      controller.abort();
+      // Only a response left unfinished has something to stop (an abort makes a DOMException).
+      if (!res.writableFinished) controller.abort();
     });
     if (path === "/v1/chat/completions") {
       if (req.method !== "POST") return sendError(res, 405, `use POST for ${path}`);
