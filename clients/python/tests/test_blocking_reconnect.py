@@ -109,6 +109,9 @@ async def test_cut_connection_mid_reply_replays_missed_events(blocking_stack: St
     def flow() -> tuple[list[parkway.Event], int, int]:
         with parkway.Client(address, timeout=20) as client:
             chat = client.attach(client.create_session("rc").id)
+            # Each new connection answers after 0.15 s: the server streams about three deltas
+            # (40 ms apart) before the session is back, however fast it reconnects.
+            proxy.first_reply_delay = 0.15
             events: list[parkway.Event] = []
             cuts = 0
             for event in chat.send("stream"):

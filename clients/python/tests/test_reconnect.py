@@ -141,6 +141,9 @@ async def test_cut_connection_mid_reply_replays_missed_events(
         async with parkway.AsyncClient(address, timeout=20) as client:
             session = await client.create_session("rc")
             chat = await client.attach(session.id)
+            # Each new connection answers after 0.15 s: the server streams about three deltas
+            # (40 ms apart) before the session is back, however fast it reconnects.
+            proxy.first_reply_delay = 0.15
             events: list[parkway.Event] = []
             cuts = 0
             async for event in chat.send("stream", timeout=30):
