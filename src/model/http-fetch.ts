@@ -20,6 +20,18 @@ function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined 
   return new TypeError("a model request's body must be a string or bytes");
 }
 
+/** The request's headers as node:http takes them; a plain object is used as it is. */
+function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
+  if (given === undefined) return {};
+  if (given instanceof Headers || Array.isArray(given)) {
+    const headers: Record<string, string> = {};
+    const all = given instanceof Headers ? given : new Headers(given);
+    all.forEach((value, name) => (headers[name] = value));
+    return headers;
+  }
+  return given as Record<string, string>;
+}
+
 function urlOf(input: string | URL | Request): URL {
   if (input instanceof URL) return input;
   return new URL(typeof input === "string" ? input : input.url);
@@ -73,10 +85,10 @@ const IDLE_MS = 4_000;
 const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
 
 /**
- * A `fetch` over node:http(s) with keep-alive agents, for the model SDK (its `fetch` option): one
+ * A `fetch` over node:http(s) with keep-alive agents, for model requests (`chatRequest`): one
  * model call's request and streamed answer without the WHATWG fetch machinery, which costs more
  * CPU per call and per streamed chunk than the call's own work (about 1.3 ms less CPU and 0.8 ms
- * less to the first token per call against the scripted model). It supports what the SDK sends:
+ * less to the first token per call against the scripted model). It supports what is sent to a model:
  * a method, headers, a string or bytes body and an abort signal, which ends the request or, after
  * the headers, the body with an `AbortError`. No redirects, no content decoding (none is asked for).
  * A request that fails on a reused connection before any answer (the server closed it as it was
@@ -91,10 +103,7 @@ export function nodeFetch(): typeof fetch {
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(aborted());
     const url = urlOf(input);
-    const headers: Record<string, string> = {};
-    // The SDK passes a `Headers`: read as it is, not copied into another one first.
-    const given = init?.headers instanceof Headers ? init.headers : new Headers(init?.headers);
-    given.forEach((value, name) => (headers[name] = value));
+    const headers = plainHeaders(init?.headers);
     const body = bodyOf(init);
     if (body instanceof Error) return Promise.reject(body);
     const out = { url, method: init?.method ?? "GET", headers, body, signal };

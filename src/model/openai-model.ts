@@ -1,14 +1,11 @@
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "openai";
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type {
   ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from "openai/resources/chat/completions";
+import { chatRequest } from "./openai-request.js";
 import { nodeFetch } from "./http-fetch.js";
 import { completionChunks } from "./openai-sse.js";
 import {
@@ -26,10 +23,14 @@ export interface OpenAIModelOptions {
   /** Model name sent with each request. */
   model: string;
   apiKey?: string;
-  /** Retries on connection errors, 408, 409, 429 and 5xx (the SDK's policy); default 2. */
+  /**
+   * Retries on connection errors, 408, 409, 429 and 5xx, after the wait the endpoint asks for
+   * (`retry-after-ms`, `retry-after`) or a backoff (the openai SDK's policy, see `chatRequest`);
+   * default 2.
+   */
   maxRetries?: number;
   /**
-   * Timeout in ms, default 10 minutes: for the response to start (per attempt; the SDK retries), and
+   * Timeout in ms, default 10 minutes: for the response to start (per attempt, each retried), and
    * then between two streamed chunks (a stream that stalls ends with `model_timeout`).
    */
   timeoutMs?: number;
@@ -110,11 +111,11 @@ function toModelError(err: unknown, timeoutMs: number): ModelError {
 /** A `Model` over any OpenAI-compatible Chat Completions endpoint, streamed, with parallel tool calls. */
 export function createOpenAIModel(options: OpenAIModelOptions): Model {
   const timeoutMs = options.timeoutMs ?? 10 * 60 * 1000;
-  const client = new OpenAI({
+  const post = chatRequest({
     baseURL: options.baseURL,
     apiKey: options.apiKey ?? "none",
     maxRetries: options.maxRetries ?? 2,
-    timeout: timeoutMs,
+    timeoutMs,
     fetch: nodeFetch(),
   });
   return {
@@ -127,7 +128,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       }));
       const started = new Set<number>();
       let finishReason: string | undefined;
-      // The SDK's timeout ends when the headers arrive; this one watches the body.
+      // The request's timeout ends when the headers arrive; this one watches the body.
       const stalled = () =>
         new ModelError(
           `the model endpoint sent nothing for ${timeoutMs} ms (model.timeout)`,
@@ -150,21 +151,18 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       };
       let complete = false;
       try {
-        const response = await client.chat.completions
-          .create(
-            {
-              model: options.model,
-              messages: toParams(request.messages),
-              stream: true,
-              stream_options: { include_usage: true },
-              ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
-            },
-            {
-              signal: watch.signal,
-              ...(request.traceparent ? { headers: { traceparent: request.traceparent } } : {}),
-            },
-          )
-          .asResponse();
+        const params: ChatCompletionCreateParamsStreaming = {
+          model: options.model,
+          messages: toParams(request.messages),
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+        };
+        const response = await post(
+          JSON.stringify(params),
+          watch.signal,
+          request.traceparent ? { traceparent: request.traceparent } : undefined,
+        );
         touch();
         for await (const chunks of completionChunks(response)) {
           handling = true;

@@ -86,7 +86,7 @@ describe("a failing model endpoint", () => {
     await expectUsable(chat);
   });
 
-  it("429 once: the SDK retries and the reply completes", async () => {
+  it("429 once: the request is retried and the reply completes", async () => {
     h = await startHarness({
       turns: [{ text: "after the wait", fail: { status: 429, times: 1, retryAfterMs: 10 } }],
     });
@@ -101,7 +101,7 @@ describe("a failing model endpoint", () => {
     );
     const chat = await open();
     await expectFailure(chat, "model_status", /429.*slow down/);
-    expect(h.model.requests).toHaveLength(3); // the SDK's two retries
+    expect(h.model.requests).toHaveLength(3); // two retries (model.maxRetries defaults to 2)
     await expectUsable(chat);
   });
 

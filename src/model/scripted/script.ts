@@ -58,7 +58,7 @@ export const turnFailureSchema = z
     status: z.number().int().min(400).max(599).optional(),
     /** The error message of a `status` failure. */
     message: z.string().optional(),
-    /** Sent as `retry-after-ms` with a `status` failure (the openai SDK waits that long to retry). */
+    /** Sent as `retry-after-ms` with a `status` failure (a client waits that long to retry). */
     retryAfterMs: nonNegativeInt.optional(),
     /** Send the response headers, then nothing until the client disconnects. */
     stall: z.literal(true).optional(),
