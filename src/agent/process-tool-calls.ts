@@ -7,6 +7,7 @@ import { parseToolInput } from "./tool-input.js";
 import { finishWithoutRunning, partitionBatches, runToolCall, startResult } from "./tool-runner.js";
 import { askerFor } from "./tool-questions.js";
 import type { DecisionInfo, ToolCallBlock } from "./types.js";
+import { callSnapshot } from "./copies.js";
 
 type Next = "run" | "wait" | "done";
 
@@ -20,7 +21,7 @@ function submit(call: ToolCallBlock, env: ReplyEnv): Next {
   call.state = "submitted";
   Object.assign(call, expiry(env));
   startResult(call, env.emit);
-  env.emit({ type: "require_external_execution", toolCalls: [structuredClone(call)] });
+  env.emit({ type: "require_external_execution", toolCalls: [callSnapshot(call)] });
   return "wait";
 }
 
@@ -94,7 +95,7 @@ function advance(
       call.state = "asking";
       call.suggestedRules = decision.suggestedRules;
       Object.assign(call, expiry(env));
-      env.emit({ type: "require_user_confirm", toolCalls: [structuredClone(call)] });
+      env.emit({ type: "require_user_confirm", toolCalls: [callSnapshot(call)] });
       return "wait";
     }
     case "allow":

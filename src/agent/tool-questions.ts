@@ -3,6 +3,7 @@ import type { AskUserAnswer, ToolAnswer, ToolQuestion } from "../tools/tool-ques
 import type { ReplyEnv } from "./reply-env.js";
 import { finishWithoutRunning, startResult } from "./tool-runner.js";
 import type { ToolCallBlock } from "./types.js";
+import { callSnapshot } from "./copies.js";
 
 /** The text of a question nobody answered because its tool stopped waiting or the reply stopped. */
 export const WITHDRAWN_TEXT = "The question was withdrawn before it was answered.";
@@ -35,7 +36,7 @@ export function askerFor(
     env.emit({ type: "tool_call_end", toolCallId: block.id, input });
     env.message.content.push(block);
     startResult(block, env.emit);
-    env.emit({ type: "require_external_execution", toolCalls: [structuredClone(block)] });
+    env.emit({ type: "require_external_execution", toolCalls: [callSnapshot(block)] });
     const result = await ask(block, question.check, signal);
     if (!result) {
       if (block.state !== "finished") {

@@ -18,6 +18,7 @@ import {
 import type { RuleBook } from "./rule-book.js";
 import type { SessionHead } from "./session-head.js";
 import type { SessionPermissions } from "./session-permissions.js";
+import { messageCopy } from "../agent/copies.js";
 
 /**
  * An answer applied to a copy of the parked reply's message: the message it makes, the events it
@@ -67,7 +68,7 @@ export function confirmations(
 ): PrepareAnswer {
   return async (active) => {
     await s.permissions.refresh();
-    const message = structuredClone(active.data.message);
+    const message = messageCopy(active.data.message);
     const events: EventBody[] = [];
     const accepted = applyConfirmations(message, answers, context(s, principal, events));
     const audit = confirmAudit(s.head.id, active.data.message, answers, principal);
@@ -91,7 +92,7 @@ export function externalResults(
   principal: string,
 ): PrepareAnswer {
   return (active) => {
-    const message = structuredClone(active.data.message);
+    const message = messageCopy(active.data.message);
     const events: EventBody[] = [];
     applyExternalResults(message, answers, context(s, principal, events));
     const audit = externalAudit(s.head.id, message, answers, principal);
@@ -112,7 +113,7 @@ export function expiredDenied(
       due,
       `no answer within ${seconds}s; denied`,
     );
-    const message = structuredClone(active.data.message);
+    const message = messageCopy(active.data.message);
     const events: EventBody[] = [];
     denyExpired(message, due, seconds, (body) => events.push(body));
     return { message, events, records: (b) => writeAudit(b, s.head.tenant, audit) };

@@ -1,5 +1,6 @@
 import type { Msg, ToolCallBlock } from "../agent/types.js";
 import { newId } from "../common/ids.js";
+import { callSnapshot } from "../agent/copies.js";
 
 /**
  * The waiting notice of a parked reply: id = reply id, finished_reason unset, a text saying what
@@ -16,7 +17,7 @@ export function waitingNotice(message: Msg, pending: ToolCallBlock[]): Msg {
     name: message.name,
     content: [
       { type: "text", id: newId("blk"), text: `The reply is parked. ${lines.join("; ")}.` },
-      ...pending.map((c) => structuredClone(c)),
+      ...pending.map((c) => callSnapshot(c)),
     ],
     ...(message.usage ? { usage: message.usage } : {}),
     createdAt: new Date().toISOString(),
