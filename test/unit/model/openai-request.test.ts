@@ -141,24 +141,26 @@ describe("chatRequest", () => {
     expect((failed as Error).message).toMatch(/ECONNREFUSED/);
   });
 
-  it("an abort ends the wait before a retry at once", async () => {
-    answers.push(status(503, { "retry-after-ms": "30000" }));
+  /** Posts with `answer` as the server's first answer, aborts once it is seen: what it ends with. */
+  async function abortedAfterFirst(answer: Answer): Promise<unknown> {
+    answers.push(answer);
     const controller = new AbortController();
     const pending = post()("{}", controller.signal).catch((e: unknown) => e);
     while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     controller.abort(new Error("stop"));
-    expect(await pending).toBeInstanceOf(APIUserAbortError);
+    return pending;
+  }
+
+  it("an abort ends the wait before a retry at once", async () => {
+    expect(await abortedAfterFirst(status(503, { "retry-after-ms": "30000" }))).toBeInstanceOf(
+      APIUserAbortError,
+    );
     expect(seen).toHaveLength(1);
   });
 
   it("an abort before the headers ends the attempt", async () => {
     const held: ServerResponse[] = [];
-    answers.push((res) => held.push(res));
-    const controller = new AbortController();
-    const pending = post()("{}", controller.signal).catch((e: unknown) => e);
-    while (seen.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
-    controller.abort(new Error("stop"));
-    expect(await pending).toBeInstanceOf(APIUserAbortError);
+    expect(await abortedAfterFirst((res) => held.push(res))).toBeInstanceOf(APIUserAbortError);
     expect(seen).toHaveLength(1);
     for (const res of held) res.destroy();
   });
