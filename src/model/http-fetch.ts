@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { Readable } from "node:stream";
+import { urlToHttpOptions } from "node:url";
 
 /** Statuses whose response has no body (a `Response` refuses one). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
@@ -32,9 +33,33 @@ function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
   return given as Record<string, string>;
 }
 
-function urlOf(input: string | URL | Request): URL {
-  if (input instanceof URL) return input;
-  return new URL(typeof input === "string" ? input : input.url);
+/** Where a request goes, as node:http takes it. */
+interface Target {
+  https: boolean;
+  options: ReturnType<typeof urlToHttpOptions>;
+}
+
+/** Most targets kept: a model client asks for one URL, or a few. */
+const TARGETS_KEPT = 16;
+
+/**
+ * The target of each URL asked for, parsed once: node:http given options rather than a `URL`
+ * builds a request ≈ 5 µs faster (with the cold caches of a server between two model calls), and
+ * the string is not parsed again.
+ */
+function targets(): (input: string | URL | Request) => Target {
+  const known = new Map<string, Target>();
+  return (input) => {
+    const href = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+    let target = known.get(href);
+    if (!target) {
+      const url = new URL(href);
+      target = { https: url.protocol === "https:", options: urlToHttpOptions(url) };
+      if (known.size >= TARGETS_KEPT) known.clear();
+      known.set(href, target);
+    }
+    return target;
+  };
 }
 
 /** What the body of a response that was aborted after its headers throws: an `AbortError`. */
@@ -67,7 +92,7 @@ function responseOf(res: IncomingMessage): Response {
 
 /** What one request needs: where, what, and the signal that may end it. */
 interface Outgoing {
-  url: URL;
+  target: Target;
   method: string;
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
@@ -99,23 +124,23 @@ export function nodeFetch(): typeof fetch {
     http: new HttpAgent({ keepAlive: true, timeout: IDLE_MS }),
     https: new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }),
   };
+  const targetOf = targets();
   return (input, init) => {
     const signal = init?.signal ?? undefined;
     if (signal?.aborted) return Promise.reject(aborted());
-    const url = urlOf(input);
+    const target = targetOf(input);
     const headers = plainHeaders(init?.headers);
     const body = bodyOf(init);
     if (body instanceof Error) return Promise.reject(body);
-    const out = { url, method: init?.method ?? "GET", headers, body, signal };
-    const agent = url.protocol === "https:" ? agents.https : agents.http;
-    return send(out, agent, true);
+    const out = { target, method: init?.method ?? "GET", headers, body, signal };
+    return send(out, target.https ? agents.https : agents.http, true);
   };
 }
 
 function send(out: Outgoing, agent: HttpAgent, mayRetry: boolean): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     const { signal } = out;
-    const request = out.url.protocol === "https:" ? httpsRequest : httpRequest;
+    const request = out.target.https ? httpsRequest : httpRequest;
     let res: IncomingMessage | undefined;
     const onAbort = () => {
       if (res) res.destroy(aborted());
@@ -124,7 +149,8 @@ function send(out: Outgoing, agent: HttpAgent, mayRetry: boolean): Promise<Respo
         reject(aborted());
       }
     };
-    const req = request(out.url, { method: out.method, headers: out.headers, agent }, (answer) => {
+    const options = { ...out.target.options, method: out.method, headers: out.headers, agent };
+    const req = request(options, (answer) => {
       res = answer;
       answer.once("close", () => signal?.removeEventListener("abort", onAbort));
       resolve(responseOf(answer));
