@@ -1,20 +1,10 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type {
-  ChatCompletionChunk,
-  ChatCompletionCreateParamsStreaming,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { chatRequestBody } from "./openai-body.js";
 import { chatRequest } from "./openai-request.js";
 import { nodeFetch } from "./http-fetch.js";
 import { completionChunks } from "./openai-sse.js";
-import {
-  type Model,
-  ModelError,
-  type ModelMessage,
-  type ModelRequest,
-  type ModelStreamEvent,
-} from "./model.js";
+import { type Model, ModelError, type ModelRequest, type ModelStreamEvent } from "./model.js";
 
 /** How to reach an OpenAI-compatible Chat Completions endpoint. */
 export interface OpenAIModelOptions {
@@ -34,43 +24,6 @@ export interface OpenAIModelOptions {
    * then between two streamed chunks (a stream that stalls ends with `model_timeout`).
    */
   timeoutMs?: number;
-}
-
-function toParams(messages: ModelMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((m): ChatCompletionMessageParam => {
-    switch (m.role) {
-      case "system":
-        return { role: m.role, content: m.content };
-      case "user":
-        return {
-          role: "user",
-          content:
-            typeof m.content === "string"
-              ? m.content
-              : m.content.map((part) =>
-                  part.type === "text"
-                    ? { type: "text" as const, text: part.text }
-                    : { type: "image_url" as const, image_url: { url: part.url } },
-                ),
-        };
-      case "tool":
-        return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
-      case "assistant":
-        return {
-          role: "assistant",
-          content: m.content === "" ? null : m.content,
-          ...(m.toolCalls.length > 0
-            ? {
-                tool_calls: m.toolCalls.map((c) => ({
-                  id: c.id,
-                  type: "function" as const,
-                  function: { name: c.name, arguments: c.input },
-                })),
-              }
-            : {}),
-        };
-    }
-  });
 }
 
 /** Reads the non-standard `reasoning_content` delta several OpenAI-compatible servers send. */
@@ -122,10 +75,6 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     name: options.model,
     endpoint: options.baseURL,
     async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
-      const tools: ChatCompletionTool[] = request.tools.map((t) => ({
-        type: "function",
-        function: { name: t.name, description: t.description, parameters: t.inputSchema },
-      }));
       const started = new Set<number>();
       let finishReason: string | undefined;
       // The request's timeout ends when the headers arrive; this one watches the body.
@@ -151,15 +100,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
       };
       let complete = false;
       try {
-        const params: ChatCompletionCreateParamsStreaming = {
-          model: options.model,
-          messages: toParams(request.messages),
-          stream: true,
-          stream_options: { include_usage: true },
-          ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
-        };
         const response = await post(
-          JSON.stringify(params),
+          chatRequestBody(options.model, request.messages, request.tools),
           watch.signal,
           request.traceparent ? { traceparent: request.traceparent } : undefined,
         );
