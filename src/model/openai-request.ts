@@ -90,7 +90,8 @@ async function attempt(
   if (signal.aborted) throw new APIUserAbortError();
   const controller = new AbortController();
   // The caller's abort ends this attempt, and its body once the headers are in.
-  signal.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  const forward = () => controller.abort(signal.reason);
+  signal.addEventListener("abort", forward, { once: true });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -100,6 +101,7 @@ async function attempt(
     return await policy.fetch(url, { ...init, signal: controller.signal });
   } catch (failed) {
     if (signal.aborted) throw new APIUserAbortError();
+    signal.removeEventListener("abort", forward);
     return { failed, timedOut };
   } finally {
     clearTimeout(timer);
