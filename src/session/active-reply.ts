@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { EventBody } from "../agent/events.js";
 import { interruptCalls } from "../agent/reply-loop.js";
 import type { ToolCallBlock } from "../agent/types.js";
@@ -31,7 +32,17 @@ export interface ActiveReply {
 
 /** A reply read from the store or just started, not running yet. */
 export function activeReply(data: ReplyData): ActiveReply {
-  return { data, controller: new AbortController(), tools: new AbortController() };
+  return { data, controller: new AbortController(), tools: toolsController() };
+}
+
+/**
+ * What stops a reply's tool calls. Every call of a batch listens to its signal while it runs, as
+ * many at once as the model asked for, each removing its listener when it ends: no bound on them.
+ */
+export function toolsController(): AbortController {
+  const tools = new AbortController();
+  setMaxListeners(0, tools.signal);
+  return tools;
 }
 
 /** Calls of the reply awaiting an answer (asking or submitted). */

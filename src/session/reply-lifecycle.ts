@@ -6,6 +6,7 @@ import {
   activeReply,
   dueCalls,
   interruptUnfinished,
+  toolsController,
   waitingCalls,
 } from "./active-reply.js";
 import { AskedQuestions } from "./asked-questions.js";
@@ -260,7 +261,7 @@ export class ReplyLifecycle {
 
   private resume(active: ActiveReply, caller?: string): void {
     active.controller = new AbortController();
-    active.tools = new AbortController();
+    active.tools = toolsController();
     this.writes.observer(active)?.running(active.data, caller);
     this.run(active);
   }

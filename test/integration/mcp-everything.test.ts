@@ -88,6 +88,13 @@ async function stopHttpServer(): Promise<void> {
 const SCRIPT = {
   turns: [
     {
+      match: { lastUser: "echo twelve" },
+      toolCalls: Array.from({ length: 12 }, (_, i) => ({
+        name: "mcp__everything__echo",
+        input: { message: `echo ${i}` },
+      })),
+    },
+    {
       match: { lastUser: "echo" },
       toolCalls: [{ name: "mcp__everything__echo", input: { message: "hello MCP" } }],
       repeat: true,
@@ -150,6 +157,27 @@ describe("MCP everything server", () => {
       mcpServers: { everything: stdioServer(randomUUID()) },
     });
     await checkEchoAndImage();
+  });
+
+  it("twelve calls in one reply leave no listener behind on the reply's signal", async () => {
+    h = await startHarness(SCRIPT, {
+      mcpServers: { everything: stdioServer(randomUUID()) },
+    });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      const events = await run("echo twelve");
+      const calls = startedCalls(events);
+      expect(calls).toHaveLength(12);
+      for (const [i, id] of calls.entries()) {
+        expect(toolResult(events, id).text).toBe(`Echo: echo ${i}`);
+      }
+      await sleep(50); // warnings are emitted on the next tick
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.startsWith("MaxListenersExceededWarning"))).toEqual([]);
   });
 
   it("over Streamable HTTP: echo, and an image as a data part", async () => {

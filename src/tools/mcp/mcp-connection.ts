@@ -126,9 +126,15 @@ export class McpConnection {
       throw new McpUnavailableError(state.kind === "down" ? state.reason : "connecting");
     }
     if (ask) this.askers.add(ask);
+    // The SDK never removes the listener it adds to a request's signal: it gets one of its own,
+    // let go with the call, rather than the reply's, which lives for every call of the reply.
+    const own = new AbortController();
+    const forward = () => own.abort(signal.reason);
+    signal.addEventListener("abort", forward, { once: true });
+    if (signal.aborted) forward();
     try {
       return (await state.client.callTool({ name: tool, arguments: args }, undefined, {
-        signal,
+        signal: own.signal,
         timeout: CALL_TIMEOUT_MS,
       })) as CallToolResult;
     } catch (err) {
@@ -137,6 +143,7 @@ export class McpConnection {
       this.lost(state.client, reason);
       throw new McpUnavailableError(reason);
     } finally {
+      signal.removeEventListener("abort", forward);
       if (ask) this.askers.delete(ask);
     }
   }
