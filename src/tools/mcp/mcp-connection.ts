@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolAnswer, ToolQuestion } from "../tool-question.js";
 import { formQuestion } from "./mcp-elicitation.js";
+import { linkSignals } from "../../common/abort.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
 import { endSession, openTransport } from "./mcp-transport.js";
@@ -128,10 +129,7 @@ export class McpConnection {
     if (ask) this.askers.add(ask);
     // The SDK never removes the listener it adds to a request's signal: it gets one of its own,
     // let go with the call, rather than the reply's, which lives for every call of the reply.
-    const own = new AbortController();
-    const forward = () => own.abort(signal.reason);
-    signal.addEventListener("abort", forward, { once: true });
-    if (signal.aborted) forward();
+    const own = linkSignals(signal);
     try {
       return (await state.client.callTool({ name: tool, arguments: args }, undefined, {
         signal: own.signal,
@@ -143,7 +141,7 @@ export class McpConnection {
       this.lost(state.client, reason);
       throw new McpUnavailableError(reason);
     } finally {
-      signal.removeEventListener("abort", forward);
+      own.dispose();
       if (ask) this.askers.delete(ask);
     }
   }
