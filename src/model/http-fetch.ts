@@ -70,19 +70,24 @@ function aborted(): Error {
 /**
  * The `Response` of `res`. A streamed answer (2xx, `text/event-stream`) gets the Node stream itself
  * as its `body`, an async iterable of its bytes as they are read (see `completionChunks`): a WHATWG
- * stream in between would cost more per chunk than the chunk's own handling. Every other answer
- * gets a standard body.
+ * stream in between would cost more per chunk than the chunk's own handling. Its `headers` are made
+ * when first read (only an error in the stream reads them). Every other answer gets a standard body.
  */
 function responseOf(res: IncomingMessage): Response {
   const status = res.statusCode ?? 0;
-  const init = { status, statusText: res.statusMessage ?? "", headers: headersOf(res) };
+  const statusText = res.statusMessage ?? "";
   const streamed =
     status >= 200 && status < 300 && /^text\/event-stream/i.test(res.headers["content-type"] ?? "");
   if (streamed) {
-    const response = new Response(null, init);
-    Object.defineProperty(response, "body", { value: res });
+    const response = new Response(null, { status, statusText });
+    let headers: Headers | undefined;
+    Object.defineProperties(response, {
+      body: { value: res },
+      headers: { get: () => (headers ??= headersOf(res)) },
+    });
     return response;
   }
+  const init = { status, statusText, headers: headersOf(res) };
   if (NO_BODY.has(status)) {
     res.resume();
     return new Response(null, init);

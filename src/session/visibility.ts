@@ -33,9 +33,10 @@ export interface FanOut {
  * An early event (see `EARLY`) is shown as soon as it is logged when every event before it was
  * shown and it is at most `ahead` past the last written one. A reply's start goes out at once; the
  * model's events only once that start is written (the session is then stored as running, which is
- * what lets `SeqEpoch` skip only one seq for a session stored as idle): those of a model call up to
- * its first delta at once, the others of one turn of the event loop together, after it, so that a
- * stream's writer wakes once per turn. Any other event, and every event after it, waits for its write. A
+ * what lets `SeqEpoch` skip only one seq for a session stored as idle): a model call's events from
+ * its first after the start up to its first delta at once, the others of one turn of the event loop
+ * together, after it, so that a stream's writer wakes once per turn. A model call's start is one of
+ * those others: it goes after the turn that sends the model's request, which leaves first. Any other event, and every event after it, waits for its write. A
  * crash may lose what was shown and not written: `SeqEpoch` keeps those seqs from being used again.
  */
 export class Visibility {
@@ -61,15 +62,15 @@ export class Visibility {
 
   /**
    * Shows `event`, just logged, if it may go before its write: at once for a reply's start and for
-   * a model call's events up to its first delta (the first token waits for nothing), after this
-   * turn of the event loop for the rest.
+   * a model call's events after its start up to its first delta (the first token waits for
+   * nothing), after this turn of the event loop for the rest.
    */
   offer(event: StoredEvent, written: number): void {
     const type = event.body.type;
     if (type === "reply_start") this.started = event.seq;
     if (type === "model_call_start") this.eager = true;
     if (!this.early(event, written)) return;
-    if (type === "reply_start" || this.eager) {
+    if (type === "reply_start" || (this.eager && type !== "model_call_start")) {
       if (type === "text_block_delta" || type === "thinking_block_delta") this.eager = false;
       this.flush();
       this.give(event);

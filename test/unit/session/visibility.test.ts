@@ -50,6 +50,7 @@ describe("Visibility: what streams see before it is written", () => {
     v.offer(start(1), 0);
     v.written([start(1)], [], 1);
     v.offer(callStart(2), 1);
+    expect(given).toEqual([1]); // after the turn in which the model's request is sent
     v.offer(textStart(3), 1);
     v.offer(delta(4), 1);
     expect(given).toEqual([1, 2, 3, 4]); // the first token waits for nothing
@@ -58,6 +59,16 @@ describe("Visibility: what streams see before it is written", () => {
     expect(given).toEqual([1, 2, 3, 4]); // later deltas go together, after this turn
     await nextTurn();
     expect(given).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
+  it("gives a model call's start after the turn in which it was logged", async () => {
+    const { v, given } = shown();
+    v.offer(start(1), 0);
+    v.written([start(1)], [], 1);
+    v.offer(callStart(2), 1);
+    expect(given).toEqual([1]);
+    await nextTurn();
+    expect(given).toEqual([1, 2]);
   });
 
   it("never gives what changes state before its write, nor anything after it", async () => {
