@@ -1,4 +1,5 @@
-import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
+import { type AgentDefinition, DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
+import type { ModelRequest } from "../model/model.js";
 import type { ReplyEnv, ReplyOutcome } from "./reply-env.js";
 import { runModelTurn } from "./model-turn.js";
 import { toModelMessages } from "./to-model-messages.js";
@@ -69,6 +70,27 @@ function finishTooLarge(env: ReplyEnv, maxBytes: number): ReplyOutcome {
   });
 }
 
+/** What a model call of the reply is given: the conversation so far, and the agent's tools. */
+function modelCallInput(
+  agent: AgentDefinition,
+  history: readonly Msg[],
+  message: Msg,
+): Pick<ModelRequest, "messages" | "tools"> {
+  return {
+    messages: toModelMessages(agent.systemPrompt, history, message),
+    tools: toolSpecs(agent.tools),
+  };
+}
+
+/**
+ * Has the agent's model do ahead what the reply's next model call needs when the reply runs with
+ * `history` and `message` as they are now (`Model.prepare`: its request encoded). Called while the
+ * caller waits for something else (a reply's start being written), the call then leaves sooner.
+ */
+export function prepareModelCall(agent: AgentDefinition, history: readonly Msg[], message: Msg) {
+  if (agent.model.prepare) agent.model.prepare(modelCallInput(agent, history, message));
+}
+
 /**
  * Runs (or resumes) a reply: tool calls still open are processed first; then model call → tool
  * calls → again, until the model answers without tool calls (COMPLETED), the agent's max_iters is
@@ -104,8 +126,7 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
     env.progress.iteration += 1;
     const turn = await runModelTurn({
       model: agent.model,
-      messages: toModelMessages(agent.systemPrompt, env.history, message),
-      tools: toolSpecs(agent.tools),
+      ...modelCallInput(agent, env.history, message),
       message,
       signal: env.signal,
       emit: env.emit,

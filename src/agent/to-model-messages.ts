@@ -47,7 +47,7 @@ export function toModelMessages(
   current?: Msg,
 ): ModelMessage[] {
   const out: ModelMessage[] = [];
-  if (systemPrompt) out.push({ role: "system", content: systemPrompt });
+  if (systemPrompt) out.push(systemMessage(systemPrompt));
   for (const msg of history) {
     let messages = converted.get(msg);
     if (!messages) {
@@ -66,6 +66,21 @@ export function toModelMessages(
  * converted once (the reply being run, which does change, is passed apart).
  */
 const converted = new WeakMap<Msg, ModelMessage[]>();
+
+/** Most system prompts whose model message is kept: an agent has one, a server a few agents. */
+const SYSTEM_PROMPTS_KEPT = 64;
+const systemMessages = new Map<string, ModelMessage>();
+
+/** The system message of a prompt, the same object each time (its encoding is made once). */
+function systemMessage(prompt: string): ModelMessage {
+  let message = systemMessages.get(prompt);
+  if (!message) {
+    if (systemMessages.size >= SYSTEM_PROMPTS_KEPT) systemMessages.clear();
+    message = { role: "system", content: prompt };
+    systemMessages.set(prompt, message);
+  }
+  return message;
+}
 
 /** Adds the model messages of `msg` to `out`. */
 function addModelMessages(out: ModelMessage[], msg: Msg): void {

@@ -37,6 +37,11 @@ export function newReply(
   return { user, reply };
 }
 
+/** The event that starts a reply of the agent named `name`. */
+export function replyStart(name: string): EventBody {
+  return { type: "reply_start", name, role: "assistant" };
+}
+
 /**
  * What starting a reply stores with its REPLY_START: the user's message as history message
  * `index`, the reply, and its entry in the running index.

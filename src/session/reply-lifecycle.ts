@@ -13,13 +13,14 @@ import { AskedQuestions } from "./asked-questions.js";
 import { interruptAudit } from "./audit-entries.js";
 import { writeAudit } from "./audit-records.js";
 import { assertIdle, assertParked, assertReply } from "./input-checks.js";
-import { newReply, startRecords } from "./new-reply.js";
+import { newReply, replyStart, startRecords } from "./new-reply.js";
 import { type AnsweredSession, expiredDenied, type PrepareAnswer } from "./prepared-answers.js";
 import type { ReplyData } from "./records.js";
 import { expiryEnding, type RecoveredReply, recoveryEnding } from "./reply-endings.js";
 import type { NotedRequest, ReplySettled } from "./reply-outcomes.js";
 import {
   abortReply,
+  prepareStart,
   runActiveReply,
   runHooks,
   type RunningSession,
@@ -118,9 +119,11 @@ export class ReplyLifecycle {
     const settled = outcomes.whenSettled(replyId);
     const request = outcomes.note(ticket, replyId, index + 1);
     // The event and the state it starts are written in one batch; the event goes out at once.
-    const start: EventBody = { type: "reply_start", name: this.s.agent.id, role: "assistant" };
     const records = startRecords(head.id, index, user, data, request);
-    await hub.emitWith(replyId, [start], { extra: this.writes.starting(active, caller, records) });
+    const extra = this.writes.starting(active, caller, records);
+    const written = hub.emitWith(replyId, [replyStart(this.s.agent.id)], { extra });
+    prepareStart(this.s, active, index, user);
+    await written;
     head.remember(index, user);
     this.awaitOutcome(active, request, settled);
     this.run(active);

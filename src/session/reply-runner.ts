@@ -1,8 +1,13 @@
 import { type AgentDefinition, policyFor } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
-import { type ReplyEnv, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
+import {
+  prepareModelCall,
+  type ReplyEnv,
+  type ReplyOutcome,
+  runReply,
+} from "../agent/reply-loop.js";
 import { InterruptReason } from "../agent/tool-runner.js";
-import type { DecisionInfo, ToolCallBlock } from "../agent/types.js";
+import type { DecisionInfo, Msg, ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
 import type { Store } from "../store/store.js";
 import type { Tool } from "../tools/tool.js";
@@ -40,6 +45,26 @@ export interface RunHooks {
   ask: NonNullable<ReplyEnv["ask"]>;
   /** True once the session stopped: a failure is then expected and not logged again. */
   stopped: () => boolean;
+}
+
+/**
+ * Encodes a starting reply's first model request while the start is written (`prepareModelCall`),
+ * after the turn in which its write is handed to the store: the run, which waits for that write,
+ * then sends the request sooner. `user` is the message stored at `index`; nothing is done ahead
+ * when the history before it is not all in memory (the run reads it from the store).
+ */
+export function prepareStart(s: RunningSession, active: ActiveReply, index: number, user: Msg) {
+  if (s.head.history.length < index) return;
+  setImmediate(() => {
+    const known = s.head.history;
+    if (active.controller.signal.aborted || known.length < index) return;
+    const history = [...known.slice(0, index), user];
+    try {
+      prepareModelCall({ ...s.agent, tools: s.tools }, history, active.data.message);
+    } catch {
+      // Nothing is lost: the run encodes the request itself, and reports what fails then.
+    }
+  });
 }
 
 /**

@@ -34,5 +34,9 @@ describe("toModelMessages", () => {
     const second = toModelMessages("be brief", history, current);
     expect(second.slice(0, 4)).toEqual(first);
     expect(second[4]).toEqual({ role: "assistant", content: "partial", toolCalls: [] });
+    // The system prompt's and the history's are the very objects of the first call (their
+    // encodings are made once, see chatRequestBody).
+    second.slice(0, 4).forEach((m, i) => expect(m).toBe(first[i]));
+    expect(toModelMessages("be long", history)[0]).toEqual({ role: "system", content: "be long" });
   });
 });
