@@ -30,9 +30,36 @@ export interface ActiveReply {
   observer?: ReplyTelemetry;
 }
 
+/**
+ * A reply's state in memory, its controllers made on first use: a start's REPLY_START goes out
+ * before they are (making the two took ≈ 18 µs of the ≈ 100 µs of the server's work before it).
+ */
+class Reply implements ActiveReply {
+  task?: Promise<void>;
+  awaiting?: AwaitingRequest[];
+  observer?: ReplyTelemetry;
+  private stop: AbortController | undefined;
+  private stopTools: AbortController | undefined;
+
+  constructor(public data: ReplyData) {}
+
+  get controller(): AbortController {
+    return (this.stop ??= new AbortController());
+  }
+  set controller(controller: AbortController) {
+    this.stop = controller;
+  }
+  get tools(): AbortController {
+    return (this.stopTools ??= toolsController());
+  }
+  set tools(controller: AbortController) {
+    this.stopTools = controller;
+  }
+}
+
 /** A reply read from the store or just started, not running yet. */
 export function activeReply(data: ReplyData): ActiveReply {
-  return { data, controller: new AbortController(), tools: toolsController() };
+  return new Reply(data);
 }
 
 /**
