@@ -89,12 +89,22 @@ export class ActorRegistry {
    * Runs `fn` with the session's actor and lets the actor leave memory afterwards, however `fn`
    * ends, unless a stream, a running reply or another use still needs it.
    */
-  async withActor<T>(
+  withActor<T>(
     sessionId: string,
     tenant: string | undefined,
     fn: (actor: SessionActor) => Promise<T>,
   ): Promise<T> {
-    const actor = await this.acquire(sessionId, tenant);
+    const cached = this.actors.get(sessionId);
+    if (cached && (tenant === undefined || cached.tenant === tenant)) {
+      // In memory (the usual case): used at once, not a turn of the event loop later.
+      this.uses.set(cached, (this.uses.get(cached) ?? 0) + 1);
+      return this.using(cached, fn);
+    }
+    return this.acquire(sessionId, tenant).then((actor) => this.using(actor, fn));
+  }
+
+  /** Runs `fn` with a use of `actor` taken, and gives it back however `fn` ends. */
+  private async using<T>(actor: SessionActor, fn: (actor: SessionActor) => Promise<T>) {
     try {
       return await fn(actor);
     } finally {

@@ -2,6 +2,7 @@ import type { Msg, ToolCallBlock } from "../agent/types.js";
 import { finishWithoutRunning } from "../agent/tool-runner.js";
 import type { EventBody } from "../agent/events.js";
 import { newId } from "../common/ids.js";
+import { isoNow } from "../common/iso-now.js";
 import type { StoreBatch } from "../store/store.js";
 import {
   MessageRecord,
@@ -17,7 +18,7 @@ export function newReply(
   text: string,
   lastSeq: number,
 ): { user: Msg; reply: ReplyData } {
-  const now = new Date().toISOString();
+  const now = isoNow();
   const user: Msg = {
     id: newId("msg"),
     role: "user",

@@ -22,6 +22,7 @@ import { SessionHead } from "./session-head.js";
 import type { Lease, SessionLeases } from "./session-leases.js";
 import { type SessionLogFields, sessionLog } from "./session-log.js";
 import { SessionPermissions } from "./session-permissions.js";
+import { SerialWork } from "./serial-work.js";
 import { type SessionView, sessionView } from "./session-view.js";
 import { type SeqEpoch, VISIBLE_AHEAD } from "./seq-epoch.js";
 
@@ -79,7 +80,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
   readonly telemetry: Telemetry;
   /** HubOptions: how far the model's stream may go out before its write (see `SeqEpoch`). */
   readonly visibleAhead: number;
-  private chain: Promise<unknown> = Promise.resolve();
+  private readonly inputs = new SerialWork();
   /** Why the actor stopped, once a write failed. */
   private stopped: Error | undefined;
 
@@ -203,10 +204,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   /** Runs `fn` after every input before it has been applied; refused once the actor stopped. */
   serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = () => (this.stopped ? Promise.reject(this.stopped) : fn());
-    const next = this.chain.then(run, run);
-    this.chain = next.catch(() => undefined);
-    return next;
+    return this.inputs.run(() => (this.stopped ? Promise.reject(this.stopped) : fn()));
   }
 
   /** Restores the active reply read from the store. */
