@@ -1,3 +1,4 @@
+import { isoNow } from "../common/iso-now.js";
 import type { RuleScope } from "../permissions/index.js";
 import type { DecisionInfo, Msg, Rule, ToolCallBlock, ToolResultBlock } from "../agent/types.js";
 import { formatRule } from "../permissions/index.js";
@@ -42,7 +43,7 @@ export function decisionAudit(
       ? "asked"
       : `${decision.behavior === "allow" ? "allowed" : "denied"}_by_${byRule ? "rule" : "check"}`;
   return {
-    at: new Date().toISOString(),
+    at: isoNow(),
     kind,
     actor: SERVER_ACTOR,
     ...callFields(sessionId, replyId, call),

@@ -1,3 +1,4 @@
+import { isoNow } from "../common/iso-now.js";
 import { z } from "zod";
 import { policyOutcomeSchema, toolResultStateSchema } from "../agent/types.js";
 import { newId } from "../common/ids.js";
@@ -95,7 +96,7 @@ export function writeAudit(batch: StoreBatch, tenant: string, drafts: readonly A
       ...draft,
       id: newId(AUDIT_ID_PREFIX),
       tenant,
-      at: draft.at ?? new Date().toISOString(),
+      at: draft.at ?? isoNow(),
     };
     batch.put(AuditRecord, auditKey(tenant, entry.id), entry);
     if (entry.sessionId) {

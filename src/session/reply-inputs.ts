@@ -1,3 +1,4 @@
+import { isoNow } from "../common/iso-now.js";
 import type { EventBody } from "../agent/events.js";
 import { messageBytes } from "../agent/reply-budget.js";
 import { parseToolInput } from "../agent/tool-input.js";
@@ -172,7 +173,7 @@ export function applyConfirmations(
   if (violations.length > 0) throw invalidArgument(violations);
 
   const accepted: { rule: Rule; key: RuleScopeKey }[] = [];
-  const now = new Date().toISOString();
+  const now = isoNow();
   answers.forEach((answer, i) => {
     const call = calls[i]!;
     if (!answer.confirmed) {

@@ -1,3 +1,4 @@
+import { isoNow } from "../common/iso-now.js";
 import type { Msg, ToolCallBlock } from "../agent/types.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import {
@@ -106,7 +107,7 @@ export class ReplyOutcomes {
   ): NotedRequest | undefined {
     if (!ticket) return undefined;
     const record = {
-      appliedAt: new Date().toISOString(),
+      appliedAt: isoNow(),
       kind: ticket.kind,
       // Read when the record is written (the digest is computed then).
       get digest() {

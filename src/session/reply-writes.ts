@@ -1,3 +1,4 @@
+import { isoNow } from "../common/iso-now.js";
 import type { AgentDefinition } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
 import type { ReplyOutcome } from "../agent/reply-loop.js";
@@ -154,7 +155,7 @@ export class ReplyWrites {
         // Applied only to the reply still stored as the session's: never to one ended or replaced
         // by a write this memory did not see.
         b.checkField(ReplyRecord, this.s.head.id, "replyId", replyId, "the parked reply")
-          .put(RunningRecord, this.s.head.id, { replyId, since: new Date().toISOString() })
+          .put(RunningRecord, this.s.head.id, { replyId, since: isoNow() })
           .del(ParkedRecord, this.s.head.id);
         extra(b);
       },
@@ -175,7 +176,7 @@ export class ReplyWrites {
     active.awaiting = undefined;
     head.setStatus("awaiting_external_result", replyId);
     const notice = waitingNotice(active.data.message, questions);
-    active.data.parkedAt ??= new Date().toISOString();
+    active.data.parkedAt ??= isoNow();
     const status = head.data.status;
     if (awaiting && awaiting.length > 0) {
       hub.stage(parkedRequests(head.id, awaiting, { notice, status }));
@@ -259,7 +260,7 @@ export class ReplyWrites {
     } else {
       const pending = waitingCalls(active);
       active.data.state = "parked";
-      const now = new Date().toISOString();
+      const now = isoNow();
       const since = (active.data.waitingSince ??= {});
       active.data.parkedAt ??= now;
       for (const call of pending) since[call.id] ??= now;

@@ -1,3 +1,4 @@
+import { isoNow } from "../common/iso-now.js";
 import type { Msg, ToolCallBlock } from "../agent/types.js";
 import { newId } from "../common/ids.js";
 import { callSnapshot } from "../agent/copies.js";
@@ -20,6 +21,6 @@ export function waitingNotice(message: Msg, pending: ToolCallBlock[]): Msg {
       ...pending.map((c) => callSnapshot(c)),
     ],
     ...(message.usage ? { usage: message.usage } : {}),
-    createdAt: new Date().toISOString(),
+    createdAt: isoNow(),
   };
 }
