@@ -66,6 +66,8 @@ export interface StackOptions {
   metricsListen?: string;
   /** Environment of the Parkway child on top of this process's (undefined removes a variable). */
   env?: Record<string, string | undefined>;
+  /** The child's script: another checkout's `bench/servers/parkway-server.ts` (`compare.ts`). */
+  serverScript?: string;
 }
 
 /**
@@ -84,7 +86,7 @@ export async function startStack(config: BenchConfig, options: StackOptions = {}
   const proxy = options.proxy ? await startTimingProxy(modelUrl) : undefined;
   const dataDir = options.dataDir ?? path.join(await scratchDir(config, "parkway"), "data");
   const parkway = await startChild<ParkwayReady>(
-    process.env.PK_SCRIPT ?? childScript("parkway-server.ts"),
+    options.serverScript ?? childScript("parkway-server.ts"),
     {
       data: dataDir,
       modelUrl: proxy?.url ?? modelUrl,
