@@ -63,4 +63,23 @@ describe("SerialWork", () => {
     });
     expect(started).toBe(true); // at once again
   });
+
+  it("holds work asked for from within a step until that step has ended", async () => {
+    const work = new SerialWork();
+    const order: string[] = [];
+    let inner: Promise<void> | undefined;
+    const outer = work.run(async () => {
+      order.push("outer starts");
+      inner = work.run(() => {
+        order.push("inner starts");
+        return Promise.resolve();
+      });
+      await Promise.resolve();
+      await Promise.resolve();
+      order.push("outer ends");
+    });
+    await outer;
+    await inner;
+    expect(order).toEqual(["outer starts", "outer ends", "inner starts"]);
+  });
 });
