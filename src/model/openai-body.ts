@@ -72,8 +72,15 @@ interface PreparedBody {
   body: string;
 }
 
+/**
+ * Most bodies made ahead and not taken yet: one is taken within a turn or two of being made, so a
+ * body whose request never came (its reply interrupted first) is dropped once this many newer
+ * ones were made, rather than kept as long as its conversation.
+ */
+export const PREPARED_KEPT = 64;
+
 /** The bodies made ahead, by the last message of their conversation; each is taken once. */
-const prepared = new WeakMap<ModelMessage, PreparedBody>();
+const prepared = new Map<ModelMessage, PreparedBody>();
 
 function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
   if (a.length !== b.length) return false;
@@ -91,7 +98,9 @@ export function prepareChatRequestBody(
   tools: readonly ModelToolSpec[],
 ): void {
   const last = messages.at(-1);
-  if (last) prepared.set(last, { model, messages, tools, body: build(model, messages, tools) });
+  if (!last) return;
+  if (prepared.size >= PREPARED_KEPT) prepared.delete(prepared.keys().next().value!);
+  prepared.set(last, { model, messages, tools, body: build(model, messages, tools) });
 }
 
 /**

@@ -1,6 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
 import type { ModelMessage, ModelToolSpec } from "../../../src/model/model.js";
-import { chatRequestBody, prepareChatRequestBody } from "../../../src/model/openai-body.js";
+import {
+  chatRequestBody,
+  PREPARED_KEPT,
+  prepareChatRequestBody,
+} from "../../../src/model/openai-body.js";
 
 const history: ModelMessage[] = [
   { role: "system", content: "Be brief." },
@@ -111,6 +115,21 @@ describe("chatRequestBody", () => {
       } finally {
         encode.mockRestore();
       }
+    }
+  });
+
+  it("drops a body made ahead and never taken once as many newer ones were made", () => {
+    const forgotten = [...history, { role: "user", content: "never sent" } as ModelMessage];
+    prepareChatRequestBody("m", forgotten, tools);
+    for (let i = 0; i < PREPARED_KEPT; i++) {
+      prepareChatRequestBody("m", [...history, { role: "user", content: `${i}` }], tools);
+    }
+    const encode = vi.spyOn(JSON, "stringify");
+    try {
+      chatRequestBody("m", forgotten, tools);
+      expect(encode).toHaveBeenCalled(); // made anew: the one made ahead was dropped
+    } finally {
+      encode.mockRestore();
     }
   });
 });
