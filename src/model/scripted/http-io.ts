@@ -69,6 +69,19 @@ export function writeAndFlush(res: ServerResponse, data: string): Promise<void> 
   });
 }
 
+/** Resolves once `res` can take more data ('drain'), or the connection is gone. */
+export function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("close", done);
+      res.off("drain", done);
+      resolve();
+    };
+    res.once("close", done);
+    res.once("drain", done);
+  });
+}
+
 /** The OpenAI error `type` for an HTTP status. */
 function errorType(status: number): string {
   switch (status) {

@@ -106,7 +106,10 @@ export const turnSchema = z.strictObject({
   usage: turnUsageSchema.optional(),
   /** Characters per streamed delta; overrides `defaults.chunkSize`. */
   chunkSize: positiveInt.optional(),
-  /** Milliseconds between streamed chunks; overrides `defaults.delayMs`. */
+  /**
+   * Milliseconds between streamed chunks; overrides `defaults.delayMs`. Without a delay, the chunks
+   * go out as fast as the connection takes them, joined into large writes.
+   */
   delayMs: nonNegativeInt.optional(),
   /** Fail instead of answering (see `turnFailureSchema`). */
   fail: turnFailureSchema.optional(),

@@ -197,3 +197,72 @@ describe("scripted model: streaming", () => {
     expect(server.requests).toEqual([]);
   });
 });
+
+/** A streamed turn's response, read by a raw HTTP client: its reads and whole body. */
+async function rawStream(
+  url: string,
+  options: { pauseMs?: number } = {},
+): Promise<{ reads: number; body: string }> {
+  const { request } = await import("node:http");
+  const payload = JSON.stringify({ model: "m", messages: userSays("hi"), stream: true });
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/chat/completions`, { method: "POST" }, (res) => {
+      let reads = 0;
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (part: string) => {
+        reads += 1;
+        body += part;
+        // Reading slowly: the server's writes back up and have to wait for room.
+        if (options.pauseMs && reads % 8 === 0) {
+          res.pause();
+          setTimeout(() => res.resume(), options.pauseMs);
+        }
+      });
+      res.on("end", () => resolve({ reads, body }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+const sseContents = (body: string) =>
+  body
+    .split("\n\n")
+    .filter((e) => e.startsWith("data: {"))
+    .map((e) => (JSON.parse(e.slice(6)) as Chunk).choices[0]?.delta.content ?? "")
+    .join("");
+
+describe("scripted model: an undelayed turn", () => {
+  it("goes out as fast as a slow reader takes it: every chunk in order, then [DONE]", async () => {
+    const text = Array.from({ length: 20_000 }, (_, i) => String(i % 10)).join("");
+    server = await startScriptedModel({
+      script: { turns: [{ text, chunkSize: 4, repeat: true }] },
+    });
+    const { body } = await rawStream(server.url, { pauseMs: 5 });
+    // 5,000 chunks of about 150 bytes: far more than a socket's buffer, so writes waited for room.
+    expect(body.length).toBeGreaterThan(500_000);
+    expect(sseContents(body)).toBe(text);
+    expect(body.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect(body.indexOf("data: [DONE]")).toBe(body.length - "data: [DONE]\n\n".length);
+  });
+
+  it("is written at once, while a turn with delayMs is written chunk by chunk", async () => {
+    server = await startScriptedModel({
+      script: {
+        turns: [
+          { match: { lastUser: "^hi$" }, text: "abcdefghijklmnop", chunkSize: 2, delayMs: 5 },
+          { match: { lastUser: "^hi$" }, text: "abcdefghijklmnop", chunkSize: 2 },
+        ],
+      },
+    });
+    const paced = await rawStream(server.url);
+    const fast = await rawStream(server.url);
+    expect(sseContents(paced.body)).toBe("abcdefghijklmnop");
+    expect(sseContents(fast.body)).toBe("abcdefghijklmnop");
+    // Eight text chunks 5 ms apart arrive in as many reads; without a delay, in one or two.
+    expect(paced.reads).toBeGreaterThanOrEqual(8);
+    expect(fast.reads).toBeLessThanOrEqual(2);
+  });
+});
