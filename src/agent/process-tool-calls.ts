@@ -153,6 +153,10 @@ export async function processToolCalls(
       (call) => [call, advance(call, env, batch.calls, decided?.get(call))] as const,
     );
     const runnable = next.filter(([, n]) => n === "run").map(([call]) => call);
+    if (runnable.length > 0 && env.stored) {
+      await env.stored;
+      if (env.signal.aborted) return "done";
+    }
     if (batch.concurrent) {
       const share = outputShare(env, runnable.length);
       await Promise.all(runnable.map((call) => run(call, env, share)));

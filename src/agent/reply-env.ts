@@ -32,6 +32,11 @@ export interface ReplyEnv {
    */
   toolSignal?: AbortSignal;
   emit: (body: EventBody) => void;
+  /**
+   * Settles once what started the reply is stored; no tool runs before. A reply's first model call
+   * may leave while its start is being written (a crash then loses nothing a tool did).
+   */
+  stored?: Promise<unknown>;
   /** The session's permission state, read at each decision (rules change as people accept them). */
   permissions: () => PermissionState;
   /**

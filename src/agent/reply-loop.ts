@@ -83,15 +83,6 @@ function modelCallInput(
 }
 
 /**
- * Has the agent's model do ahead what the reply's next model call needs when the reply runs with
- * `history` and `message` as they are now (`Model.prepare`: its request encoded). Called while the
- * caller waits for something else (a reply's start being written), the call then leaves sooner.
- */
-export function prepareModelCall(agent: AgentDefinition, history: readonly Msg[], message: Msg) {
-  if (agent.model.prepare) agent.model.prepare(modelCallInput(agent, history, message));
-}
-
-/**
  * Runs (or resumes) a reply: tool calls still open are processed first; then model call → tool
  * calls → again, until the model answers without tool calls (COMPLETED), the agent's max_iters is
  * reached (EXCEED_MAX_ITERS), the model fails or the message reaches `maxReplyBytes` (ERROR), the

@@ -72,12 +72,6 @@ export interface Model {
    * signal's reason when aborted.
    */
   stream(request: ModelRequest): AsyncIterable<ModelStreamEvent>;
-  /**
-   * Does ahead, while its caller waits for something else, what a request with these messages and
-   * tools will need (its encoding); a `stream` of the same messages and tools that follows finds it
-   * done. Optional: a model without it just does the work in `stream`.
-   */
-  prepare?(request: Pick<ModelRequest, "messages" | "tools">): void;
 }
 
 /** The provider failed (after retries): unreachable, an error status, or a broken stream. */

@@ -64,68 +64,12 @@ function jsonOf<T extends ModelMessage | ModelToolSpec>(item: T, convert: (item:
   return json;
 }
 
-/** A body made ahead (`prepareChatRequestBody`), with what it was made of. */
-interface PreparedBody {
-  model: string;
-  messages: readonly ModelMessage[];
-  tools: readonly ModelToolSpec[];
-  body: string;
-}
-
-/**
- * Most bodies made ahead and not taken yet: one is taken within a turn or two of being made, so a
- * body whose request never came (its reply interrupted first) is dropped once this many newer
- * ones were made, rather than kept as long as its conversation.
- */
-export const PREPARED_KEPT = 64;
-
-/** The bodies made ahead, by the last message of their conversation; each is taken once. */
-const prepared = new Map<ModelMessage, PreparedBody>();
-
-function sameItems<T>(a: readonly T[], b: readonly T[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * Makes the body of a request ahead of it: the next `chatRequestBody` of the same model, messages
- * and tools (the same objects, in the same order) returns it without encoding anything.
- */
-export function prepareChatRequestBody(
-  model: string,
-  messages: readonly ModelMessage[],
-  tools: readonly ModelToolSpec[],
-): void {
-  const last = messages.at(-1);
-  if (!last) return;
-  if (prepared.size >= PREPARED_KEPT) prepared.delete(prepared.keys().next().value!);
-  prepared.set(last, { model, messages, tools, body: build(model, messages, tools) });
-}
-
 /**
  * The body of a streamed Chat Completions request (`stream: true`, usage included, parallel tool
  * calls when there are tools), as JSON: the same as `JSON.stringify` of the params, with the
- * messages and tools put in from their encodings made once (see `encoded`), or the body made
- * ahead for them (`prepareChatRequestBody`).
+ * messages and tools put in from their encodings made once (see `encoded`).
  */
 export function chatRequestBody(
-  model: string,
-  messages: readonly ModelMessage[],
-  tools: readonly ModelToolSpec[],
-): string {
-  const last = messages.at(-1);
-  const ahead = last && prepared.get(last);
-  if (ahead) {
-    prepared.delete(last);
-    const same =
-      ahead.model === model && sameItems(ahead.messages, messages) && sameItems(ahead.tools, tools);
-    if (same) return ahead.body;
-  }
-  return build(model, messages, tools);
-}
-
-function build(
   model: string,
   messages: readonly ModelMessage[],
   tools: readonly ModelToolSpec[],

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import { chatRequestBody, prepareChatRequestBody } from "./openai-body.js";
+import { chatRequestBody } from "./openai-body.js";
 import { chatRequest } from "./openai-request.js";
 import { nodeFetch } from "./http-fetch.js";
 import { completionChunks } from "./openai-sse.js";
@@ -74,7 +74,6 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
   return {
     name: options.model,
     endpoint: options.baseURL,
-    prepare: (request) => prepareChatRequestBody(options.model, request.messages, request.tools),
     async *stream(request: ModelRequest): AsyncIterable<ModelStreamEvent> {
       const started = new Set<number>();
       let finishReason: string | undefined;

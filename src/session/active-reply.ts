@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
 import type { EventBody } from "../agent/events.js";
 import { interruptCalls } from "../agent/reply-loop.js";
-import type { ToolCallBlock } from "../agent/types.js";
+import type { Msg, ToolCallBlock } from "../agent/types.js";
 import type { StoreBatch } from "../store/store.js";
 import { pendingCalls } from "./pending-calls.js";
 import {
@@ -28,6 +28,12 @@ export interface ActiveReply {
   awaiting?: AwaitingRequest[];
   /** Its metrics and spans, when telemetry is on. */
   observer?: ReplyTelemetry;
+  /**
+   * A reply just started, while its start is being written: the user message it answers (at
+   * `index` in the history) and the write, which settles once it is stored or has failed. The run
+   * takes it (and clears it) to call the model without waiting for that write.
+   */
+  starting?: { index: number; user: Msg; written: Promise<unknown> };
 }
 
 /**
@@ -38,6 +44,7 @@ class Reply implements ActiveReply {
   task?: Promise<void>;
   awaiting?: AwaitingRequest[];
   observer?: ReplyTelemetry;
+  starting?: ActiveReply["starting"];
   private stop: AbortController | undefined;
   private stopTools: AbortController | undefined;
 

@@ -50,6 +50,8 @@ export class EventHub {
   private extras: ((batch: StoreBatch) => void)[] = [];
   private wantSync = false;
   private syncEvent = false;
+  /** Set by `settled`: the next write takes every pending event, a model call's start alone too. */
+  private flushAll = false;
   private written: number;
   private readonly shown: Visibility;
   /** What ends the streams and refuses commits once a write failed. */
@@ -101,14 +103,21 @@ export class EventHub {
    * Logs an event; attached streams receive it once it is written. The write starts after the
    * current turn of the event loop, so events emitted together share one write: a model turn's
    * tail, the REQUIRE_* after it and the REPLY_PARKED that follows go out in one synced batch.
-   * With `visibleAhead`, a model call's start with nothing else to write waits for the next write
-   * (the model's first answer): a write less per model call, none in flight while the model answers.
+   * With `visibleAhead`, a model call's start with nothing else to write (logged during a write
+   * too) waits for the next write, the model's first answer: a write less per model call.
    */
   emit(replyId: string, body: EventBody): void {
     if (this.failed) return;
     this.logged(replyId, body);
-    const alone = this.log.peekPending().length === 1 && !this.draining && !this.soon;
-    if (body.type !== "model_call_start" || !alone || !this.options.visibleAhead) this.kickSoon();
+    if (!this.waitsForNext()) this.kickSoon();
+  }
+
+  /** True when all that waits is a model call's start, for the next write (see `emit`). */
+  private waitsForNext(): boolean {
+    const pending = this.log.peekPending();
+    if (pending.length !== 1 || pending[0]!.body.type !== "model_call_start") return false;
+    const alone = this.waiters.length === 0 && this.extras.length === 0 && !this.wantSync;
+    return alone && !this.flushAll && !this.syncEvent && (this.options.visibleAhead ?? 0) > 0;
   }
 
   /**
@@ -166,6 +175,7 @@ export class EventHub {
   /** Resolves once every event emitted so far is written (failures included). */
   async settled(): Promise<void> {
     while (this.writing) {
+      this.flushAll = true;
       if (!this.draining) this.kick();
       await this.draining;
     }
@@ -186,8 +196,8 @@ export class EventHub {
     }
     this.draining ??= this.drain().finally(() => {
       this.draining = undefined;
-      if (this.log.hasPending || this.waiters.length > 0) this.kick();
-      else this.options.idle?.();
+      if (this.waiters.length > 0 || (this.log.hasPending && !this.waitsForNext())) this.kick();
+      else if (!this.log.hasPending) this.options.idle?.();
     });
   }
 
@@ -195,7 +205,9 @@ export class EventHub {
     for (;;) {
       if (this.failed) return;
       if (!this.log.hasPending && this.waiters.length === 0) return;
+      if (this.waitsForNext()) return;
       const events = this.log.drainPending();
+      this.flushAll = false;
       this.inFlight = events;
       const sync = this.wantSync || this.syncEvent;
       const extras = this.extras;

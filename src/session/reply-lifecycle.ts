@@ -20,7 +20,6 @@ import { expiryEnding, type RecoveredReply, recoveryEnding } from "./reply-endin
 import type { NotedRequest, ReplySettled } from "./reply-outcomes.js";
 import {
   abortReply,
-  prepareStart,
   runActiveReply,
   runHooks,
   type RunningSession,
@@ -122,11 +121,12 @@ export class ReplyLifecycle {
     const records = startRecords(head.id, index, user, data, request);
     const extra = this.writes.starting(active, caller, records);
     const written = hub.emitWith(replyId, [replyStart(this.s.agent.id)], { extra });
-    prepareStart(this.s, active, index, user);
-    await written;
-    head.remember(index, user);
+    // The run calls the model while the start is written; the input is acknowledged once it is.
+    active.starting = { index, user, written: written.catch(() => undefined) };
     this.awaitOutcome(active, request, settled);
     this.run(active);
+    await written;
+    head.remember(index, user);
     return { replyId, settled };
   }
 

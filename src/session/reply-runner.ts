@@ -1,11 +1,6 @@
 import { type AgentDefinition, policyFor } from "../agent/agent.js";
 import type { EventBody } from "../agent/events.js";
-import {
-  prepareModelCall,
-  type ReplyEnv,
-  type ReplyOutcome,
-  runReply,
-} from "../agent/reply-loop.js";
+import { type ReplyEnv, type ReplyOutcome, runReply } from "../agent/reply-loop.js";
 import { InterruptReason } from "../agent/tool-runner.js";
 import type { DecisionInfo, Msg, ToolCallBlock } from "../agent/types.js";
 import type { Logger } from "../common/logger.js";
@@ -48,23 +43,17 @@ export interface RunHooks {
 }
 
 /**
- * Encodes a starting reply's first model request while the start is written (`prepareModelCall`),
- * after the turn in which its write is handed to the store: the run, which waits for that write,
- * then sends the request sooner. `user` is the message stored at `index`; nothing is done ahead
- * when the history before it is not all in memory (the run reads it from the store).
+ * The conversation a reply runs with. A reply just started takes it from memory, without waiting
+ * for its start to be written, when the session holds every message before its user message;
+ * otherwise what is being written is stored first, then read.
  */
-export function prepareStart(s: RunningSession, active: ActiveReply, index: number, user: Msg) {
-  if (s.head.history.length < index) return;
-  setImmediate(() => {
-    const known = s.head.history;
-    if (active.controller.signal.aborted || known.length < index) return;
-    const history = [...known.slice(0, index), user];
-    try {
-      prepareModelCall({ ...s.agent, tools: s.tools }, history, active.data.message);
-    } catch {
-      // Nothing is lost: the run encodes the request itself, and reports what fails then.
-    }
-  });
+async function historyOf(s: RunningSession, starting: ActiveReply["starting"]): Promise<Msg[]> {
+  const known = s.head.history;
+  if (starting && known.length >= starting.index) {
+    return [...known.slice(0, starting.index), starting.user];
+  }
+  await s.hub.settled(); // the history is stored before it is read
+  return readHistory(s.store, s.head.id, s.head.data.messageCount, known);
 }
 
 /**
@@ -78,11 +67,12 @@ export async function runActiveReply(
   hooks: RunHooks,
 ): Promise<ReplyOutcome> {
   try {
-    // The events and acknowledgement of the input that started the reply go out first.
+    // The events of the input that started the reply go out first.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await s.hub.settled(); // the history is stored before it is read
+    const starting = active.starting;
+    active.starting = undefined;
     await s.permissions.refresh();
-    const history = await readHistory(s.store, s.head.id, s.head.data.messageCount, s.head.history);
+    const history = await historyOf(s, starting);
     const progress = { iteration: active.data.iteration };
     const policy = policyFor(s.agent, s.head.tenant);
     let outcome = await runReply({
@@ -92,6 +82,7 @@ export async function runActiveReply(
       progress,
       signal: active.controller.signal,
       toolSignal: active.tools.signal,
+      ...(starting ? { stored: starting.written } : {}),
       emit: hooks.emit,
       permissions: () => s.permissions.current(),
       ...(policy

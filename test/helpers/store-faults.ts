@@ -14,6 +14,11 @@ export interface WriteFaults {
    * (LEVEL_IO_ERROR), once, after `delayMs`.
    */
   failNext(options?: { delayMs?: number; synced?: boolean }): void;
+  /**
+   * Holds the next batch before LevelDB gets it: `held` resolves once it is waiting, and it goes to
+   * LevelDB when `release` is called.
+   */
+  holdNext(): { held: Promise<void>; release: () => void };
 }
 
 /** An error as classic-level reports a failed log write. */
@@ -33,8 +38,15 @@ export function writeFaults(store: Store): WriteFaults {
   const batch = db._batch.bind(db);
   let calls = 0;
   let fail: { delayMs: number; synced: boolean } | undefined;
+  let hold: { reached: () => void; released: Promise<void> } | undefined;
   db._batch = async (ops, options) => {
     calls += 1;
+    const holding = hold;
+    hold = undefined;
+    if (holding) {
+      holding.reached();
+      await holding.released;
+    }
     const failing =
       fail && (!fail.synced || (options as { sync?: boolean } | undefined)?.sync === true)
         ? fail
@@ -52,6 +64,14 @@ export function writeFaults(store: Store): WriteFaults {
     },
     failNext(options = {}) {
       fail = { delayMs: options.delayMs ?? 0, synced: options.synced ?? false };
+    },
+    holdNext() {
+      let reached!: () => void;
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (reached = resolve));
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hold = { reached, released };
+      return { held, release };
     },
   };
 }

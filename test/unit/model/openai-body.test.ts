@@ -1,10 +1,6 @@
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ModelMessage, ModelToolSpec } from "../../../src/model/model.js";
-import {
-  chatRequestBody,
-  PREPARED_KEPT,
-  prepareChatRequestBody,
-} from "../../../src/model/openai-body.js";
+import { chatRequestBody } from "../../../src/model/openai-body.js";
 
 const history: ModelMessage[] = [
   { role: "system", content: "Be brief." },
@@ -78,58 +74,5 @@ describe("chatRequestBody", () => {
     expect(JSON.parse(chatRequestBody("m", longer, tools))).toEqual(
       expected([...params, { role: "user", content: 'and "this"?' }], true),
     );
-  });
-
-  it("hands over a body made ahead for the same model, messages and tools, once", () => {
-    const messages = [...history, { role: "user", content: "ahead" } as ModelMessage];
-    prepareChatRequestBody("m", messages, tools);
-    const encode = vi.spyOn(JSON, "stringify");
-    try {
-      const ahead = chatRequestBody("m", [...messages], [...tools]);
-      expect(encode).not.toHaveBeenCalled(); // made ahead: nothing encoded now
-      expect(JSON.parse(ahead)).toEqual(
-        expected([...params, { role: "user", content: "ahead" }], true),
-      );
-      expect(chatRequestBody("m", messages, tools)).toBe(ahead); // taken once: made again
-      expect(encode).toHaveBeenCalled();
-    } finally {
-      encode.mockRestore();
-    }
-  });
-
-  it("encodes anew when the request differs from the one made ahead", () => {
-    const more: ModelMessage = { role: "user", content: "more" };
-    const variants: [string, ModelMessage[], ModelToolSpec[], object[]][] = [
-      ["other model", history, tools, params],
-      ["m", [...history, more], tools, [...params, more]],
-      ["m", history, [], params],
-    ];
-    for (const [model, messages, offered, sent] of variants) {
-      prepareChatRequestBody("m", history, tools);
-      const encode = vi.spyOn(JSON, "stringify");
-      try {
-        const body = JSON.parse(chatRequestBody(model, messages, offered)) as object;
-        expect(encode).toHaveBeenCalled();
-        expect(body).toMatchObject({ model, messages: sent });
-        expect("tools" in body).toBe(offered.length > 0);
-      } finally {
-        encode.mockRestore();
-      }
-    }
-  });
-
-  it("drops a body made ahead and never taken once as many newer ones were made", () => {
-    const forgotten = [...history, { role: "user", content: "never sent" } as ModelMessage];
-    prepareChatRequestBody("m", forgotten, tools);
-    for (let i = 0; i < PREPARED_KEPT; i++) {
-      prepareChatRequestBody("m", [...history, { role: "user", content: `${i}` }], tools);
-    }
-    const encode = vi.spyOn(JSON, "stringify");
-    try {
-      chatRequestBody("m", forgotten, tools);
-      expect(encode).toHaveBeenCalled(); // made anew: the one made ahead was dropped
-    } finally {
-      encode.mockRestore();
-    }
   });
 });

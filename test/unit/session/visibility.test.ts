@@ -155,4 +155,25 @@ describe("EventHub: events shown ahead leave before their write is built", () =>
     await written;
     expect(order).toEqual(["write built", "shown tool_call_start"]);
   });
+  it("writes a model call's start logged during a write with the next events, and at once when settled", async () => {
+    const { hub, order } = await hubNoting();
+    const started = hub.emitWith("r1", [start(1).body], {});
+    await nextTurn(); // the start's write is built and in flight
+    hub.emit("r1", callStart(2).body);
+    await started;
+    await nextTurn();
+    expect(order.filter((o) => o === "write built")).toHaveLength(1);
+    expect(hub.writtenSeq).toBe(1);
+    hub.emit("r1", textStart(3).body);
+    await nextTurn();
+    await hub.settled();
+    expect(order.filter((o) => o === "write built")).toHaveLength(2);
+    expect(hub.writtenSeq).toBe(3);
+    hub.emit("r1", callStart(4).body);
+    await nextTurn();
+    expect(hub.writing).toBe(true); // alone, it waits for the next write
+    await hub.settled();
+    expect(order.filter((o) => o === "write built")).toHaveLength(3);
+    expect(hub.writtenSeq).toBe(4);
+  });
 });
