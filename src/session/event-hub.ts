@@ -230,7 +230,8 @@ export class EventHub {
       if (events.length > 0) this.written = events[events.length - 1]!.seq;
       if (events.length > 0) this.options.committed?.(events);
       this.inFlight = [];
-      this.shown.written(events, this.log.peekPending(), this.written);
+      // Those waiting for the write (an input's acknowledgement) go before what was logged since.
+      this.shown.written(events, this.log.peekPending(), this.written, waiters.length > 0);
       for (const w of waiters) w.resolve();
     }
   }

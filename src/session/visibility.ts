@@ -82,15 +82,23 @@ export class Visibility {
 
   /**
    * After a write: gives the streams the events it stored that they have not been given, then the
-   * early events logged since that waited only for those.
+   * early events logged since that waited only for those; with `later`, these after the turn, so
+   * that what waited for the write (an input's acknowledgement) reaches the streams first.
    */
-  written(events: readonly StoredEvent[], pending: readonly StoredEvent[], written: number): void {
+  written(
+    events: readonly StoredEvent[],
+    pending: readonly StoredEvent[],
+    written: number,
+    later = false,
+  ): void {
     this.flush();
     for (const event of events) if (event.seq > this.seq) this.give(event);
     for (const event of pending) {
       if (!this.early(event, written)) break;
-      this.give(event);
+      if (later) this.queued.push(event);
+      else this.give(event);
     }
+    if (this.queued.length > 0) this.soon ??= setImmediate(() => this.flush());
   }
 
   private early(event: StoredEvent, written: number): boolean {

@@ -45,6 +45,16 @@ describe("Visibility: what streams see before it is written", () => {
     expect(given).toEqual([1, 2, 3]);
   });
 
+  it("gives what was logged during a write after the turn, when the write is awaited", async () => {
+    const { v, given } = shown();
+    v.offer(start(1), 0);
+    v.offer(callStart(2), 0);
+    v.written([start(1)], [callStart(2)], 1, true);
+    expect(given).toEqual([1]); // an acknowledgement of the start goes first
+    await nextTurn();
+    expect(given).toEqual([1, 2]);
+  });
+
   it("gives a model call's events at once up to its first delta, the rest after the turn", async () => {
     const { v, given } = shown();
     v.offer(start(1), 0);
