@@ -258,8 +258,10 @@ export class EventHub {
 
   /**
    * Attaches a stream: every stored event with seq > afterSeq, then the open REQUIRE_* of a parked
-   * reply that the stream would not otherwise see (`pending()` minus the calls announced in the
-   * replay or in events not written yet), then live events; no gap and no duplicate between them.
+   * reply that the stream would not otherwise see (`pending()` at the replay's end, minus the calls
+   * announced in the replay, queued for the stream since the attach, or in events not written yet:
+   * a reply that parks during the replay is announced once), then live events; no gap and no
+   * duplicate between them.
    */
   attach(
     afterSeq: number,
@@ -271,25 +273,22 @@ export class EventHub {
     if (this.failed) subscriber.close(this.failed);
     // Events after `upto` are not written yet: they reach this stream as they are, like any other.
     const upto = this.written;
-    const announced = new Set<string>();
     for (const event of [...this.inFlight, ...this.log.peekPending()]) {
-      noteAnnounced(event, announced);
       // Shown and not written yet: this stream gets them after the replay, as the others did.
       if (event.seq > Math.max(afterSeq, upto) && event.seq <= this.shown.given) {
         subscriber.push({ kind: "event", event });
       }
     }
     this.subscribers.add(subscriber);
-    const detach = () => {
-      this.subscribers.delete(subscriber);
+    const detach = () => this.subscribers.delete(subscriber);
+    const announce = (replayed: Set<string>) => {
+      const announced = new Set<string>();
+      const live = [...subscriber.queuedEvents(), ...this.inFlight, ...this.log.peekPending()];
+      for (const event of live) noteAnnounced(event, announced);
+      return reannouncement(this.sessionId, pending(), announced, replayed);
     };
-    const items = replayThenTail(
-      this.log,
-      subscriber,
-      { afterSeq: Math.min(afterSeq, upto), upto, signal },
-      (replayed) => reannouncement(this.sessionId, pending(), announced, replayed),
-      detach,
-    );
+    const range = { afterSeq: Math.min(afterSeq, upto), upto, signal };
+    const items = replayThenTail(this.log, subscriber, range, announce, detach);
     return { lastSeq: upto, items, subscriber, detach };
   }
 

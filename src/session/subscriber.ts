@@ -1,5 +1,5 @@
 import { ParkwayError } from "../common/errors.js";
-import type { StreamItem } from "./stored-event.js";
+import type { StoredEvent, StreamItem } from "./stored-event.js";
 
 /** Most items handed to the stream's writer at once. */
 const BATCH = 256;
@@ -73,6 +73,11 @@ export class Subscriber {
 
   private notify(): void {
     this.reader?.wake();
+  }
+
+  /** The events queued and not taken yet. */
+  queuedEvents(): StoredEvent[] {
+    return this.queue.flatMap((item) => (item.kind === "event" ? [item.event] : []));
   }
 
   /** Whether items wait to be taken. */

@@ -1,7 +1,8 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import type { EventBody } from "../../../src/agent/events.js";
-import type { StoredEvent } from "../../../src/session/stored-event.js";
+import type { StoredEvent, StreamItem } from "../../../src/session/stored-event.js";
+import type { ToolCallBlock } from "../../../src/agent/types.js";
 import { EventHub } from "../../../src/session/event-hub.js";
 import { Visibility } from "../../../src/session/visibility.js";
 import { MemoryStore } from "../../../src/store/memory-store.js";
@@ -185,5 +186,41 @@ describe("EventHub: events shown ahead leave before their write is built", () =>
     await hub.settled();
     expect(order.filter((o) => o === "write built")).toHaveLength(3);
     expect(hub.writtenSeq).toBe(4);
+  });
+  it("announces a call once when its reply parks while a stream's replay reads the store", async () => {
+    const store = new MemoryStore();
+    await store.open();
+    const hub = new EventHub(store, "ses_a", 0, captureLog(), { visibleAhead: 16 });
+    await hub.emitWith("r1", [start(1).body], {});
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const entries = store.entries.bind(store);
+    store.entries = async function* (...args: Parameters<typeof entries>) {
+      await gate; // the replay waits while the reply parks
+      yield* entries(...args);
+    } as typeof store.entries;
+    const call = {
+      type: "tool_call",
+      id: "c1",
+      name: "Bash",
+      input: "{}",
+      state: "asking",
+    } as ToolCallBlock;
+    // Asked for only at the replay's end, when the reply has parked.
+    const parked = { replyId: "r1", calls: [call] };
+    const { items } = hub.attach(0, new AbortController().signal, () => parked);
+    const reading = items.next();
+    await hub.emitWith("r1", [{ type: "require_user_confirm", toolCalls: [call] }], { sync: true });
+    release();
+    const got = [...((await reading).value as StreamItem[])];
+    while (got.length < 3) {
+      const next = await Promise.race([items.next(), nextTurn().then(() => undefined)]);
+      if (!next) break;
+      got.push(...(next.value as StreamItem[]));
+    }
+    const kinds = got.map((i) =>
+      i.kind === "event" ? `${i.event.seq} ${i.event.body.type}` : i.kind,
+    );
+    expect(kinds).toEqual(["1 reply_start", "2 require_user_confirm"]);
   });
 });
