@@ -1,5 +1,4 @@
-import { type AgentDefinition, DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
-import type { ModelRequest } from "../model/model.js";
+import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
 import type { ReplyEnv, ReplyOutcome } from "./reply-env.js";
 import { runModelTurn } from "./model-turn.js";
 import { toModelMessages } from "./to-model-messages.js";
@@ -70,18 +69,6 @@ function finishTooLarge(env: ReplyEnv, maxBytes: number): ReplyOutcome {
   });
 }
 
-/** What a model call of the reply is given: the conversation so far, and the agent's tools. */
-function modelCallInput(
-  agent: AgentDefinition,
-  history: readonly Msg[],
-  message: Msg,
-): Pick<ModelRequest, "messages" | "tools"> {
-  return {
-    messages: toModelMessages(agent.systemPrompt, history, message),
-    tools: toolSpecs(agent.tools),
-  };
-}
-
 /**
  * Runs (or resumes) a reply: tool calls still open are processed first; then model call → tool
  * calls → again, until the model answers without tool calls (COMPLETED), the agent's max_iters is
@@ -117,7 +104,8 @@ export async function runReply(env: ReplyEnv): Promise<ReplyOutcome> {
     env.progress.iteration += 1;
     const turn = await runModelTurn({
       model: agent.model,
-      ...modelCallInput(agent, env.history, message),
+      messages: toModelMessages(agent.systemPrompt, env.history, message),
+      tools: toolSpecs(agent.tools),
       message,
       signal: env.signal,
       emit: env.emit,

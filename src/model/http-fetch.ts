@@ -71,7 +71,7 @@ function aborted(): Error {
  * The `Response` of `res`. A streamed answer (2xx, `text/event-stream`) gets the Node stream itself
  * as its `body`, an async iterable of its bytes as they are read (see `completionChunks`): a WHATWG
  * stream in between would cost more per chunk than the chunk's own handling. Its `headers` are made
- * when first read (only an error in the stream reads them). Every other answer gets a standard body.
+ * when first read (only an error in the stream reads them). Any other answer gets a standard body.
  */
 function responseOf(res: IncomingMessage): Response {
   const status = res.statusCode ?? 0;

@@ -36,8 +36,9 @@ export interface FanOut {
  * what lets `SeqEpoch` skip only one seq for a session stored as idle): a model call's events from
  * its first after the start up to its first delta at once, the others of one turn of the event loop
  * together, after it, so that a stream's writer wakes once per turn. A model call's start is one of
- * those others: it goes after the turn that sends the model's request, which leaves first. Any other event, and every event after it, waits for its write. A
- * crash may lose what was shown and not written: `SeqEpoch` keeps those seqs from being used again.
+ * those others: it goes after the turn that sends the model's request, which leaves first. Any
+ * other event, and every event after it, waits for its write. A crash may lose what was shown and
+ * not written: `SeqEpoch` keeps those seqs from being used again.
  */
 export class Visibility {
   /** The seq of the last event counted shown (given to streams, or about to be this turn). */

@@ -308,7 +308,7 @@ const PIECE_CHARS = 16 * 1024;
 const SSE_DONE = "data: [DONE]\n\n";
 const sseData = (chunk: unknown) => `data: ${JSON.stringify(chunk)}\n\n`;
 
-/** Every chunk and `[DONE]`, in writes of up to `PIECE_CHARS`, each awaiting the connection's room. */
+/** Every chunk and `[DONE]`, in writes of up to `PIECE_CHARS`, waiting for room when needed. */
 async function writeAtOnce(
   res: ServerResponse,
   chunks: readonly object[],
