@@ -26,6 +26,7 @@ const EXPECTED = [
   "startup.compiled_vs_tsx",
   "idle.memory",
   "model.overhead",
+  "model.relay",
   "pg.park",
   "pg.resume",
   "pg.stream.1",

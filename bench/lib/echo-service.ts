@@ -9,6 +9,8 @@ import { ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.
  */
 export const ECHO_PATH = "/parkway.bench.Echo/Chat";
 export const TEMPLATE_KEY = "x-echo-template-bin";
+/** The bare relay's (bench/servers/model-relay.ts) second template: the event that ends an answer. */
+export const RELAY_END_KEY = "x-relay-end-bin";
 
 export const EchoService = {
   chat: {

@@ -100,10 +100,20 @@ export function echoClient(address: string): Client {
   return new Client(address, credentials.createInsecure());
 }
 
-/** Opens an echo stream whose answers are copies of `template`. */
-export function openEcho(client: Client, template: ServerEvent): EventStream {
+/**
+ * Opens an echo stream whose answers are copies of `template` (and, for the bare relay, of the
+ * other templates in `more`, by metadata key).
+ */
+export function openEcho(
+  client: Client,
+  template: ServerEvent,
+  more: Record<string, ServerEvent> = {},
+): EventStream {
   const md = new Metadata();
   md.set(TEMPLATE_KEY, Buffer.from(ServerEvent.encode(template).finish()));
+  for (const [key, event] of Object.entries(more)) {
+    md.set(key, Buffer.from(ServerEvent.encode(event).finish()));
+  }
   const def = EchoService.chat;
   return new EventStream(
     client.makeBidiStreamRequest<ClientEvent, ServerEvent>(

@@ -14,7 +14,15 @@
  * the client that times the model, and both of the model's callers reach it across processes.
  */
 import type { BenchConfig } from "../lib/config.js";
-import { attachRaw, caseOf, clientEvent } from "../lib/event-stream.js";
+import { RELAY_END_KEY } from "../lib/echo-service.js";
+import {
+  attachRaw,
+  caseOf,
+  clientEvent,
+  echoClient,
+  type EventStream,
+  openEcho,
+} from "../lib/event-stream.js";
 import { latency, type Row, row } from "../lib/rows.js";
 import { benchScript, startChild } from "../lib/child.js";
 import type { ModelTiming } from "../lib/model-probe.js";
@@ -33,14 +41,24 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
     streamDeltas: config.streamDeltas,
   });
   const probe = await startChild(benchScript("model-probe.ts"), {}, { server: true });
+  const relay = await startChild<{ address: string }>(
+    benchScript("model-relay.ts"),
+    {},
+    {
+      server: true,
+    },
+  );
+  const relayClient = echoClient(relay.ready.address);
   const stack = await startStack(config, {
     profile: "model-overhead",
     modelUrl: model.ready.url,
   }).catch(async (err: unknown) => {
-    await Promise.all([probe.close(), model.close()]);
+    relayClient.close();
+    await Promise.all([probe.close(), relay.close(), model.close()]);
     throw err;
   });
   const firstDelta: number[] = [];
+  const relayed: number[] = [];
   const firstByte: number[] = [];
   const firstText: number[] = [];
   const stages: Record<string, number[]> = {};
@@ -52,6 +70,7 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
       const session = await stack.client.createSession({ agentId: "bench" });
       const stream = await attachRaw(stack.client.agentService, session.id);
       await stack.parkway.call("storeTimes");
+      let relayStream: EventStream | undefined;
       for (let i = 0; i < n; i++) {
         const t0 = stream.send(
           clientEvent(session.id, { $case: "userMessage", value: { text: "first", content: [] } }),
@@ -61,7 +80,19 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
         if (!delta) throw new Error("no TEXT_BLOCK_DELTA in the reply");
         const sent = await model.call("lastRequest");
         const own = await probe.call<ModelTiming>("time", { url: model.ready.url, body: sent });
+        // The same request through the bare relay, its events copies of Parkway's.
+        await relay.call("body", { url: model.ready.url, body: sent });
+        relayStream ??= openEcho(relayClient, delta.event, {
+          [RELAY_END_KEY]: events[events.length - 1]!.event,
+        });
+        const r0 = relayStream.send(
+          clientEvent(session.id, { $case: "userMessage", value: { text: "first", content: [] } }),
+        );
+        const answer = await relayStream.until((e) => caseOf(e) === "replyEnd");
+        const relayDelta = answer.find((a) => caseOf(a.event) === "textBlockDelta");
+        if (!relayDelta) throw new Error("no TEXT_BLOCK_DELTA from the relay");
         if (done + i < config.warmup) continue;
+        relayed.push(relayDelta.at - r0);
         const seen = new Set<string>();
         for (const a of events) {
           const kind = caseOf(a.event);
@@ -74,15 +105,18 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
       }
       mergeOps(store, await stack.parkway.call<OpTimes>("storeTimes"));
       stream.close();
+      relayStream?.close();
       done += n;
     }
   } finally {
+    relayClient.close();
     await stack.close();
-    await Promise.all([probe.close(), model.close()]);
+    await Promise.all([probe.close(), relay.close(), model.close()]);
   }
   const p = summarize(firstDelta);
   const b = summarize(firstByte);
   const t = summarize(firstText);
+  const r = summarize(relayed);
   return [
     row(
       {
@@ -95,7 +129,8 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
           b,
         ),
         note:
-          `Parkway adds p50 ${Math.round(p.p50 - b.p50)} µs around the model call. The model's first ` +
+          `Parkway adds p50 ${Math.round(p.p50 - b.p50)} µs around the model call; a bare relay ` +
+          `(the next row) adds ${Math.round(r.p50 - b.p50)} µs. The model's first ` +
           `text chunk reaches the bare client at p50 ${Math.round(t.p50)} µs after its request ` +
           `(${Math.round(t.p50 - b.p50)} µs after the first byte's p50). Arrivals after the send ` +
           `(p50): ${STAGES.map((k) => `${k} ${Math.round(summarize(stages[k] ?? []).p50)} µs`).join(", ")}. ` +
@@ -108,5 +143,21 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
         met: p.p50 <= b.p50 + 1000,
       },
     ),
+    row({
+      id: "model.relay",
+      name: "First text delta: Parkway vs a bare relay (the same hops, nothing else)",
+      unit: "us",
+      parkway: latency("user message → first TEXT_BLOCK_DELTA at the client", p),
+      baseline: latency("the same through a bare grpc-js relay to the same model", r),
+      note:
+        `The relay (bench/servers/model-relay.ts, a process of its own on the server side) takes a ` +
+        `message over a grpc-js bidi stream, POSTs the body Parkway sent for the same turn to the ` +
+        `scripted model over a keep-alive node:http agent, and sends one TEXT_BLOCK_DELTA (a copy ` +
+        `of Parkway's) with the first text delta it reads, then REPLY_END: the hops any server ` +
+        `between a client and a model takes, with no session, history, store or event log. It ` +
+        `adds p50 ${Math.round(r.p50 - b.p50)} µs to the model's first byte on this machine; ` +
+        `Parkway adds ${Math.round(p.p50 - r.p50)} µs to the relay. Taken by turns with Parkway's ` +
+        `pings and the bare client's replays, on the same model.`,
+    }),
   ];
 }
