@@ -14,6 +14,7 @@ const EXPECTED = [
   "input.first_event",
   "input.ack",
   "park.fdatasync",
+  "park.bare",
   "park.level_put",
   "stream.1",
   "stream.",

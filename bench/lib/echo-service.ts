@@ -11,6 +11,8 @@ export const ECHO_PATH = "/parkway.bench.Echo/Chat";
 export const TEMPLATE_KEY = "x-echo-template-bin";
 /** The bare relay's (bench/servers/model-relay.ts) second template: the event that ends an answer. */
 export const RELAY_END_KEY = "x-relay-end-bin";
+/** The bare park's (bench/servers/bare-park.ts) templates: REQUIRE_USER_CONFIRM, REPLY_PARKED, REPLY_END. */
+export const BARE_PARK_KEYS = ["x-park-require-bin", "x-park-parked-bin", "x-park-end-bin"];
 
 export const EchoService = {
   chat: {

@@ -14,6 +14,7 @@ import {
   type EventStream,
   openEcho,
 } from "./event-stream.js";
+import { BARE_PARK_KEYS } from "./echo-service.js";
 import { startEcho, type Stack } from "./stack.js";
 import { mergeOps, type OpTimes } from "./store-times.js";
 import type { TimingProxy } from "./timing-proxy.js";
@@ -26,6 +27,9 @@ export interface Park {
   requireAt: number;
   parkedAt: number;
   require: ServerEvent;
+  /** Its REPLY_PARKED and REPLY_END (the interrupt's), as they came. */
+  parked: ServerEvent;
+  ended: ServerEvent;
 }
 
 /** The stages of a park: where the server's synced write falls in it. */
@@ -69,8 +73,15 @@ export async function parkOnce(
     throw new Error("park: expected one model response and one REQUIRE_USER_CONFIRM");
   }
   stream.send(clientEvent(sessionId, { $case: "userInterrupt", value: { replyId: "" } }));
-  await stream.until((e) => caseOf(e) === "replyEnd");
-  return { modelDone, requireAt: require.at, parkedAt: parked.at, require: require.event };
+  const ended = await stream.until((e) => caseOf(e) === "replyEnd");
+  return {
+    modelDone,
+    requireAt: require.at,
+    parkedAt: parked.at,
+    require: require.event,
+    parked: parked.event,
+    ended: ended[ended.length - 1]!.event,
+  };
 }
 
 /** What `measureParks` measured (µs; warm-up left out). */
@@ -81,6 +92,8 @@ export interface ParkRounds {
   parkedEnd: number[];
   /** The bare echo round trip. */
   echoed: number[];
+  /** Model's last byte → REQUIRE_USER_CONFIRM through the bare park (when it ran). */
+  bare: number[];
   /** Each baseline's samples, by name. */
   baselines: Record<string, number[]>;
   /** Samples of each of `PARK_STAGES`. */
@@ -101,13 +114,17 @@ export async function measureParks(
   config: BenchConfig,
   stack: Stack,
   baselines: Record<string, (n: number) => Promise<number[]> | number[]>,
+  /** The bare park's address (bench/servers/bare-park.ts), calling the model through the proxy. */
+  bareAddress?: string,
 ): Promise<ParkRounds> {
   const echoServer = await startEcho();
   const echo = echoClient(echoServer.ready.address);
+  const bareClient = bareAddress ? echoClient(bareAddress) : undefined;
   const out: Omit<ParkRounds, "template"> = {
     parked: [],
     parkedEnd: [],
     echoed: [],
+    bare: [],
     baselines: Object.fromEntries(Object.keys(baselines).map((name) => [name, []])),
     stages: PARK_STAGES.map(() => []),
     store: {},
@@ -122,9 +139,11 @@ export async function measureParks(
       const stream = await attachRaw(stack.client.agentService, session.id);
       await stack.parkway.call("storeTimes");
       const round: Park[] = [];
+      let first: Park | undefined;
       for (let i = 0; i < n; i++) {
         const sample = await parkOnce(stream, session.id, stack.proxy!);
         template ??= sample.require;
+        first ??= sample;
         if (keep(i)) round.push(sample);
       }
       const ops = await stack.parkway.call<OpTimes>("storeTimes");
@@ -144,6 +163,19 @@ export async function measureParks(
         if (keep(i)) out.echoed.push(answer.at - t0);
       }
       echoStream.close();
+      if (bareClient && first) {
+        const [require, parked, ended] = BARE_PARK_KEYS;
+        const bareStream = openEcho(bareClient, first.require, {
+          [require!]: first.require,
+          [parked!]: first.parked,
+          [ended!]: first.ended,
+        });
+        for (let i = 0; i < n; i++) {
+          const p = await parkOnce(bareStream, session.id, stack.proxy!);
+          if (keep(i)) out.bare.push(p.requireAt - p.modelDone);
+        }
+        bareStream.close();
+      }
       for (const [name, sample] of Object.entries(baselines)) {
         const got = await sample(n);
         out.baselines[name]!.push(...got.filter((_, i) => keep(i)));
@@ -152,6 +184,7 @@ export async function measureParks(
     }
   } finally {
     echo.close();
+    bareClient?.close();
     await echoServer.close();
   }
   return { ...out, template: template! };

@@ -8,6 +8,8 @@
  * round trip (answering with a copy of the REQUIRE_USER_CONFIRM), raw fdatasync, and a synced
  * classic-level put.
  */
+import path from "node:path";
+import { benchScript, startChild } from "../lib/child.js";
 import type { BenchConfig } from "../lib/config.js";
 import { encodedSize } from "../lib/echo-service.js";
 import { measureParks, PARK_STAGES, type ParkRounds } from "../lib/park.js";
@@ -21,18 +23,27 @@ export async function parkLatency(config: BenchConfig): Promise<Row[]> {
   const stack = await startStack(config, { proxy: true, profile: "park-latency" });
   const dir = await scratchDir(config, "sync");
   const puts = new SyncedPuts(dir);
+  const bare = await startChild<{ address: string }>(
+    benchScript("bare-park.ts"),
+    { dir: path.join(dir, "bare-park"), modelUrl: stack.proxy!.url },
+    { server: true },
+  );
   let rounds: ParkRounds;
   try {
     await puts.open();
-    rounds = await measureParks(config, stack, {
-      fdatasync: (n) => fdatasyncSamples(dir, n),
-      levelPut: (n) => puts.samples(n),
-    });
+    rounds = await measureParks(
+      config,
+      stack,
+      { fdatasync: (n) => fdatasyncSamples(dir, n), levelPut: (n) => puts.samples(n) },
+      bare.ready.address,
+    );
   } finally {
     await puts.close();
+    await bare.close();
     await stack.close();
   }
   const { parked, parkedEnd, echoed, stages, store, template } = rounds;
+  const bareParks = summarize(rounds.bare);
   const fsyncs = rounds.baselines.fdatasync!;
   const levelPuts = rounds.baselines.levelPut!;
   const park = summarize(parked);
@@ -57,6 +68,25 @@ export async function parkLatency(config: BenchConfig): Promise<Row[]> {
       },
       { text: `p50 ≤ echo + 1.2× fdatasync (${us(limit)})`, met: park.p50 <= limit },
     ),
+    row({
+      id: "park.bare",
+      name: "Park (synced) acknowledged: Parkway vs a bare park server (the same hops and writes)",
+      unit: "us",
+      parkway: parkFigure,
+      baseline: latency("the same turns through a bare park server", bareParks),
+      note:
+        `The bare park (bench/servers/bare-park.ts, a process of its own on the server side) ` +
+        `answers the same client messages on a grpc-js bidi stream: a user message makes it write ` +
+        `an unsynced classic-level batch (the reply's start) while it calls the same model for ` +
+        `the same "park" turn through the same timing proxy, read the answer to its end, write a ` +
+        `synced batch as large as Parkway's park (9 records, 6.6 KB), and send copies of ` +
+        `Parkway's REQUIRE_USER_CONFIRM and REPLY_PARKED; the interrupt, an unsynced batch and ` +
+        `REPLY_END. Its rounds alternate with Parkway's at the same pace, so the synced write ` +
+        `costs it what it costs on this machine between parks (a write and fdatasync back to back ` +
+        `cost less: the first row's baseline). What Parkway adds to it is its own work: the ` +
+        `session, the permission check, the event log, the records and their encoding. p50 ` +
+        `${us(bareParks.p50)} / p99 ${us(bareParks.p99)}, n=${bareParks.n}.`,
+    }),
     row({
       id: "park.level_put",
       name: "Park (synced) acknowledged vs echo + synced classic-level put",
