@@ -6,7 +6,8 @@
  * the machine's drift falls on both alike. It prints, per event of the reply, each side's p50 and
  * the median over rounds of the ratio of a round's p50 to the other side's round next to it (this
  * tree ÷ the other), and each server's CPU per ping. Changes of a few percent, which a suite run
- * twice cannot tell from the machine's drift, show here.
+ * twice cannot tell from the machine's drift, show here. With `--turn=park` each ping parks
+ * instead (REQUIRE_USER_CONFIRM, then an interrupt ends the reply).
  */
 import { readdir, readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -24,19 +25,33 @@ const { values, positionals } = parseArgs({
   options: {
     rounds: { type: "string", default: "40" },
     pings: { type: "string", default: "50" },
+    turn: { type: "string", default: "ping" },
   },
 });
 const other = positionals[0];
 if (!other) {
-  console.error("usage: npm run bench:compare -- <other checkout> [--rounds=40] [--pings=50]");
+  console.error(
+    "usage: npm run bench:compare -- <other checkout> [--rounds=40] [--pings=50] [--turn=ping|park]",
+  );
   process.exit(2);
 }
 const rounds = Number(values.rounds);
 const pings = Number(values.pings);
 /** Rounds left out at the start, while both servers warm up. */
 const WARMUP_ROUNDS = 2;
+/** `--turn=park`: each ping parks (one bench_noop call asks), and an interrupt then ends it. */
+const park = values.turn === "park";
 /** The events whose arrival after the message is compared. */
-const EVENTS = ["replyStart", "inputAck", "modelCallStart", "textBlockDelta", "replyEnd"];
+const EVENTS = park
+  ? [
+      "replyStart",
+      "inputAck",
+      "modelCallStart",
+      "toolCallStart",
+      "requireUserConfirm",
+      "replyParked",
+    ]
+  : ["replyStart", "inputAck", "modelCallStart", "textBlockDelta", "replyEnd"];
 
 type Side = "this" | "other";
 const p50 = (values: number[]) => summarize(values).p50;
@@ -72,9 +87,16 @@ async function round(stack: Stack): Promise<{ at: Record<string, number[]>; cpu:
   const at: Record<string, number[]> = {};
   const cpu0 = await cpuMicros(stack.parkway.pid);
   for (let i = 0; i < pings; i++) {
-    const message = { $case: "userMessage" as const, value: { text: "first", content: [] } };
+    const text = park ? "park" : "first";
+    const message = { $case: "userMessage" as const, value: { text, content: [] } };
     const sent = stream.send(clientEvent(session.id, message));
-    const events = await stream.until((e) => caseOf(e) === "replyEnd");
+    const events = await stream.until((e) => caseOf(e) === (park ? "replyParked" : "replyEnd"));
+    if (park) {
+      // The interrupt's REPLY_END and acknowledgement, in either order, before the next message.
+      stream.send(clientEvent(session.id, { $case: "userInterrupt", value: { replyId: "" } }));
+      const left = new Set(["replyEnd", "inputAck"]);
+      await stream.until((e) => left.delete(caseOf(e)) && left.size === 0);
+    }
     const seen = new Set<string>();
     for (const { event, at: when } of events) {
       const kind = caseOf(event);
