@@ -1,4 +1,9 @@
-import type { ServiceDefinition } from "@grpc/grpc-js";
+import {
+  Server,
+  ServerCredentials,
+  type ServerDuplexStream,
+  type ServiceDefinition,
+} from "@grpc/grpc-js";
 import { ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
 
 /**
@@ -32,4 +37,18 @@ export const EchoService = {
 /** The encoded size of a ServerEvent, in bytes. */
 export function encodedSize(event: ServerEvent): number {
   return ServerEvent.encode(event).finish().length;
+}
+
+/** Serves `chat` as the echo service's Chat on a free 127.0.0.1 port (the bench's bare servers). */
+export async function serveEcho(
+  chat: (call: ServerDuplexStream<ClientEvent, ServerEvent>) => void,
+): Promise<{ server: Server; address: string }> {
+  const server = new Server();
+  server.addService(EchoService, { chat });
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    ),
+  );
+  return { server, address: `127.0.0.1:${port}` };
 }

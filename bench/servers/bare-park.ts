@@ -14,11 +14,11 @@
  * this machine at the park row's pace.
  */
 import { Agent, request } from "node:http";
-import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
+import type { ServerDuplexStream } from "@grpc/grpc-js";
 import { ClassicLevel } from "classic-level";
 import { type ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { serveIpc } from "../lib/child.js";
-import { BARE_PARK_KEYS, EchoService } from "../lib/echo-service.js";
+import { BARE_PARK_KEYS, serveEcho } from "../lib/echo-service.js";
 
 const { dir, modelUrl } = JSON.parse(process.argv[2] ?? "{}") as { dir: string; modelUrl: string };
 const db = new ClassicLevel<string, string>(dir);
@@ -90,16 +90,10 @@ function park(call: ServerDuplexStream<ClientEvent, ServerEvent>): void {
   call.on("error", () => undefined);
 }
 
-const server = new Server();
-server.addService(EchoService, { chat: park });
-const port = await new Promise<number>((resolve, reject) =>
-  server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, bound) =>
-    err ? reject(err) : resolve(bound),
-  ),
-);
+const { server, address } = await serveEcho(park);
 
 serveIpc(
-  { address: `127.0.0.1:${port}` },
+  { address },
   {
     close: async () => {
       server.forceShutdown();

@@ -2,10 +2,10 @@
  * Child process: the bare grpc-js bidi echo (see bench/lib/echo-service.ts), nothing else. Every
  * ClientEvent is answered at once with a copy of the stream's template ServerEvent.
  */
-import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
+import type { ServerDuplexStream } from "@grpc/grpc-js";
 import { type ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { serveIpc } from "../lib/child.js";
-import { EchoService, TEMPLATE_KEY } from "../lib/echo-service.js";
+import { serveEcho, TEMPLATE_KEY } from "../lib/echo-service.js";
 
 function chat(call: ServerDuplexStream<ClientEvent, ServerEvent>): void {
   const raw = call.metadata.get(TEMPLATE_KEY)[0];
@@ -19,16 +19,10 @@ function chat(call: ServerDuplexStream<ClientEvent, ServerEvent>): void {
   call.on("error", () => undefined);
 }
 
-const server = new Server();
-server.addService(EchoService, { chat });
-const port = await new Promise<number>((resolve, reject) =>
-  server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, bound) =>
-    err ? reject(err) : resolve(bound),
-  ),
-);
+const { server, address } = await serveEcho(chat);
 
 serveIpc(
-  { address: `127.0.0.1:${port}` },
+  { address },
   {
     close: () => server.forceShutdown(),
   },

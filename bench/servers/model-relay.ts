@@ -9,10 +9,10 @@
  * on this machine.
  */
 import { Agent, request } from "node:http";
-import { Server, ServerCredentials, type ServerDuplexStream } from "@grpc/grpc-js";
+import type { ServerDuplexStream } from "@grpc/grpc-js";
 import { type ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { serveIpc } from "../lib/child.js";
-import { EchoService, RELAY_END_KEY, TEMPLATE_KEY } from "../lib/echo-service.js";
+import { RELAY_END_KEY, serveEcho, TEMPLATE_KEY } from "../lib/echo-service.js";
 
 const agent = new Agent({ keepAlive: true });
 let target: URL | undefined;
@@ -71,16 +71,10 @@ function relay(call: ServerDuplexStream<ClientEvent, ServerEvent>): void {
   call.on("error", () => undefined);
 }
 
-const server = new Server();
-server.addService(EchoService, { chat: relay });
-const port = await new Promise<number>((resolve, reject) =>
-  server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (err, bound) =>
-    err ? reject(err) : resolve(bound),
-  ),
-);
+const { server, address } = await serveEcho(relay);
 
 serveIpc(
-  { address: `127.0.0.1:${port}` },
+  { address },
   {
     /** The model's URL and the request body the next messages send. */
     body: (arg) => {
