@@ -12,6 +12,8 @@
  * process), Parkway and the baseline's bare HTTP client (bench/servers/model-probe.ts) on the
  * server side's. So the model shares an event loop with neither the client that times Parkway nor
  * the client that times the model, and both of the model's callers reach it across processes.
+ * A bare relay (bench/servers/model-relay.ts, server side too) takes the same turn through the
+ * same hops and nothing else, by turns with Parkway: the second row.
  */
 import type { BenchConfig } from "../lib/config.js";
 import { RELAY_END_KEY } from "../lib/echo-service.js";
@@ -44,10 +46,11 @@ export async function modelOverhead(config: BenchConfig): Promise<Row[]> {
   const relay = await startChild<{ address: string }>(
     benchScript("model-relay.ts"),
     {},
-    {
-      server: true,
-    },
-  );
+    { server: true },
+  ).catch(async (err: unknown) => {
+    await Promise.all([probe.close(), model.close()]);
+    throw err;
+  });
   const relayClient = echoClient(relay.ready.address);
   const stack = await startStack(config, {
     profile: "model-overhead",

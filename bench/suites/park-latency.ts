@@ -5,8 +5,8 @@
  * is handed to Parkway's socket (a timing proxy in this process) to REQUIRE_USER_CONFIRM at the
  * client (also in this process): one hop in, Parkway's work and its synced write, one hop out, the
  * same shape as an echo round trip plus a sync. Baselines in alternating rounds: the bare echo
- * round trip (answering with a copy of the REQUIRE_USER_CONFIRM), raw fdatasync, and a synced
- * classic-level put.
+ * round trip (answering with a copy of the REQUIRE_USER_CONFIRM), raw fdatasync, a synced
+ * classic-level put, and the same turns through a bare park server (bench/servers/bare-park.ts).
  */
 import path from "node:path";
 import { benchScript, startChild } from "../lib/child.js";
@@ -27,7 +27,10 @@ export async function parkLatency(config: BenchConfig): Promise<Row[]> {
     benchScript("bare-park.ts"),
     { dir: path.join(dir, "bare-park"), modelUrl: stack.proxy!.url },
     { server: true },
-  );
+  ).catch(async (err: unknown) => {
+    await stack.close();
+    throw err;
+  });
   let rounds: ParkRounds;
   try {
     await puts.open();
