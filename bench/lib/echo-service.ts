@@ -39,6 +39,15 @@ export function encodedSize(event: ServerEvent): number {
   return ServerEvent.encode(event).finish().length;
 }
 
+/** The template event a bare server's call carries in its metadata under `key` (empty if none). */
+export function templateOf(
+  call: ServerDuplexStream<ClientEvent, ServerEvent>,
+  key: string = TEMPLATE_KEY,
+): ServerEvent {
+  const raw = call.metadata.get(key)[0];
+  return ServerEvent.decode(Buffer.isBuffer(raw) ? raw : Buffer.alloc(0));
+}
+
 /** Serves `chat` as the echo service's Chat on a free 127.0.0.1 port (the bench's bare servers). */
 export async function serveEcho(
   chat: (call: ServerDuplexStream<ClientEvent, ServerEvent>) => void,

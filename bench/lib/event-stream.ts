@@ -101,8 +101,8 @@ export function echoClient(address: string): Client {
 }
 
 /**
- * Opens an echo stream whose answers are copies of `template` (and, for the bare relay, of the
- * other templates in `more`, by metadata key).
+ * Opens an echo stream whose answers are copies of `template` (and, for the bare relay and the
+ * bare park, of the other templates in `more`, by metadata key).
  */
 export function openEcho(
   client: Client,

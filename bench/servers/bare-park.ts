@@ -16,9 +16,9 @@
 import { Agent, request } from "node:http";
 import type { ServerDuplexStream } from "@grpc/grpc-js";
 import { ClassicLevel } from "classic-level";
-import { type ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import type { ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { serveIpc } from "../lib/child.js";
-import { BARE_PARK_KEYS, serveEcho } from "../lib/echo-service.js";
+import { BARE_PARK_KEYS, serveEcho, templateOf } from "../lib/echo-service.js";
 
 const { dir, modelUrl } = JSON.parse(process.argv[2] ?? "{}") as { dir: string; modelUrl: string };
 const db = new ClassicLevel<string, string>(dir);
@@ -64,10 +64,7 @@ function callModel(): Promise<void> {
 }
 
 function park(call: ServerDuplexStream<ClientEvent, ServerEvent>): void {
-  const [require, parked, ended] = BARE_PARK_KEYS.map((key) => {
-    const raw = call.metadata.get(key)[0];
-    return ServerEvent.decode(Buffer.isBuffer(raw) ? raw : Buffer.alloc(0));
-  });
+  const [require, parked, ended] = BARE_PARK_KEYS.map((key) => templateOf(call, key));
   let seq = 0;
   const send = (event: ServerEvent) => {
     seq += 1;

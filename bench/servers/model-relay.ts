@@ -10,18 +10,13 @@
  */
 import { Agent, request } from "node:http";
 import type { ServerDuplexStream } from "@grpc/grpc-js";
-import { type ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
+import type { ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { serveIpc } from "../lib/child.js";
-import { RELAY_END_KEY, serveEcho, TEMPLATE_KEY } from "../lib/echo-service.js";
+import { RELAY_END_KEY, serveEcho, templateOf } from "../lib/echo-service.js";
 
 const agent = new Agent({ keepAlive: true });
 let target: URL | undefined;
 let payload = "";
-
-function template(call: ServerDuplexStream<ClientEvent, ServerEvent>, key: string): ServerEvent {
-  const raw = call.metadata.get(key)[0];
-  return ServerEvent.decode(Buffer.isBuffer(raw) ? raw : Buffer.alloc(0));
-}
 
 /** The text of the first content delta among the server-sent events of `part`, if any. */
 function firstText(part: string): string | undefined {
@@ -32,15 +27,18 @@ function firstText(part: string): string | undefined {
 }
 
 function relay(call: ServerDuplexStream<ClientEvent, ServerEvent>): void {
-  const delta = template(call, TEMPLATE_KEY);
-  const end = template(call, RELAY_END_KEY);
+  const delta = templateOf(call);
+  const end = templateOf(call, RELAY_END_KEY);
   let seq = delta.seq;
   const send = (event: ServerEvent) => {
     seq += 1;
     call.write({ ...event, seq, createdAt: new Date() });
   };
   call.on("data", () => {
-    if (!target) throw new Error("no request body was given");
+    if (!target) {
+      call.destroy(new Error("the relay was given no request body (`body`)"));
+      return;
+    }
     const req = request(
       target,
       { method: "POST", agent, headers: { "content-type": "application/json" } },
