@@ -68,7 +68,7 @@ export class EventHub {
   ) {
     this.log = new EventLog(store, sessionId, startSeq, lastSeq);
     this.written = lastSeq;
-    this.shown = new Visibility(startSeq, options.visibleAhead ?? 0, this);
+    this.shown = new Visibility(startSeq, options.visibleAhead ?? 0, this, options.holdStart);
   }
 
   /** The last seq used (by an event emitted, written or not, or skipped after a crash). */
@@ -145,6 +145,7 @@ export class EventHub {
   /** Gives an event to every attached stream. */
   fanOut(event: StoredEvent): void {
     for (const sub of this.subscribers) sub.push({ kind: "event", event });
+    this.options.shown?.(event);
   }
 
   /**

@@ -23,4 +23,11 @@ export interface HubOptions {
    * start and the model's stream, see `Visibility`); none by default.
    */
   visibleAhead?: number;
+  /**
+   * With `visibleAhead`, the reply's start still waits for its write, and the model's stream with
+   * it (several nodes: a node shows nothing before a write under its lease has stored it).
+   */
+  holdStart?: boolean;
+  /** Told of every event as the streams are given it (written or not, see `Visibility`). */
+  shown?: (event: StoredEvent) => void;
 }

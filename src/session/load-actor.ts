@@ -5,6 +5,7 @@ import type { Tool } from "../tools/tool.js";
 import { type ActorDeps, SessionActor } from "./session-actor.js";
 import type { ReplyData, SessionData } from "./records.js";
 import type { SessionReader } from "./session-reader.js";
+import type { Lease } from "./session-leases.js";
 
 /**
  * Reads a session from the store and makes its actor (see `actorOf`); FAILED_PRECONDITION when its
@@ -15,9 +16,10 @@ export async function loadActor(
   agents: ReadonlyMap<string, AgentDefinition>,
   sessionId: string,
   deps: (tenant: string) => ActorDeps,
+  lease?: Lease,
 ): Promise<SessionActor> {
   const { data, reply } = await reader.read(sessionId);
-  return actorOf(data, reply, agents, deps);
+  return actorOf(data, reply, agents, deps, lease);
 }
 
 /** The configured agent of a session; FAILED_PRECONDITION when it is no longer configured. */
@@ -53,16 +55,18 @@ export function toolsOf(agent: AgentDefinition, data: SessionData): ReadonlyMap<
 
 /**
  * A session's actor from its record and reply as stored, with its tools (see `toolsOf`) and its
- * running or parked reply; FAILED_PRECONDITION when its agent is no longer configured.
+ * running or parked reply, loaded under `lease` with several nodes; FAILED_PRECONDITION when its
+ * agent is no longer configured.
  */
 export function actorOf(
   data: SessionData,
   reply: ReplyData | undefined,
   agents: ReadonlyMap<string, AgentDefinition>,
   deps: (tenant: string) => ActorDeps,
+  lease?: Lease,
 ): SessionActor {
   const agent = agentOf(data, agents);
-  const actor = new SessionActor(data, agent, deps(data.tenant), toolsOf(agent, data));
+  const actor = new SessionActor(data, agent, deps(data.tenant), toolsOf(agent, data), lease);
   actor.restore(reply);
   return actor;
 }

@@ -7,7 +7,7 @@ import { type ApplyHere, Inbox } from "./inbox.js";
 import { type SessionData, SessionRecord } from "./records.js";
 import type { SessionActor } from "./session-actor.js";
 import { SessionFollowers } from "./session-followers.js";
-import { type LeaseOptions, SessionLeases } from "./session-leases.js";
+import { type Lease, type LeaseOptions, SessionLeases } from "./session-leases.js";
 import type { SessionReader } from "./session-reader.js";
 import { eventsTopic, inboxTopic } from "./signal-topics.js";
 import type { StoredEvent } from "./stored-event.js";
@@ -28,6 +28,11 @@ export interface NodeActors {
    * follow their session here, and signals the other nodes (several nodes).
    */
   published?: (sessionId: string, events: readonly StoredEvent[]) => void;
+  /**
+   * Hands an event this node's actor gave to its streams, stored or not yet, to the streams that
+   * follow its session here (several nodes; see `resumeUnder` for why that is safe).
+   */
+  shown?: (sessionId: string, event: StoredEvent) => void;
   /**
    * Keeps the actor of a session just created here, whose lease no node has taken yet, as if let
    * go (see `DormantActors`): its first input needs no read (several nodes).
@@ -74,10 +79,10 @@ export function nodeActors(
   store: Store,
   log: Logger,
   cluster: ClusterOptions | undefined,
-  load: (sessionId: string) => Promise<SessionActor>,
+  load: (sessionId: string, lease?: Lease) => Promise<SessionActor>,
 ): NodeActors {
   if (!cluster) {
-    const actors = new ActorRegistry(load);
+    const actors = new ActorRegistry((id) => load(id));
     const epoch = new SeqEpoch(store);
     return {
       actors,
@@ -121,7 +126,7 @@ export function nodeActors(
       const kept = dormant.take(id);
       const lease = (kept && (await leases.takeBack(id, kept.token))) ?? (await leases.acquire(id));
       try {
-        const actor = kept && lease.previous === kept.token ? kept.actor : await load(id);
+        const actor = kept && lease.previous === kept.token ? kept.actor : await load(id, lease);
         actor.lease = lease;
         inboxWatches.set(
           actor,
@@ -142,7 +147,8 @@ export function nodeActors(
       // Let go idle, never stopped: a stopped actor is dropped (not idle) when it stops.
       if (idle) dormant.keep(actor, actor.lease.token);
       else dormant.forget(actor.id);
-      void leases.release(actor.lease);
+      // Let go idle, every event it showed is written; dropped, some may not be.
+      void leases.release(actor.lease, idle);
     },
   );
   let sweeper: NodeJS.Timeout | undefined;
@@ -158,6 +164,7 @@ export function nodeActors(
       followers.offer(sessionId, events);
       signals.signal(eventsTopic(sessionId));
     },
+    shown: (sessionId, event) => followers.offer(sessionId, [event]),
     open: () => signals.open(),
     sweep(recover) {
       // A database out of reach fails a sweep, never the node; the next one tries again.

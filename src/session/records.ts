@@ -61,8 +61,13 @@ export const SessionRecord = defineRecord({
     /** The server's crash count when the record was written (see `SeqEpoch`); absent is zero. */
     crashes: z.number().int().nonnegative().optional(),
     /**
-     * Seq ranges (first, last) never used: skipped after a crash, past events that streams may
-     * have been given and the crash lost (see `SeqEpoch`).
+     * The token of the lease the record was written under, with several nodes (see `resumeUnder`);
+     * absent before any node held the session's lease.
+     */
+    leaseToken: z.number().int().nonnegative().optional(),
+    /**
+     * Seq ranges (first, last) never used: skipped after a crash (or a node's lease lost), past
+     * events that streams may have been given and the crash lost (see `SeqEpoch`, `resumeUnder`).
      */
     skippedSeqs: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
   }),

@@ -19,6 +19,24 @@ const SHOWN_UNWRITTEN: Record<SessionData["status"], number> = {
 };
 
 /**
+ * The seq after which a loaded session's next event goes, when `times` holders of the session (runs
+ * of the server, or nodes' leases) may each have shown events that were lost, as many at most as
+ * `shown` says for its stored status: the range skipped is recorded in the session's record.
+ */
+export function skipPast(
+  head: SessionHead,
+  times: number,
+  shown: Record<SessionData["status"], number>,
+): number {
+  const { lastSeq, status } = head.data;
+  const skipped = times > 0 ? times * shown[status] : 0;
+  if (skipped === 0) return lastSeq;
+  const seq = lastSeq + skipped;
+  head.skip([lastSeq + 1, seq]);
+  return seq;
+}
+
+/**
  * The server's runs on this store: how many ended without a clean stop (crashes), and whether one
  * is running now. Key "runs".
  */
@@ -81,13 +99,7 @@ export class SeqEpoch {
    * each crash counted since its record was written, a range the record then notes as skipped.
    */
   resume(head: SessionHead): number {
-    const { lastSeq, crashes, status } = head.data;
-    const missed = this.count - (crashes ?? 0);
-    const skipped = missed > 0 ? missed * SHOWN_UNWRITTEN[status] : 0;
-    if (skipped === 0) return lastSeq;
-    const seq = lastSeq + skipped;
-    head.skip([lastSeq + 1, seq]);
-    return seq;
+    return skipPast(head, this.count - (head.data.crashes ?? 0), SHOWN_UNWRITTEN);
   }
 
   private mark(running: boolean): Promise<void> {

@@ -25,6 +25,7 @@ import { SessionPermissions } from "./session-permissions.js";
 import { SerialWork } from "./serial-work.js";
 import { type SessionView, sessionView } from "./session-view.js";
 import { type SeqEpoch, VISIBLE_AHEAD } from "./seq-epoch.js";
+import { leaseStamp, resumeUnder } from "./lease-seqs.js";
 
 /** What every actor shares. */
 export interface ActorDeps {
@@ -44,6 +45,8 @@ export interface ActorDeps {
   leases?: SessionLeases;
   /** Told of the events stored, when several nodes share the database (see `NodeActors`). */
   published?: (sessionId: string, events: readonly StoredEvent[]) => void;
+  /** Told of each event given to streams, stored or not, with several nodes (see `NodeActors`). */
+  shown?: (sessionId: string, event: StoredEvent) => void;
   /** Where replies report their metrics and spans; default none. */
   telemetry?: Telemetry;
   /** Where park notifications are written; none when no receiver is configured. */
@@ -75,10 +78,12 @@ export class SessionActor implements LifecycleSession, HubOptions {
   /** The mode and rules a decision sees (see `SessionPermissions`). */
   readonly permissions: SessionPermissions;
   private readonly reply: ReplyLifecycle;
-  /** The session's lease on this node, when several nodes share the database. */
-  lease: Lease | undefined;
+  private held: Lease | undefined;
   readonly telemetry: Telemetry;
-  /** HubOptions: how far the model's stream may go out before its write (see `SeqEpoch`). */
+  /**
+   * HubOptions: how far the model's stream may go out before its write (see `SeqEpoch`, and with
+   * several nodes `resumeUnder`).
+   */
   readonly visibleAhead: number;
   private readonly inputs = new SerialWork();
   /** Why the actor stopped, once a write failed. */
@@ -92,11 +97,14 @@ export class SessionActor implements LifecycleSession, HubOptions {
     private readonly deps: ActorDeps,
     /** Its agent's tools, with the external tools the session declared (see `toolsOf`). */
     readonly tools: ReadonlyMap<string, Tool> = agent.tools,
+    /** The lease it was loaded under, when several nodes share the database. */
+    lease?: Lease,
   ) {
     this.head = new SessionHead(data, deps.epoch?.stamp());
     this.telemetry = deps.telemetry ?? noTelemetry;
-    this.visibleAhead = deps.epoch ? VISIBLE_AHEAD : 0;
-    const start = deps.epoch?.resume(this.head);
+    this.visibleAhead = deps.epoch || deps.leases ? VISIBLE_AHEAD : 0;
+    const start = lease ? resumeUnder(this.head, lease) : deps.epoch?.resume(this.head);
+    this.lease = lease;
     this.events = new EventHub(deps.store, data.id, data.lastSeq, deps.logger, this, start);
     this.outcomes = new ReplyOutcomes(deps.store, this.head);
     this.permissions = new SessionPermissions(this.head, agent, deps.rules, deps.homeDir);
@@ -105,6 +113,27 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   get hub(): EventHub {
     return this.events;
+  }
+
+  /** The session's lease on this node, when several nodes share the database. */
+  get lease(): Lease | undefined {
+    return this.held;
+  }
+
+  /** The lease taken (again): the session's record is written under it from now on. */
+  set lease(lease: Lease | undefined) {
+    this.held = lease;
+    if (lease) this.head.restamp(leaseStamp(lease));
+  }
+
+  /** HubOptions: with several nodes, a reply's start waits for its write (see `resumeUnder`). */
+  get holdStart(): boolean {
+    return this.deps.leases !== undefined;
+  }
+
+  /** HubOptions: the streams that follow the session on this node get each event shown. */
+  shown(event: StoredEvent): void {
+    this.deps.shown?.(this.head.id, event);
   }
 
   get store(): Store {

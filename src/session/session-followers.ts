@@ -6,7 +6,9 @@ import { EventLog } from "./event-log.js";
 import { pendingCalls } from "./pending-calls.js";
 import { noteAnnounced, reannouncement } from "./reannouncement.js";
 import { type ReplyData, SessionRecord } from "./records.js";
+import { lastSeqShown } from "./lease-seqs.js";
 import { firstAvailableSeq } from "./retention.js";
+import { LeaseRecord } from "./session-leases.js";
 import type { SessionReader } from "./session-reader.js";
 import { ackItem, type SessionStream } from "./session-stream.js";
 import type { StoredEvent, StreamItem } from "./stored-event.js";
@@ -93,11 +95,14 @@ export class SessionFollowers {
     const { store, reader, signals, pollMs } = this.deps;
     const { data, reply } = await reader.read(sessionId, tenant);
     const upto = data.lastSeq;
+    // A client may have seen events that are not stored yet (or never will be: see `resumeUnder`).
+    const shown =
+      afterSeq > upto ? lastSeqShown(data, await store.get(LeaseRecord, sessionId)) : upto;
     checkAttach(
       {
         id: sessionId,
         firstAvailableSeq: firstAvailableSeq(data),
-        lastSeq: upto,
+        lastSeq: shown,
         attached: this.count(sessionId),
       },
       afterSeq,
@@ -105,7 +110,7 @@ export class SessionFollowers {
     );
     const subscriber = new Subscriber(limits.streamBacklogEvents);
     const log = new EventLog(store, sessionId, upto);
-    let cursor = upto;
+    let cursor = Math.max(upto, afterSeq);
     let running = data.status === "running";
     let reading: Promise<void> | undefined;
     let again = false;
@@ -113,7 +118,9 @@ export class SessionFollowers {
     const readNew = async (): Promise<void> => {
       let read = 0;
       for await (const event of log.read(cursor, Number.MAX_SAFE_INTEGER)) {
-        if (event.seq !== cursor + 1) throw fellBehind(sessionId, cursor, event.seq);
+        if (event.seq !== cursor + 1 && !(await skipped(store, sessionId, cursor, event.seq))) {
+          throw fellBehind(sessionId, cursor, event.seq);
+        }
         cursor = event.seq;
         read++;
         running = runsAfter(event, running);
@@ -219,6 +226,26 @@ function runsAfter(event: StoredEvent, before: boolean): boolean {
   const type = event.body.type;
   if (type === "reply_end" || type === "reply_parked") return false;
   return type === "reply_start" ? true : before;
+}
+
+/**
+ * Whether the seqs between `cursor` and `next` were never used: skipped (see `resumeUnder`), as the
+ * session's record, read after the event at `next`, says.
+ */
+async function skipped(
+  store: Store,
+  sessionId: string,
+  cursor: number,
+  next: number,
+): Promise<boolean> {
+  const ranges = (await store.get(SessionRecord, sessionId))?.skippedSeqs ?? [];
+  let seq = cursor + 1;
+  for (let found = true; found && seq < next; ) {
+    const range = ranges.find(([first, last]) => first <= seq && seq <= last);
+    found = range !== undefined;
+    if (range) seq = range[1] + 1;
+  }
+  return seq >= next;
 }
 
 /** A stream whose next events retention removed before it read them. */

@@ -13,11 +13,19 @@ export class SessionHead {
   private changed = false;
   private messages: Msg[] | undefined;
 
-  /** `stamp`: what every write of the record sets (the server's crash count, see `SeqEpoch`). */
+  /**
+   * `stamp`: what every write of the record sets (the server's crash count, see `SeqEpoch`; the
+   * token of the node's lease, see `resumeUnder`).
+   */
   constructor(
     private current: SessionData,
-    private readonly stamp: Partial<SessionData> = {},
+    private stamp: Partial<SessionData> = {},
   ) {}
+
+  /** Changes what every write of the record sets from the next one on (a lease taken again). */
+  restamp(stamp: Partial<SessionData>): void {
+    this.stamp = stamp;
+  }
 
   get data(): SessionData {
     return this.current;

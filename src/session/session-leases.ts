@@ -18,6 +18,11 @@ export const LeaseRecord = defineRecord({
     token: z.number().int().min(1),
     /** ISO time after which another node may take the lease. */
     expiresAt: z.string(),
+    /**
+     * Set when the holder let the lease go with every event it had given to streams written (see
+     * `release`); absent while it is held, and when it expired or went to another node.
+     */
+    clean: z.boolean().optional(),
   }),
 });
 
@@ -30,6 +35,11 @@ export interface Lease {
    * (released or expired): no other node held the session in between.
    */
   readonly previous?: number;
+  /**
+   * The lease as it was read when this one was taken (none: no node ever held it): its holder's
+   * token, and whether that holder let it go cleanly (`release` with `clean`).
+   */
+  readonly before?: { readonly token: number; readonly clean: boolean };
 }
 
 export interface LeaseOptions {
@@ -107,10 +117,12 @@ export class SessionLeases {
         if (err instanceof ConflictError && attempt < 3) continue;
         throw err;
       }
-      const lease: Lease =
-        current?.node === this.nodeId
-          ? { sessionId, token, previous: current.token }
-          : { sessionId, token };
+      const lease: Lease = {
+        sessionId,
+        token,
+        ...(current?.node === this.nodeId ? { previous: current.token } : {}),
+        ...(current ? { before: { token: current.token, clean: current.clean === true } } : {}),
+      };
       this.held.set(sessionId, lease);
       return lease;
     }
@@ -151,9 +163,10 @@ export class SessionLeases {
 
   /**
    * Lets the lease go (it expires at once, and keeps its token so that the next holder's is
-   * greater), unless it already went to another node.
+   * greater), unless it already went to another node. `clean`: every event the holder gave to
+   * streams is written, so the next holder need not skip past any (see `resumeUnder`).
    */
-  async release(lease: Lease): Promise<void> {
+  async release(lease: Lease, clean = false): Promise<void> {
     if (this.held.get(lease.sessionId) === lease) this.held.delete(lease.sessionId);
     try {
       await this.store
@@ -163,6 +176,7 @@ export class SessionLeases {
           node: this.nodeId,
           token: lease.token,
           expiresAt: new Date(0).toISOString(),
+          ...(clean ? { clean } : {}),
         })
         .write({ relaxed: true });
     } catch (err) {

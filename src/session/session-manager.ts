@@ -80,8 +80,8 @@ export class SessionManager {
       applyHere,
       make: (data) => actorOf(data, undefined, agents, (t) => this.actorDeps(t)),
     };
-    this.node = nodeActors(store, log, cluster, (id) =>
-      loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant)),
+    this.node = nodeActors(store, log, cluster, (id, lease) =>
+      loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant), lease),
     );
     this.actors = this.node.actors;
     this.reads = new SessionReads(store, this.reader, this.actors);
@@ -98,7 +98,9 @@ export class SessionManager {
       ...(notifications ? { outbox: notifications.outbox } : {}),
       failed: (actor) => this.actors.drop(actor),
       idle: (actor) => this.actors.release(actor),
-      ...(this.node.leases ? { leases: this.node.leases, published: this.node.published } : {}),
+      ...(this.node.leases
+        ? { leases: this.node.leases, published: this.node.published, shown: this.node.shown }
+        : {}),
       ...(this.node.epoch ? { epoch: this.node.epoch } : {}),
       keepFinishedReplies: options.keepFinishedReplies,
       ...(options.telemetry ? { telemetry: options.telemetry } : {}),

@@ -56,6 +56,8 @@ export class Visibility {
     seq: number,
     private readonly ahead: number,
     private readonly streams: FanOut,
+    /** The reply's start waits for its write too (and so the model's events, which follow it). */
+    private readonly holdStart = false,
   ) {
     this.seq = seq;
     this.given = seq;
@@ -104,8 +106,9 @@ export class Visibility {
 
   private early(event: StoredEvent, written: number): boolean {
     if (event.seq !== this.seq + 1 || event.seq - written > this.ahead) return false;
-    if (!EARLY.has(event.body.type)) return false;
-    if (event.body.type !== "reply_start" && written < this.started) return false;
+    const type = event.body.type;
+    if (!EARLY.has(type) || (type === "reply_start" && this.holdStart)) return false;
+    if (type !== "reply_start" && written < this.started) return false;
     this.seq = event.seq;
     return true;
   }

@@ -40,7 +40,7 @@ describe("SessionLeases: taking a lease back", () => {
     expect(await store.get(LeaseRecord, "s1")).toMatchObject({ node: "b", token: 2 });
     // Taken the long way, the lease reads as another node's: no `previous`.
     const again = await a.acquire("s1");
-    expect(again).toEqual({ sessionId: "s1", token: 3 });
+    expect(again).toEqual({ sessionId: "s1", token: 3, before: { token: 2, clean: false } });
   });
 
   it("names the token it followed when the lease read was this node's own", async () => {
@@ -48,7 +48,31 @@ describe("SessionLeases: taking a lease back", () => {
     const a = node(store, "a");
     const first = await a.acquire("s1");
     await a.release(first);
-    expect(await a.acquire("s1")).toEqual({ sessionId: "s1", token: 2, previous: 1 });
+    expect(await a.acquire("s1")).toEqual({
+      sessionId: "s1",
+      token: 2,
+      previous: 1,
+      before: { token: 1, clean: false },
+    });
     expect(await a.takeBack("missing", 1)).toBeUndefined();
+  });
+});
+
+describe("SessionLeases: how the lease before was let go", () => {
+  it("tells the next holder whether the one before let the lease go cleanly", async () => {
+    const store = createMemoryStore();
+    const a = node(store, "a");
+    const b = node(store, "b");
+    const first = await a.acquire("s1");
+    expect(first.before).toBeUndefined(); // no node held it before
+    await expect(b.acquire("s1")).rejects.toThrow(/served by another node/);
+    await a.release(first, true);
+    expect(await store.get(LeaseRecord, "s1")).toMatchObject({ node: "a", token: 1, clean: true });
+    const taken = await b.acquire("s1");
+    expect(taken.before).toEqual({ token: 1, clean: true });
+    // Renewed or released without `clean`, the lease says nothing of the sort.
+    await b.release(taken);
+    expect((await store.get(LeaseRecord, "s1"))!.clean).toBeUndefined();
+    expect((await a.acquire("s1")).before).toEqual({ token: 2, clean: false });
   });
 });

@@ -1,0 +1,134 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { describe, expect, it } from "vitest";
+import type { ModelStreamEvent } from "../../../src/model/model.js";
+import { SessionRecord } from "../../../src/session/records.js";
+import { LeaseRecord } from "../../../src/session/session-leases.js";
+import { VISIBLE_AHEAD } from "../../../src/session/seq-epoch.js";
+import type { StoredEvent } from "../../../src/session/stored-event.js";
+import { MemoryStore } from "../../../src/store/memory-store.js";
+import { SignalBus } from "../../../src/store/signals.js";
+import { type Core, FakeModel, hang, respond, startCore, TENANT, type Turn } from "./core.js";
+
+/** Streams a text delta, then nothing until aborted (a model stopped mid-reply). */
+const textThenHang: Turn = (request) => {
+  const rest = hang(request)[Symbol.asyncIterator]();
+  let sent = false;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: (): Promise<IteratorResult<ModelStreamEvent>> => {
+        if (sent) return rest.next();
+        sent = true;
+        return Promise.resolve({ value: { type: "text_delta", delta: "hello" }, done: false });
+      },
+    }),
+  };
+};
+
+const isEnd = (e: StoredEvent) => e.body.type === "reply_end";
+const LEASE_MS = 200;
+
+/** A node on `store` with short leases. */
+function nodeOn(store: MemoryStore, turns: Turn[], bus = new SignalBus()): Promise<Core> {
+  return startCore([], store, {
+    model: new FakeModel(turns),
+    signals: bus.node(),
+    leases: { timeoutMs: LEASE_MS },
+  });
+}
+
+/** Reads a stream attached to `core` until `until` accepts an event; `each` sees every event. */
+async function readUntil(
+  core: Core,
+  id: string,
+  until: (e: StoredEvent) => boolean,
+  each: (e: StoredEvent) => void,
+): Promise<void> {
+  const stream = new AbortController();
+  const attached = await core.manager.attach(TENANT, id, 0, stream.signal);
+  try {
+    for await (const items of attached.items) {
+      for (const item of items) {
+        if (item.kind !== "event") continue;
+        each(item.event);
+        if (until(item.event)) return;
+      }
+    }
+  } finally {
+    stream.abort();
+    attached.detach();
+  }
+}
+
+describe("seqs with several nodes, the model's stream shown before its write", () => {
+  it("never gives a seq a stream saw to another event after the node that showed it died", async () => {
+    const store = new MemoryStore();
+    const a = await nodeOn(store, [textThenHang]);
+    const id = await a.session();
+    store.delayWrites(100);
+    const seen = new Map<number, string>();
+    let crashed: MemoryStore | undefined;
+    void a.manager.apply(TENANT, id, { kind: "user_message", text: "go" }).catch(() => {});
+    await readUntil(
+      a,
+      id,
+      (e) => e.body.type === "text_block_delta",
+      (e) => {
+        seen.set(e.seq, e.id);
+        if (e.body.type !== "text_block_delta") return;
+        crashed = store.snapshot(); // node A dies here: the delta's write is not done
+      },
+    );
+    const maxSeen = Math.max(...seen.keys());
+    const stored = (await crashed!.get(SessionRecord, id))!;
+    expect(stored.lastSeq).toBeLessThan(maxSeen); // the stream saw the delta before its write
+    expect(stored.status).toBe("running");
+    expect(stored.leaseToken).toBe(1);
+
+    // Node B on what A left: once A's lease expired, its recovery ends the reply past the seqs A
+    // may have shown. A client that saw them attaches after the last one.
+    const b = await nodeOn(crashed!, []);
+    const tail = await b.events(id, isEnd, maxSeen);
+    expect(tail.at(-1)?.body).toMatchObject({ type: "reply_end", finishedReason: "interrupted" });
+    for (const e of tail) expect(e.seq).toBeGreaterThan(maxSeen);
+    const log = await b.events(id, isEnd);
+    for (const e of log) if (seen.has(e.seq)) expect(seen.get(e.seq)).toBe(e.id);
+    const record = (await crashed!.get(SessionRecord, id))!;
+    expect(record.skippedSeqs).toEqual([[stored.lastSeq + 1, stored.lastSeq + VISIBLE_AHEAD]]);
+    expect(record.leaseToken).toBe(2);
+  });
+
+  it("keeps seqs gap-free when a node let the lease go cleanly, and shows a reply's start only once written", async () => {
+    const store = new MemoryStore();
+    const bus = new SignalBus();
+    const a = await nodeOn(store, [respond("one")], bus);
+    const b = await nodeOn(store, [respond("two")], bus);
+    const id = await a.session();
+    store.delayWrites(20);
+    const log: StoredEvent[] = [];
+    const storedAt = new Map<number, MemoryStore>();
+    const watched = readUntil(
+      b,
+      id,
+      (e) => isEnd(e) && log.filter(isEnd).length === 2,
+      (e) => {
+        log.push(e);
+        if (e.body.type === "reply_start") storedAt.set(e.seq, store.snapshot());
+      },
+    );
+    await (await a.manager.apply(TENANT, id, { kind: "user_message", text: "a" })).settled;
+    await sleep(50); // A lets the session go once its last write is done
+    expect(await store.get(LeaseRecord, id)).toMatchObject({ token: 1, clean: true });
+    await (await b.manager.apply(TENANT, id, { kind: "user_message", text: "b" })).settled;
+    await watched;
+
+    const seqs = log.map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    expect((await store.get(SessionRecord, id))?.skippedSeqs).toBeUndefined();
+    expect((await store.get(LeaseRecord, id))?.token).toBe(2);
+    // Each reply's start reached the stream once stored (a node shows nothing before its write).
+    expect(storedAt.size).toBe(2);
+    for (const [seq, then] of storedAt) {
+      expect((await then.get(SessionRecord, id))!.lastSeq).toBeGreaterThanOrEqual(seq);
+    }
+  });
+});
