@@ -40,6 +40,8 @@ export interface FinalCheck {
 /** What the final checks counted. */
 export interface FinalCounts extends OverlapCounts {
   effects: number;
+  /** Events the streams saw that are not stored: shown ahead of a write that a node's death lost. */
+  lost: number;
 }
 
 /** `f` on random nodes until it does not fail with a transient error (20 tries at most). */
@@ -79,6 +81,7 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
   const { violations } = check;
   const effects = await checkEffects(check.effects, check.completed, violations);
   const effectLines = new Set((await readFile(check.effects, "utf8").catch(() => "")).split("\n"));
+  let lost = 0;
   for (const s of check.sessions) {
     const name = `session s${s.index} (${s.id})`;
     const state = await anyNode(check, (c) => c.getSession(s.id));
@@ -108,6 +111,8 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
         }
       }
     }
+    const stored = new Set(events.map((e) => e.seq));
+    for (const seq of s.seen.keys()) if (!stored.has(seq)) lost++;
     if (replaced.length > 0) {
       violations.push(
         `${name}: ${replaced.length} events its stream saw were replaced in the log (${replaced.slice(0, 3).join("; ")})`,
@@ -139,5 +144,5 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
     }
   }
   const runs = await readFile(check.runs, "utf8").catch(() => "");
-  return { effects, ...checkOverlaps(check.modelCalls, runs, check.lives, violations) };
+  return { effects, lost, ...checkOverlaps(check.modelCalls, runs, check.lives, violations) };
 }

@@ -24,6 +24,9 @@ import {
 
 export type { MultiNodeFaultOptions, MultiNodeFaultReport };
 
+/** What the model answers once a command ran. */
+const STREAMED = "the command ran; its line is in the effects file, once, as the answer asked";
+
 /**
  * Drives parks and answers through the real client against several nodes of a cluster on one
  * PostgreSQL database, each node the compiled server in a process of its own, every call to a
@@ -48,7 +51,8 @@ export async function runMultiNodeFaults(
           // Like many models, it numbers its calls per turn: every call is call_0 to it.
           toolCalls: [{ id: "call_0", name: "Bash", input: { command: RUN_COMMAND } }],
         },
-        { match: { toolName: "Bash" }, repeat: true, text: "ok" },
+        // Streamed in pieces, so that a kill can land while its deltas go out ahead of their write.
+        { match: { toolName: "Bash" }, repeat: true, text: STREAMED, chunkSize: 4, delayMs: 2 },
       ],
     },
   });

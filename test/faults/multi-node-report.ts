@@ -39,6 +39,8 @@ export interface MultiNodeFaultReport extends FinalCounts {
   retried: Record<string, number>;
   /** Events the sessions' Chat streams received. */
   streamed: number;
+  /** Of those, events not stored: shown ahead of a write that a node's death lost. */
+  lost: number;
   /** Node lives started. */
   lives: number;
   /** Node starts that failed (the database was down). */
@@ -68,6 +70,7 @@ export function emptyReport(): MultiNodeFaultReport {
     interruptedAnswers: 0,
     retried: {},
     streamed: 0,
+    lost: 0,
     lives: 0,
     failedStarts: 0,
     exits: {},
