@@ -61,8 +61,9 @@ export async function nodeRows(config: BenchConfig, pg: BenchPostgres): Promise<
       note:
         `${replies} replies of ${PACED_DELTAS} text deltas ${PACED_MS} ms apart (a steady stream: neither stream has a backlog) ` +
         `run on node A (compiled, one of two nodes on the database), ` +
-        `one stream attached to each node. Node A hands its streams the events it stores; node B reads them by seq when ` +
-        `node A's NOTIFY arrives (one notification per write, the events of one write read at once). ` +
+        `one stream attached to each node. Node A hands its streams the model's events as it shows them, ahead of their write; ` +
+        `node B reads them by seq when node A's NOTIFY arrives after the write (one notification per write, the events of one write read at once), ` +
+        `so the difference includes node A's commit. ` +
         `${d.n} events compared; p50 ${us(d.p50)} against ${us(n.p50)} for the bare notification and read.`,
     }),
     row({

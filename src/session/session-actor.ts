@@ -19,41 +19,17 @@ import { ReplyOutcomes, type ReplySettled } from "./reply-outcomes.js";
 import type { RequestTicket } from "./request-ids.js";
 import type { RuleBook } from "./rule-book.js";
 import { SessionHead } from "./session-head.js";
-import type { Lease, SessionLeases } from "./session-leases.js";
+import type { Lease } from "./session-leases.js";
 import { type SessionLogFields, sessionLog } from "./session-log.js";
 import { SessionPermissions } from "./session-permissions.js";
 import { SerialWork } from "./serial-work.js";
 import { type SessionView, sessionView } from "./session-view.js";
-import { type SeqEpoch, VISIBLE_AHEAD } from "./seq-epoch.js";
+import { VISIBLE_AHEAD } from "./seq-epoch.js";
+import type { ActorDeps as Deps } from "./actor-deps.js";
 import { leaseStamp, resumeUnder } from "./lease-seqs.js";
 
 /** What every actor shares. */
-export interface ActorDeps {
-  store: Store;
-  logger: Logger;
-  rules: RuleBook;
-  homeDir: string;
-  /** Told about every parked call's deadline. */
-  expiry?: { note(at: string): void };
-  /** Keep the events of this many finished replies per session; undefined keeps all. */
-  keepFinishedReplies?: number | undefined;
-  /** Told when a write of the actor failed: its memory may be ahead of the store (not reused). */
-  failed?: (actor: SessionActor) => void;
-  /** Told when a reply stopped running: with no stream and no other use, the actor may leave. */
-  idle?: (actor: SessionActor) => void;
-  /** The session leases, when several nodes share the database. */
-  leases?: SessionLeases;
-  /** Told of the events stored, when several nodes share the database (see `NodeActors`). */
-  published?: (sessionId: string, events: readonly StoredEvent[]) => void;
-  /** Told of each event given to streams, stored or not, with several nodes (see `NodeActors`). */
-  shown?: (sessionId: string, event: StoredEvent) => void;
-  /** Where replies report their metrics and spans; default none. */
-  telemetry?: Telemetry;
-  /** Where park notifications are written; none when no receiver is configured. */
-  outbox?: Outbox;
-  /** The server's runs on this store: events may then reach streams before they are written. */
-  epoch?: SeqEpoch;
-}
+export type ActorDeps = Deps<SessionActor>;
 
 /** What an input needs to be applied once: the ticket of its request id, when the client gave one. */
 type Request = RequestTicket | undefined;

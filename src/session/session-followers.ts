@@ -240,7 +240,7 @@ async function skipped(
 ): Promise<boolean> {
   const ranges = (await store.get(SessionRecord, sessionId))?.skippedSeqs ?? [];
   let seq = cursor + 1;
-  for (let found = true; found && seq < next; ) {
+  for (let found = true; found && seq < next;) {
     const range = ranges.find(([first, last]) => first <= seq && seq <= last);
     found = range !== undefined;
     if (range) seq = range[1] + 1;

@@ -115,10 +115,14 @@ describe("seqs with several nodes, the model's stream shown before its write", (
         if (e.body.type === "reply_start") storedAt.set(e.seq, store.snapshot());
       },
     );
-    await (await a.manager.apply(TENANT, id, { kind: "user_message", text: "a" })).settled;
+    await (
+      await a.manager.apply(TENANT, id, { kind: "user_message", text: "a" })
+    ).settled;
     await sleep(50); // A lets the session go once its last write is done
     expect(await store.get(LeaseRecord, id)).toMatchObject({ token: 1, clean: true });
-    await (await b.manager.apply(TENANT, id, { kind: "user_message", text: "b" })).settled;
+    await (
+      await b.manager.apply(TENANT, id, { kind: "user_message", text: "b" })
+    ).settled;
     await watched;
 
     const seqs = log.map((e) => e.seq);
