@@ -27,12 +27,17 @@ const textThenHang: Turn = (request) => {
 const isEnd = (e: StoredEvent) => e.body.type === "reply_end";
 const LEASE_MS = 200;
 
-/** A node on `store` with short leases. */
-function nodeOn(store: MemoryStore, turns: Turn[], bus = new SignalBus()): Promise<Core> {
+/** A node on `store`, with short leases by default. */
+function nodeOn(
+  store: MemoryStore,
+  turns: Turn[],
+  bus = new SignalBus(),
+  timeoutMs = LEASE_MS,
+): Promise<Core> {
   return startCore([], store, {
     model: new FakeModel(turns),
     signals: bus.node(),
-    leases: { timeoutMs: LEASE_MS },
+    leases: { timeoutMs },
   });
 }
 
@@ -134,5 +139,49 @@ describe("seqs with several nodes, the model's stream shown before its write", (
     for (const [seq, then] of storedAt) {
       expect((await then.get(SessionRecord, id))!.lastSeq).toBeGreaterThanOrEqual(seq);
     }
+  });
+
+  it("attaches a stream on another node after a seq shown and not yet stored, within what may have been shown", async () => {
+    const store = new MemoryStore();
+    const bus = new SignalBus();
+    // Leases that outlast the slow writes: A holds the session throughout.
+    const a = await nodeOn(store, [textThenHang], bus, 10_000);
+    const b = await nodeOn(store, [], bus, 10_000);
+    const id = await a.session();
+    store.delayWrites(50);
+    const applied = await a.manager.apply(TENANT, id, { kind: "user_message", text: "go" });
+    let delta: StoredEvent | undefined;
+    let stored = 0;
+    await readUntil(
+      a,
+      id,
+      (e) => e.body.type === "text_block_delta",
+      (e) => {
+        if (e.body.type !== "text_block_delta") return;
+        delta = e;
+        void store
+          .snapshot()
+          .get(SessionRecord, id)
+          .then((r) => (stored = r!.lastSeq));
+      },
+    );
+    await sleep(0);
+    expect(stored).toBeLessThan(delta!.seq); // shown on A before its write
+
+    // Beyond what the session's holders may have shown: refused, naming the field.
+    const beyond = b.manager.attach(
+      TENANT,
+      id,
+      stored + VISIBLE_AHEAD + 1,
+      AbortSignal.timeout(5000),
+    );
+    await expect(beyond).rejects.toThrow(/after_seq/);
+    // After the delta seen on A: accepted on B, which goes on from there once A writes.
+    const tail = b.events(id, isEnd, delta!.seq);
+    await b.manager.apply(TENANT, id, { kind: "user_interrupt", replyId: applied.replyId! });
+    const events = await tail;
+    expect(events.at(-1)?.body).toMatchObject({ type: "reply_end", finishedReason: "interrupted" });
+    const seqs = events.map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => delta!.seq + 1 + i));
   });
 });
