@@ -52,6 +52,21 @@ export const hang: Turn = (request) => ({
   }),
 });
 
+/** Streams a text delta, then nothing until aborted (a model stopped mid-reply). */
+export const textThenHang: Turn = (request) => {
+  const rest = hang(request)[Symbol.asyncIterator]();
+  let sent = false;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: (): Promise<IteratorResult<ModelStreamEvent>> => {
+        if (sent) return rest.next();
+        sent = true;
+        return Promise.resolve({ value: { type: "text_delta", delta: "hello" }, done: false });
+      },
+    }),
+  };
+};
+
 /** An in-process model that answers with the given turns in order and records every request. */
 export class FakeModel implements Model {
   readonly name = "fake";

@@ -1,23 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ModelStreamEvent } from "../../../src/model/model.js";
 import { SessionRecord } from "../../../src/session/records.js";
 import type { StoredEvent } from "../../../src/session/stored-event.js";
-import { hang, respond, startCore, TENANT, type Turn } from "./core.js";
-
-/** Streams a text delta, then nothing until aborted (a model stopped mid-reply). */
-const textThenHang: Turn = (request) => {
-  const rest = hang(request)[Symbol.asyncIterator]();
-  let sent = false;
-  return {
-    [Symbol.asyncIterator]: () => ({
-      next: (): Promise<IteratorResult<ModelStreamEvent>> => {
-        if (sent) return rest.next();
-        sent = true;
-        return Promise.resolve({ value: { type: "text_delta", delta: "hello" }, done: false });
-      },
-    }),
-  };
-};
+import { hang, respond, startCore, TENANT, textThenHang } from "./core.js";
 
 const isEnd = (e: StoredEvent) => e.body.type === "reply_end";
 

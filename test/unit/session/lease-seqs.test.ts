@@ -1,28 +1,20 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import type { ModelStreamEvent } from "../../../src/model/model.js";
 import { SessionRecord } from "../../../src/session/records.js";
 import { LeaseRecord } from "../../../src/session/session-leases.js";
 import { VISIBLE_AHEAD } from "../../../src/session/seq-epoch.js";
 import type { StoredEvent } from "../../../src/session/stored-event.js";
 import { MemoryStore } from "../../../src/store/memory-store.js";
 import { SignalBus } from "../../../src/store/signals.js";
-import { type Core, FakeModel, hang, respond, startCore, TENANT, type Turn } from "./core.js";
-
-/** Streams a text delta, then nothing until aborted (a model stopped mid-reply). */
-const textThenHang: Turn = (request) => {
-  const rest = hang(request)[Symbol.asyncIterator]();
-  let sent = false;
-  return {
-    [Symbol.asyncIterator]: () => ({
-      next: (): Promise<IteratorResult<ModelStreamEvent>> => {
-        if (sent) return rest.next();
-        sent = true;
-        return Promise.resolve({ value: { type: "text_delta", delta: "hello" }, done: false });
-      },
-    }),
-  };
-};
+import {
+  type Core,
+  FakeModel,
+  respond,
+  startCore,
+  TENANT,
+  textThenHang,
+  type Turn,
+} from "./core.js";
 
 const isEnd = (e: StoredEvent) => e.body.type === "reply_end";
 const LEASE_MS = 200;
