@@ -25,38 +25,34 @@ export function leaseStamp(lease: Lease): Partial<SessionData> {
 /**
  * How many holders of a session's lease may have shown events that are not stored: every holder
  * from the one that last wrote the session's record (`SessionData.leaseToken`, 0 before any) to
- * the one before `lease`, but that one when it let the lease go cleanly. Tokens grow by one per
- * holder, so the holders in between are counted though they may have written nothing.
+ * the lease's holder `before` (none: no node ever held it), but that one when it let the lease go
+ * cleanly. Tokens grow by one per holder, so the holders in between are counted though they may
+ * have written nothing.
  */
-export function uncleanHolders(data: SessionData, lease: Lease): number {
-  const before = lease.before;
+function uncleanHolders(data: SessionData, before: Lease["before"]): number {
   if (!before) return 0;
   const holders = before.token - (data.leaseToken ?? 0) + 1;
   return Math.max(0, holders - (before.clean ? 1 : 0));
 }
 
 /**
- * The seq after which a session loaded under `lease` goes on: past what its earlier holders may
+ * The seq after which a session loaded under `lease` goes on: past what the holders before it may
  * have shown and not written (see `uncleanHolders`), a range its record then notes as skipped. The
  * seqs of a session stay gap-free while every holder lets its lease go cleanly.
  */
 export function resumeUnder(head: SessionHead, lease: Lease): number {
-  return skipPast(head, uncleanHolders(head.data, lease), SHOWN_UNWRITTEN);
+  return skipPast(head, uncleanHolders(head.data, lease.before), SHOWN_UNWRITTEN);
 }
 
 /**
- * The last seq a client may have seen of a session stored as `data`, whose lease reads as `lease`
- * now: events its holders may have shown unwritten count too (a stream may attach after them).
+ * The last seq a client may have seen of a session stored as `data`, whose lease record reads as
+ * `lease` now: events its holders may have shown unwritten count too (a stream may attach after
+ * them).
  */
 export function lastSeqShown(
   data: SessionData,
   lease: { token: number; clean?: boolean | undefined } | undefined,
 ): number {
-  if (!lease) return data.lastSeq;
-  const holders = uncleanHolders(data, {
-    sessionId: data.id,
-    token: lease.token + 1,
-    before: { token: lease.token, clean: lease.clean === true },
-  });
-  return data.lastSeq + holders * SHOWN_UNWRITTEN[data.status];
+  const before = lease && { token: lease.token, clean: lease.clean === true };
+  return data.lastSeq + uncleanHolders(data, before) * SHOWN_UNWRITTEN[data.status];
 }
