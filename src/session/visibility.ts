@@ -6,7 +6,8 @@ import type { StoredEvent } from "./stored-event.js";
  * streams (its text, its thinking, and the tool calls asked for, up to their complete input).
  * Every other event (a tool call's decision or result, REQUIRE_*, REPLY_PARKED, REPLY_END) changes
  * or announces state and is seen only once written, and so is the input's acknowledgement. A crash
- * may lose what was shown: `SeqEpoch` skips past it in every session loaded after the crash.
+ * may lose what was shown: `SeqEpoch` skips past it in every session loaded after the crash (with
+ * several nodes, `resumeUnder` in a session taken over from a node that may have shown some).
  */
 const EARLY = new Set<EventBody["type"]>([
   "reply_start",
@@ -38,7 +39,8 @@ export interface FanOut {
  * together, after it, so that a stream's writer wakes once per turn. A model call's start is one of
  * those others: it goes after the turn that sends the model's request, which leaves first. Any
  * other event, and every event after it, waits for its write. A crash may lose what was shown and
- * not written: `SeqEpoch` keeps those seqs from being used again.
+ * not written: `SeqEpoch` (with several nodes `resumeUnder`) keeps those seqs from being used
+ * again. With `holdStart` the reply's start waits for its write like any other event.
  */
 export class Visibility {
   /** The seq of the last event counted shown (given to streams, or about to be this turn). */
