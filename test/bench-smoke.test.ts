@@ -31,6 +31,7 @@ const EXPECTED = [
   "pg.park",
   "pg.resume",
   "pg.stream.1",
+  "pg.first_delta",
   "pg.cross_node",
   "pg.stream.3nodes",
   "telemetry.input.both",

@@ -8,10 +8,14 @@
  *   (the compiled server too), the two servers alternating; bare INSERT commits are sampled between.
  * - Streamed text deltas, 1 session (the Go generator, as the throughput row runs it), against the
  *   same on LevelDB, alternating.
+ * - A reply's first text delta (user message → first TEXT_BLOCK_DELTA at the client), against the
+ *   same on LevelDB, in alternating rounds of pings.
  */
 import path from "node:path";
 import type { BenchConfig } from "../lib/config.js";
 import { encodedSize } from "../lib/echo-service.js";
+import { attachRaw } from "../lib/event-stream.js";
+import { pingFirstDelta, type TimedPing } from "../lib/first-delta.js";
 import { buildLoad, runLoad, withCpu } from "../lib/go-load.js";
 import { measureParks, PARK_STAGES } from "../lib/park.js";
 import { SyncedInserts } from "../lib/pg-baselines.js";
@@ -28,6 +32,9 @@ const p50p99 = (samples: number[]) => {
   const s = summarize(samples);
   return `p50 ${us(s.p50)} / p99 ${us(s.p99)}`;
 };
+
+/** Pings per round on one server (a fresh session each round). */
+const PING_ROUND = 50;
 
 /** Park acknowledged on PostgreSQL against echo + a bare synced INSERT commit. */
 async function parkRow(config: BenchConfig, pg: BenchPostgres): Promise<Row> {
@@ -90,9 +97,13 @@ interface Server {
   store: OpTimes;
   rates: number[];
   cores: number[];
+  pings: TimedPing[];
 }
 
-/** Resume and streamed deltas on PostgreSQL against LevelDB, the two servers alternating. */
+/**
+ * Resume, streamed deltas and a reply's first delta on PostgreSQL against LevelDB, the two servers
+ * alternating.
+ */
 async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[]> {
   const url = await pg.createDatabase("parkway_resume");
   const bin = await buildLoad(path.join(config.scratch, "bin"));
@@ -124,6 +135,7 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
         store: {},
         rates: [],
         cores: [],
+        pings: [],
       });
     }
     for (let i = 0; i < total; i++) {
@@ -156,6 +168,20 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
         "stream-parkway",
       ]);
     }
+    // Pings in rounds on a fresh session per server and round, the servers alternating.
+    const pings = config.iterations + config.warmup;
+    for (let done = 0, round = 0; done < pings; done += PING_ROUND, round++) {
+      for (let j = 0; j < servers.length; j++) {
+        const s = servers[(round + j) % servers.length]!;
+        const session = await s.stack.client.createSession({ agentId: "bench" });
+        const stream = await attachRaw(s.stack.client.agentService, session.id);
+        for (let i = 0; i < Math.min(PING_ROUND, pings - done); i++) {
+          const ping = await pingFirstDelta(stream, session.id);
+          if (done + i >= config.warmup) s.pings.push(ping);
+        }
+        stream.close();
+      }
+    }
     for (let rep = 0; rep < reps; rep++) {
       for (let j = 0; j < servers.length; j++) {
         const s = servers[(rep + j) % servers.length]!;
@@ -177,6 +203,8 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
     .map((s) => describeStoreTimes(s.store, total, `resume on ${s.name} (attach, confirm, end)`))
     .join(" ");
   const rates = (s: Server) => s.rates.map(Math.round).join(", ");
+  const after = (s: Server, at: (p: TimedPing) => number) => s.pings.map((p) => at(p) - p.sent);
+  const firstDelta = summarize(after(onPg, (p) => p.delta));
   const cores = (s: Server) => median(s.cores).toFixed(2);
   return [
     row({
@@ -206,6 +234,21 @@ async function compareRows(config: BenchConfig, pg: BenchPostgres): Promise<Row[
         `the two servers alternating (compiled, one node). The events of a streaming reply are written unsynced on LevelDB; ` +
         `on PostgreSQL every transaction commits with synchronous_commit on. CPU cores used by the server during the runs: ${cores(onPg)} on PostgreSQL ` +
         `(the database's own processes not counted), ${cores(onLevel)} on LevelDB.`,
+    }),
+    row({
+      id: "pg.first_delta",
+      name: "A reply's first text delta on PostgreSQL vs LevelDB",
+      unit: "us",
+      parkway: latency(
+        "user message → first TEXT_BLOCK_DELTA at the client, PostgreSQL",
+        firstDelta,
+      ),
+      baseline: latency("LevelDB, same run", summarize(after(onLevel, (p) => p.delta))),
+      note:
+        `"ping" (a short text reply of the scripted model, zero delay) in rounds of ${PING_ROUND} on a fresh session, the two servers ` +
+        `alternating (compiled, one node), after ${config.warmup} warm-up pings. REPLY_START: ${p50p99(after(onPg, (p) => p.start))} ` +
+        `on PostgreSQL (it waits for the commit of the reply's start there), ${p50p99(after(onLevel, (p) => p.start))} on LevelDB. ` +
+        `The model's events go out ahead of their write on both stores once the reply's start is stored.`,
     }),
   ];
 }
