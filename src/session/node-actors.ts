@@ -3,6 +3,7 @@ import { Listeners, SignalBus, type StoreSignals } from "../store/signals.js";
 import type { Store } from "../store/store.js";
 import { ActorRegistry } from "./actor-registry.js";
 import { DormantActors } from "./dormant-actors.js";
+import { LingeringActors } from "./lingering-actors.js";
 import { type ApplyHere, Inbox } from "./inbox.js";
 import { type SessionData, SessionRecord } from "./records.js";
 import type { SessionActor } from "./session-actor.js";
@@ -50,6 +51,13 @@ export interface NodeActors {
   /** Stops sweeping, renewing and listening; the streams following sessions end with `error`. */
   stop(error: Error): Promise<void>;
 }
+
+/**
+ * How long at most an actor let go idle keeps its session's lease (`LingeringActors`; a quarter of
+ * the lease's timeout when that is shorter): an input within it needs no write to take the lease
+ * back; another node's input meanwhile is forwarded here.
+ */
+const LINGER_MS = 1000;
 
 /** The token a session's lease is left with before any node took it: no lease record. */
 const NO_LEASE = 0;
@@ -110,7 +118,11 @@ export function nodeActors(
   };
   const leases = new SessionLeases(store, log, {
     ...leaseOptions,
-    onLost: (id) => actors.drop(actors.cached(id)),
+    onLost(id) {
+      actors.drop(actors.cached(id));
+      const lost = lingering.take(id);
+      if (lost) void letGo(lost, false);
+    },
   });
   const pollMs = Math.min(1000, Math.max(20, leaseOptions.timeoutMs / 4));
   const inbox = new Inbox(
@@ -121,8 +133,26 @@ export function nodeActors(
   const followers = new SessionFollowers({ store, reader, signals: remote, pollMs: 2 * pollMs });
   const inboxWatches = new Map<SessionActor, () => void>();
   const dormant = new DormantActors();
+  // An actor left memory: let go idle (kept, see `DormantActors`), or dropped; its lease released.
+  const letGo = (actor: SessionActor, idle: boolean): Promise<void> => {
+    inboxWatches.get(actor)?.();
+    inboxWatches.delete(actor);
+    if (!actor.lease) return Promise.resolve();
+    // Let go idle, never stopped: a stopped actor is dropped (not idle) when it stops.
+    if (idle) dormant.keep(actor, actor.lease.token);
+    else dormant.forget(actor.id);
+    // Let go idle, every event it showed is written; dropped, some may not be.
+    return leases.release(actor.lease, idle);
+  };
+  const lingerMs = Math.min(LINGER_MS, leaseOptions.timeoutMs / 4);
+  const lingering = new LingeringActors(lingerMs, (actor) => void letGo(actor, true));
+  let stopping = false;
   const actors = new ActorRegistry(
     async (id) => {
+      // Still holding the lease, renewed lately: nothing to write (its inbox is still watched).
+      const still = lingering.take(id);
+      if (still?.lease && leases.current(still.lease, leaseOptions.timeoutMs / 2)) return still;
+      if (still) await letGo(still, true);
       const kept = dormant.take(id);
       const lease = (kept && (await leases.takeBack(id, kept.token))) ?? (await leases.acquire(id));
       try {
@@ -141,14 +171,8 @@ export function nodeActors(
       }
     },
     (actor, idle) => {
-      inboxWatches.get(actor)?.();
-      inboxWatches.delete(actor);
-      if (!actor.lease) return;
-      // Let go idle, never stopped: a stopped actor is dropped (not idle) when it stops.
-      if (idle) dormant.keep(actor, actor.lease.token);
-      else dormant.forget(actor.id);
-      // Let go idle, every event it showed is written; dropped, some may not be.
-      void leases.release(actor.lease, idle);
+      if (idle && actor.lease && !stopping) lingering.keep(actor);
+      else void letGo(actor, idle);
     },
   );
   let sweeper: NodeJS.Timeout | undefined;
@@ -173,7 +197,9 @@ export function nodeActors(
       sweeper = setInterval(run, leaseOptions.timeoutMs).unref();
     },
     async stop(error) {
+      stopping = true;
       clearInterval(sweeper);
+      await Promise.all(lingering.takeAll().map((actor) => letGo(actor, true)));
       dormant.clear();
       leases.close();
       followers.closeAll(error);

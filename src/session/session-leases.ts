@@ -68,6 +68,8 @@ export interface LeaseOptions {
 export class SessionLeases {
   readonly nodeId: string;
   private readonly held = new Map<string, Lease>();
+  /** When each held lease's last write (taken, renewed) was issued, on this process's clock. */
+  private readonly confirmed = new Map<string, number>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -83,6 +85,20 @@ export class SessionLeases {
   /** How long a lease lasts without being renewed. */
   get timeoutMs(): number {
     return this.options.timeoutMs;
+  }
+
+  /**
+   * Whether this node holds `lease`, taken or renewed within the last `withinMs` on its own clock:
+   * a process paused longer (the lease may have expired and gone to another node meanwhile) checks
+   * the lease in the store instead.
+   */
+  current(lease: Lease, withinMs: number): boolean {
+    const at = this.confirmed.get(lease.sessionId);
+    return (
+      this.held.get(lease.sessionId) === lease &&
+      at !== undefined &&
+      performance.now() - at < withinMs
+    );
   }
 
   /** How many leases this node holds. */
@@ -107,6 +123,7 @@ export class SessionLeases {
         );
       }
       const token = (current?.token ?? 0) + 1;
+      const issued = performance.now();
       try {
         await this.store
           .batch()
@@ -123,7 +140,7 @@ export class SessionLeases {
         ...(current?.node === this.nodeId ? { previous: current.token } : {}),
         ...(current ? { before: { token: current.token, clean: current.clean === true } } : {}),
       };
-      this.held.set(sessionId, lease);
+      this.hold(lease, issued);
       return lease;
     }
   }
@@ -135,6 +152,7 @@ export class SessionLeases {
    */
   async takeBack(sessionId: string, token: number): Promise<Lease | undefined> {
     const next = token + 1;
+    const issued = performance.now();
     const asLeft = (r: { node: string; token: number } | undefined) =>
       token === 0 ? r === undefined : this.holds(r, { token });
     try {
@@ -152,7 +170,7 @@ export class SessionLeases {
       throw err;
     }
     const lease: Lease = { sessionId, token: next, previous: token };
-    this.held.set(sessionId, lease);
+    this.hold(lease, issued);
     return lease;
   }
 
@@ -167,7 +185,7 @@ export class SessionLeases {
    * streams is written, so the next holder need not skip past any (see `resumeUnder`).
    */
   async release(lease: Lease, clean = false): Promise<void> {
-    if (this.held.get(lease.sessionId) === lease) this.held.delete(lease.sessionId);
+    if (this.held.get(lease.sessionId) === lease) this.forget(lease.sessionId);
     try {
       await this.store
         .batch()
@@ -191,6 +209,16 @@ export class SessionLeases {
     clearInterval(this.timer);
   }
 
+  private hold(lease: Lease, issued: number): void {
+    this.held.set(lease.sessionId, lease);
+    this.confirmed.set(lease.sessionId, issued);
+  }
+
+  private forget(sessionId: string): void {
+    this.held.delete(sessionId);
+    this.confirmed.delete(sessionId);
+  }
+
   private holds(
     record: { node: string; token: number } | undefined,
     lease: { token: number },
@@ -205,6 +233,7 @@ export class SessionLeases {
   private async renewAll(): Promise<void> {
     for (const lease of [...this.held.values()]) {
       if (this.held.get(lease.sessionId) !== lease) continue;
+      const issued = performance.now();
       try {
         await this.store
           .batch()
@@ -215,10 +244,11 @@ export class SessionLeases {
             expiresAt: this.expiry(Date.now()),
           })
           .write({ relaxed: true });
+        if (this.held.get(lease.sessionId) === lease) this.confirmed.set(lease.sessionId, issued);
       } catch (err) {
         if (this.held.get(lease.sessionId) !== lease) continue;
         if (err instanceof ConflictError) {
-          this.held.delete(lease.sessionId);
+          this.forget(lease.sessionId);
           this.log.warn({ session: lease.sessionId }, "session lease lost to another node");
           this.options.onLost?.(lease.sessionId);
         } else {

@@ -115,7 +115,7 @@ describe("seqs with several nodes, the model's stream shown before its write", (
     await (
       await a.manager.apply(TENANT, id, { kind: "user_message", text: "a" })
     ).settled;
-    await sleep(50); // A lets the session go once its last write is done
+    await sleep(LEASE_MS); // A lets the session go once its last write is done and it lingered
     expect(await store.get(LeaseRecord, id)).toMatchObject({ token: 1, clean: true });
     await (
       await b.manager.apply(TENANT, id, { kind: "user_message", text: "b" })
@@ -175,5 +175,36 @@ describe("seqs with several nodes, the model's stream shown before its write", (
     expect(events.at(-1)?.body).toMatchObject({ type: "reply_end", finishedReason: "interrupted" });
     const seqs = events.map((e) => e.seq);
     expect(seqs).toEqual(seqs.map((_, i) => delta!.seq + 1 + i));
+  });
+
+  it("keeps the lease a while after a reply: the next input there writes no lease, another node's is forwarded", async () => {
+    const store = new MemoryStore();
+    const bus = new SignalBus();
+    const a = await nodeOn(store, [respond("one"), respond("two"), respond("three")], bus, 4000);
+    const b = await nodeOn(store, [], bus, 4000);
+    const id = await a.session();
+    await (
+      await a.manager.apply(TENANT, id, { kind: "user_message", text: "a" })
+    ).settled;
+    await sleep(50); // the actor is let go idle meanwhile
+    const first = await store.get(LeaseRecord, id);
+    await (
+      await a.manager.apply(TENANT, id, { kind: "user_message", text: "b" })
+    ).settled;
+    // The same lease, not released and taken back in between.
+    expect(await store.get(LeaseRecord, id)).toEqual(first);
+    // Another node's input meanwhile goes to the node that holds the lease.
+    await (
+      await b.manager.apply(TENANT, id, { kind: "user_message", text: "c" })
+    ).settled;
+    expect(b.manager.liveActors).toBe(0);
+    expect((await store.get(LeaseRecord, id))?.token).toBe(first!.token);
+    let ends = 0;
+    const log = await b.events(id, (e) => isEnd(e) && ++ends === 3);
+    const seqs = log.map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    // Its time up, the lease is let go cleanly.
+    await sleep(1200);
+    expect(await store.get(LeaseRecord, id)).toMatchObject({ token: first!.token, clean: true });
   });
 });
