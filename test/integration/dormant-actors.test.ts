@@ -60,8 +60,9 @@ async function say(client: ParkwayClient, sessionId: string, text: string): Prom
   const events = await collect(chat.message(text));
   chat.close();
   expect(events.map(kind).at(-1)).toBe("reply_end");
-  // The session leaves the node once the reply's writes are done; its lease is then released.
-  await sleep(300);
+  // The session leaves the node once the reply's writes are done; its lease is released once it
+  // has lingered (a second, see `LingeringActors`).
+  await sleep(1300);
   return events;
 }
 
