@@ -15,17 +15,9 @@ export async function pingFirstDelta(stream: EventStream, sessionId: string): Pr
   const sent = stream.send(
     clientEvent(sessionId, { $case: "userMessage", value: { text: "ping", content: [] } }),
   );
-  let start: number | undefined;
-  let delta: number | undefined;
-  for (;;) {
-    const a = await stream.next();
-    const kind = caseOf(a.event);
-    if (kind === "replyStart") start ??= a.at;
-    else if (kind === "textBlockDelta") delta ??= a.at;
-    else if (kind === "replyEnd") break;
-  }
-  if (start === undefined || delta === undefined) {
-    throw new Error("the reply ended without REPLY_START or a text delta");
-  }
-  return { sent, start, delta };
+  const events = await stream.until((e) => caseOf(e) === "replyEnd");
+  const start = events.find((a) => caseOf(a.event) === "replyStart");
+  const delta = events.find((a) => caseOf(a.event) === "textBlockDelta");
+  if (!start || !delta) throw new Error("the reply ended without REPLY_START or a text delta");
+  return { sent, start: start.at, delta: delta.at };
 }

@@ -37,7 +37,6 @@ export class LingeringActors {
 
   /** Every lingering actor, no longer kept here. */
   takeAll(): SessionActor[] {
-    const actors = [...this.kept.keys()].map((id) => this.take(id)!);
-    return actors;
+    return [...this.kept.keys()].map((id) => this.take(id)!);
   }
 }
