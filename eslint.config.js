@@ -200,6 +200,7 @@ export default tseslint.config(
     files: [
       "src/config/**/*.ts",
       "test/**/*.ts",
+      "test/**/*.mjs",
       "bench/**/*.ts",
       "examples/**/*.ts",
       "*.js",

@@ -30,7 +30,7 @@ import { addReflection } from "./reflection.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
 import type { WebOptions } from "./web/web-options.js";
 import type { AnswerLink } from "./web/answer-link.js";
-import { createWebServer, type WebServer } from "./web/web-server.js";
+import type { WebServer } from "./web/web-server.js";
 
 export { ListenError };
 
@@ -218,8 +218,10 @@ export function createServer(deps: ServerDeps): ParkwayServer {
   let stopped: Promise<void> | undefined;
   let serving = true;
   let web: WebServer | undefined;
-  const webServer = (): WebServer =>
-    (web ??= createWebServer({
+  // Loaded only when a web port is bound: Connect and its runtime cost start-up time otherwise.
+  const webServer = async (): Promise<WebServer> => {
+    const { createWebServer } = await import("./web/web-server.js");
+    return (web ??= createWebServer({
       services: [
         { definition: AGENT_SERVICE, handlers: agent, env: agentEnv },
         { definition: PermissionServiceService, handlers: perms, env: permEnv },
@@ -231,6 +233,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
       staticDir: deps.web?.staticDir ?? DEFAULT_CONSOLE_DIR,
       answerLink: deps.answerLink,
     }));
+  };
 
   const self: ParkwayServer = {
     async bind(address) {
@@ -243,7 +246,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
 
     async bindWeb(address) {
       try {
-        return await webServer().listen(address);
+        return await (await webServer()).listen(address);
       } catch (err) {
         throw listenError(address, err as Error);
       }
