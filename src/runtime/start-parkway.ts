@@ -22,7 +22,7 @@ import { SessionManager } from "../session/session-manager.js";
 import type { StorageFailure } from "../store/storage-failure.js";
 import { MeasuredStore } from "../store/measured-store.js";
 import type { Store } from "../store/store.js";
-import { countParked } from "../session/parked-count.js";
+import { countParked, ParkedGauge } from "../session/parked-count.js";
 import { type RunningTelemetry, startTelemetry } from "../telemetry/start-telemetry.js";
 import { askUserTool } from "../tools/ask-user.js";
 import { builtinTools } from "../tools/builtin.js";
@@ -217,10 +217,11 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
   });
   const host = config.listen.slice(0, config.listen.lastIndexOf(":"));
   const streams = { open: 0 };
+  const parked = new ParkedGauge(() => countParked(store, agents.keys()));
   telemetry.metrics.observe({
     streams: () => streams.open,
     sessionActors: () => manager.liveActors,
-    parkedReplies: () => countParked(store, agents.keys()),
+    parkedReplies: () => parked.read(),
   });
   const server = createServer({
     store,

@@ -80,7 +80,7 @@ export class PrometheusMetrics implements Metrics {
     const sources = () => this.sources;
     new Gauge({
       name: "parkway_parked_replies",
-      help: "Replies parked now, by agent, as stored: every node sharing a database reports the same count (aggregate with max, not sum).",
+      help: "Replies parked, by agent, as stored: every node sharing a database reports the same count (aggregate with max, not sum). Recounted when 50 times what the last count took has passed (at every scrape up to tens of thousands parked).",
       labelNames: ["agent"],
       registers,
       async collect() {

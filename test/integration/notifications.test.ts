@@ -111,6 +111,7 @@ describe("park notifications", () => {
     receiver.answer = (_body, received) => (received.length < 2 ? 500 : 200);
     const { client, scrape } = await start(receiver);
     const { session, chat, call, events } = await park(client);
+    expect(await scrape()).toContain('parkway_parked_replies{agent="ops"} 1');
 
     await receiver.waitFor((r) => r.some((x) => x.status === 200));
     const parked = ofEvent(receiver.received, "reply.parked");
@@ -174,6 +175,7 @@ describe("park notifications", () => {
       'parkway_notifications_total{event="reply.parked",result="failed"} 2',
       'parkway_notifications_total{event="reply.parked",result="delivered"} 1',
       'parkway_notifications_total{event="reply.ended",result="delivered"} 1',
+      'parkway_parked_replies{agent="ops"} 0',
     ]) {
       await expect.poll(scrape).toContain(line);
     }
