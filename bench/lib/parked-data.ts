@@ -51,8 +51,8 @@ async function fingerprint(): Promise<string> {
 
 /**
  * The records of one parked reply: awaiting a confirmation of one bench_noop call, with the events
- * a real park stores (REPLY_START, REQUIRE_USER_CONFIRM, REPLY_PARKED), so the session's records
- * agree.
+ * a real park stores (REPLY_START, REQUIRE_USER_CONFIRM, REPLY_PARKED) and its entry in the parked
+ * index, so the session's records agree.
  */
 function putParked(batch: StoreBatch, i: number, workdir: string, now: string): void {
   const id = parkedId(i);
@@ -116,6 +116,7 @@ function putParked(batch: StoreBatch, i: number, workdir: string, now: string): 
     startedAt: now,
     snapshotSeq: 3,
   });
+  batch.put(records.ParkedRecord, id, { agentId: "bench", replyId });
   // The per-tenant listing index, where this version of the records has one.
   const more = records as unknown as Record<string, unknown>;
   const index = more.TenantSessionRecord as typeof records.SessionRecord | undefined;
