@@ -1,4 +1,9 @@
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "openai/core/error";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { chatRequestBody } from "./openai-body.js";
 import { chatRequest } from "./openai-request.js";

@@ -1,5 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from "openai/core/error";
 
 /** Where Chat Completions requests go, and how a failed attempt is retried. */
 export interface ChatRequestPolicy {

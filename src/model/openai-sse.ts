@@ -1,4 +1,4 @@
-import { APIError } from "openai";
+import { APIError } from "openai/core/error";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 
 const LF2 = Buffer.from("\n\n");

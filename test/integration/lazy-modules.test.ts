@@ -14,6 +14,9 @@ async function loaded(log: string): Promise<string[]> {
 
 const connect = (urls: string[]) => urls.filter((u) => u.includes("/node_modules/@connectrpc/"));
 const reflectionFiles = (urls: string[]) => urls.filter((u) => u.endsWith("/reflection-files.js"));
+/** The openai SDK's client (its resources and request pipeline): Parkway takes only its errors. */
+const openaiClient = (urls: string[]) =>
+  urls.filter((u) => /\/node_modules\/openai\/client\./.test(u));
 
 describe("what `parkway serve` loads before it serves", () => {
   let server: SpawnedServer | undefined;
@@ -35,11 +38,13 @@ describe("what `parkway serve` loads before it serves", () => {
     return log;
   }
 
-  it("loads the reflection descriptors on the first reflection call, and no web port code", async () => {
+  it("loads no web port code and no openai client, and the reflection descriptors on the first reflection call", async () => {
     const log = await serve();
     const atStart = await loaded(log);
     expect(atStart.some((u) => u.endsWith("/dist/cli/main.js"))).toBe(true);
     expect(connect(atStart)).toEqual([]);
+    expect(atStart.some((u) => u.includes("/node_modules/openai/core/error."))).toBe(true);
+    expect(openaiClient(atStart)).toEqual([]);
     expect(reflectionFiles(atStart)).toEqual([]);
 
     const services = await listServices(server!.address);
