@@ -4,8 +4,7 @@ import { noMetrics, noTracing, type Telemetry, type Tracing } from "../common/te
 import { type MetricsServer, startMetricsServer } from "./metrics-server.js";
 import { ExplicitContextManager } from "./explicit-context.js";
 import { OtelTracing } from "./otel-tracing.js";
-import { PresetIds } from "./preset-ids.js";
-import { PrometheusMetrics } from "./prometheus-metrics.js";
+import type { PrometheusMetrics } from "./prometheus-metrics.js";
 
 /** What to turn on. */
 export interface TelemetryOptions {
@@ -44,7 +43,10 @@ let sdk: Promise<SharedSdk> | undefined;
 
 async function startSdk(serviceName: string | undefined): Promise<SharedSdk> {
   // Loaded only when tracing is on: the SDK and its exporters cost start time and memory.
-  const { NodeSDK } = await import("@opentelemetry/sdk-node");
+  const [{ NodeSDK }, { PresetIds }] = await Promise.all([
+    import("@opentelemetry/sdk-node"),
+    import("./preset-ids.js"),
+  ]);
   const ids = new PresetIds();
   const node = new NodeSDK({
     idGenerator: ids,
@@ -86,6 +88,8 @@ export async function startTelemetry(
   let metrics: PrometheusMetrics | undefined;
   let server: MetricsServer | undefined;
   if (options.metricsListen !== undefined) {
+    // Loaded only when metrics are on, as the tracing SDK is.
+    const { PrometheusMetrics } = await import("./prometheus-metrics.js");
     metrics = new PrometheusMetrics(options.tenantLabel ?? false);
     server = await startMetricsServer(options.metricsListen, metrics.registry, log);
   }

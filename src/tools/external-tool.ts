@@ -1,9 +1,22 @@
-import { Ajv, type ErrorObject } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv, ErrorObject } from "ajv";
 import { z } from "zod";
 import type { ExternalResult, ResultProblem, Tool } from "./tool.js";
 
-// No format is known (no ajv-formats): formats are not checked, and not warned about either.
-const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
+let compiler: Ajv | undefined;
+
+/**
+ * The JSON Schema compiler, loaded when a session first declares a tool (it costs start-up time
+ * that servers whose clients declare none need not pay). No format is known (no ajv-formats):
+ * formats are not checked, and not warned about either.
+ */
+function ajv(): Ajv {
+  if (!compiler) {
+    const { Ajv: Compiler } = createRequire(import.meta.url)("ajv") as { Ajv: typeof Ajv };
+    compiler = new Compiler({ allErrors: true, strict: false, validateFormats: false });
+  }
+  return compiler;
+}
 
 /** How a client declares a tool it executes itself. */
 export interface ExternalToolSpec {
@@ -33,7 +46,7 @@ function problemsOf(errors: ErrorObject[] | null | undefined, prefix: string): R
 /** Why a JSON Schema cannot be used, or undefined when it compiles. */
 export function schemaError(schema: Record<string, unknown>): string | undefined {
   try {
-    ajv.compile(schema);
+    ajv().compile(schema);
     return undefined;
   } catch (err) {
     return (err as Error).message;
@@ -47,7 +60,7 @@ export function schemaError(schema: Record<string, unknown>): string | undefined
 export function jsonSchemaInput(
   schema: Record<string, unknown>,
 ): z.ZodType<Record<string, unknown>> {
-  const validate = ajv.compile(schema);
+  const validate = ajv().compile(schema);
   return z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
     if (validate(value)) return;
     for (const problem of problemsOf(validate.errors, "")) {
@@ -65,7 +78,7 @@ export function jsonSchemaInput(
  * metadata schema (the client's result is refused, and the reply stays parked).
  */
 export function externalTool(spec: ExternalToolSpec): Tool<Record<string, unknown>> {
-  const validateMetadata = spec.metadataSchema ? ajv.compile(spec.metadataSchema) : undefined;
+  const validateMetadata = spec.metadataSchema ? ajv().compile(spec.metadataSchema) : undefined;
   const inputSchema = jsonSchemaInput(spec.inputSchema);
   return {
     name: spec.name,
