@@ -5,8 +5,9 @@ import { ParkedRecord } from "./records.js";
 /**
  * The parked replies in the store, by agent: one scan of the parked index (written with each park,
  * removed with the answer or the end), so the count is the same on every node sharing the store and
- * right after a restart. Costs one record read per parked reply (≈2.5 µs): not for a hot path, and
- * read through `ParkedGauge` by the metrics. `agents` (the configured ones) are counted even with none parked.
+ * right after a restart. Costs one record read per parked reply (≈2.5 µs): not for a hot path; the
+ * metrics read it through `ParkedGauge`. `agents` (the configured ones) are counted even with none
+ * parked.
  */
 export async function countParked(
   store: Store,
