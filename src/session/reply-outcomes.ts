@@ -52,9 +52,10 @@ interface SettleWaiter {
  * it — in memory until that settlement is stored, then read from the store.
  */
 export class ReplyOutcomes {
-  private readonly waiters = new Map<string, SettleWaiter[]>();
+  // Both maps are made on first use and dropped once empty: most sessions in memory are idle.
+  private waiters: Map<string, SettleWaiter[]> | undefined;
   /** The first outcome of inputs applied here whose reply has not settled (and stored it) yet. */
-  private readonly pending = new Map<string, Promise<ReplySettled>>();
+  private pending: Map<string, Promise<ReplySettled>> | undefined;
   /** The session's request ids, in memory (see `RequestIndex`). */
   readonly requests: RequestIndex;
 
@@ -71,9 +72,10 @@ export class ReplyOutcomes {
    */
   whenSettled(replyId: string): Promise<ReplySettled> {
     const settled = new Promise<ReplySettled>((resolve, reject) => {
-      const list = this.waiters.get(replyId) ?? [];
+      const waiters = (this.waiters ??= new Map<string, SettleWaiter[]>());
+      const list = waiters.get(replyId) ?? [];
       list.push({ resolve, reject });
-      this.waiters.set(replyId, list);
+      waiters.set(replyId, list);
     });
     settled.catch(() => undefined);
     return settled;
@@ -81,16 +83,20 @@ export class ReplyOutcomes {
 
   /** Tells those waiting for `replyId` how it settled (once it is stored). */
   settled(replyId: string, settled: ReplySettled, awaiting: AwaitingRequest[] | undefined): void {
-    for (const { requestId } of awaiting ?? []) this.pending.delete(requestId);
-    const waiters = this.waiters.get(replyId) ?? [];
-    this.waiters.delete(replyId);
+    if (this.pending) {
+      for (const { requestId } of awaiting ?? []) this.pending.delete(requestId);
+      if (this.pending.size === 0) this.pending = undefined;
+    }
+    const waiters = this.waiters?.get(replyId) ?? [];
+    this.waiters?.delete(replyId);
+    if (this.waiters?.size === 0) this.waiters = undefined;
     for (const w of waiters) w.resolve(settled);
   }
 
   /** Rejects every caller waiting for a settlement with `error`. */
   rejectAll(error: Error): void {
-    const waiters = [...this.waiters.values()].flat();
-    this.waiters.clear();
+    const waiters = [...(this.waiters?.values() ?? [])].flat();
+    this.waiters = undefined;
     for (const w of waiters) w.reject(error);
   }
 
@@ -127,7 +133,7 @@ export class ReplyOutcomes {
 
   /** Once an input's request id is stored: until the reply settles, a retry waits for `settled`. */
   awaitFirst(request: NotedRequest, settled: Promise<ReplySettled>): void {
-    this.pending.set(request.requestId, settled);
+    (this.pending ??= new Map<string, Promise<ReplySettled>>()).set(request.requestId, settled);
   }
 
   /**
@@ -142,7 +148,7 @@ export class ReplyOutcomes {
     activeReplyId: string | undefined,
   ): Promise<ReplySettled | undefined> {
     if (record.parked) return parkedOutcome(record.parked);
-    const inMemory = this.pending.get(requestId);
+    const inMemory = this.pending?.get(requestId);
     if (inMemory) return inMemory;
     const sessionId = this.head.id;
     // The settlement may have been stored since the record was read.
