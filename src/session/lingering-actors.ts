@@ -14,9 +14,10 @@ export class LingeringActors {
     private readonly letGo: (actor: SessionActor) => void,
   ) {}
 
-  /** Keeps `actor` with its lease until its time is up. */
+  /** Keeps `actor` with its lease until its time is up (another of its session's is let go). */
   keep(actor: SessionActor): void {
-    this.take(actor.id);
+    const earlier = this.take(actor.id);
+    if (earlier && earlier !== actor) this.letGo(earlier);
     const timer = setTimeout(() => {
       if (this.kept.get(actor.id)?.actor !== actor) return;
       this.kept.delete(actor.id);
