@@ -21,18 +21,21 @@ export async function countParked(
   return counts;
 }
 
-/** A recount waits until this many times what the last count took has passed since it began. */
-const RECOUNT_AFTER = 50;
+/**
+ * How long a count is reused, per parked reply it counted (ms): 50 times what counting one costs
+ * (≈2.5 µs), so counting takes at most about 2% of the process's time.
+ */
+const REUSE_PER_REPLY_MS = 0.125;
 
 /**
  * `countParked` for a gauge read at every scrape, its cost bounded as the store grows: a count is
- * reused until `RECOUNT_AFTER` times what it took has passed since it began, so counting never
- * takes more than about 2% of the process's time. A count of a few milliseconds (thousands of
- * parked replies) is fresh at every scrape; one of 2.5 s (a million) is made every two minutes or
- * so. Reads while a count is under way share it; a count that fails is not kept.
+ * reused for `REUSE_PER_REPLY_MS` per reply it counted, from when it began. A count of a thousand
+ * parked replies is fresh 125 ms later, of 100k after 12.5 s, of a million after about two
+ * minutes; none parked, at every read. Reads while a count is under way share it; a count that
+ * fails is not kept.
  */
 export class ParkedGauge {
-  private last: { counts: ReadonlyMap<string, number>; began: number; took: number } | undefined;
+  private last: { counts: ReadonlyMap<string, number>; until: number } | undefined;
   private counting: Promise<ReadonlyMap<string, number>> | undefined;
 
   constructor(
@@ -42,10 +45,7 @@ export class ParkedGauge {
 
   /** The parked replies by agent, as of the last count. */
   read(): Promise<ReadonlyMap<string, number>> {
-    const last = this.last;
-    if (last && this.now() - last.began < last.took * RECOUNT_AFTER) {
-      return Promise.resolve(last.counts);
-    }
+    if (this.last && this.now() < this.last.until) return Promise.resolve(this.last.counts);
     this.counting ??= this.recount().finally(() => (this.counting = undefined));
     return this.counting;
   }
@@ -53,7 +53,9 @@ export class ParkedGauge {
   private async recount(): Promise<ReadonlyMap<string, number>> {
     const began = this.now();
     const counts = await this.count();
-    this.last = { counts, began, took: this.now() - began };
+    let parked = 0;
+    for (const n of counts.values()) parked += n;
+    this.last = { counts, until: began + parked * REUSE_PER_REPLY_MS };
     return counts;
   }
 }

@@ -80,7 +80,7 @@ export class PrometheusMetrics implements Metrics {
     const sources = () => this.sources;
     new Gauge({
       name: "parkway_parked_replies",
-      help: "Replies parked, by agent, as stored: every node sharing a database reports the same count (aggregate with max, not sum). Recounted when 50 times what the last count took has passed (at every scrape up to tens of thousands parked).",
+      help: "Replies parked, by agent, as stored: every node sharing a database reports the same count (aggregate with max, not sum). A count is reused for 125 µs per reply it counted (12.5 s at 100k).",
       labelNames: ["agent"],
       registers,
       async collect() {

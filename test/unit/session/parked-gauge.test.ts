@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ParkedGauge } from "../../../src/session/parked-count.js";
 
 /** A count that takes `took` ms of a clock the test moves, and says how often it ran. */
-function fakeCount(took: number) {
+function fakeCount(took: number, parked = 4000) {
   const clock = { now: 1_000 };
-  const state = { calls: 0, parked: 3, fail: false };
+  const state = { calls: 0, parked, fail: false };
   const count = async (): Promise<ReadonlyMap<string, number>> => {
     state.calls++;
     await Promise.resolve();
@@ -16,20 +16,20 @@ function fakeCount(took: number) {
 }
 
 describe("ParkedGauge", () => {
-  it("reuses a count until 50 times what it took has passed since it began", async () => {
+  it("reuses a count for 125 µs per reply it counted, from when it began", async () => {
     const { clock, state, gauge } = fakeCount(10);
-    expect(await gauge.read()).toEqual(new Map([["a", 3]]));
-    state.parked = 4;
-    clock.now += 480; // 490 ms after the count began: still within 500
-    expect(await gauge.read()).toEqual(new Map([["a", 3]]));
+    expect(await gauge.read()).toEqual(new Map([["a", 4000]]));
+    state.parked = 4001;
+    clock.now += 480; // 490 ms after the count began: within 4000 × 0.125 = 500 ms
+    expect(await gauge.read()).toEqual(new Map([["a", 4000]]));
     expect(state.calls).toBe(1);
     clock.now += 10;
-    expect(await gauge.read()).toEqual(new Map([["a", 4]]));
+    expect(await gauge.read()).toEqual(new Map([["a", 4001]]));
     expect(state.calls).toBe(2);
   });
 
-  it("counts at every read when counting is quick", async () => {
-    const { clock, state, gauge } = fakeCount(0.02);
+  it("counts at every read when few replies are parked, however long counting took", async () => {
+    const { clock, state, gauge } = fakeCount(200, 1);
     for (let parked = 1; parked <= 3; parked++) {
       state.parked = parked;
       clock.now += 1;
@@ -41,7 +41,7 @@ describe("ParkedGauge", () => {
   it("shares a count under way among reads", async () => {
     const { state, gauge } = fakeCount(10);
     const reads = await Promise.all([gauge.read(), gauge.read(), gauge.read()]);
-    expect(reads).toEqual([0, 1, 2].map(() => new Map([["a", 3]])));
+    expect(reads).toEqual([0, 1, 2].map(() => new Map([["a", 4000]])));
     expect(state.calls).toBe(1);
   });
 
@@ -50,7 +50,7 @@ describe("ParkedGauge", () => {
     state.fail = true;
     await expect(gauge.read()).rejects.toThrow("store closed");
     state.fail = false;
-    expect(await gauge.read()).toEqual(new Map([["a", 3]]));
+    expect(await gauge.read()).toEqual(new Map([["a", 4000]]));
     expect(state.calls).toBe(2);
   });
 });
