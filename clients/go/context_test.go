@@ -3,6 +3,7 @@ package parkway_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -31,17 +32,27 @@ const (
 )
 
 // fakeChat is an in-process AgentService whose Chat streams behave as told, to drive the client into
-// the waits a real server rarely causes; received holds every client event it read.
+// the waits a real server rarely causes; received holds every client event it read, and ended the
+// error that ended its reading of each stream (io.EOF when the client half-closed it; the stream
+// then ends with OK).
 type fakeChat struct {
 	pb.UnimplementedAgentServiceServer
 	behavior chatBehavior
 	received chan *pb.ClientEvent
+	ended    chan error
 }
 
 func (f *fakeChat) Chat(stream pb.AgentService_ChatServer) error {
 	for {
 		ev, err := stream.Recv()
 		if err != nil {
+			select {
+			case f.ended <- err:
+			default:
+			}
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
 			return err
 		}
 		f.received <- ev
@@ -71,7 +82,7 @@ func startFakeChat(t *testing.T, behavior chatBehavior) (*fakeChat, *parkway.Cli
 	if err != nil {
 		t.Fatal(err)
 	}
-	fake := &fakeChat{behavior: behavior, received: make(chan *pb.ClientEvent, 64)}
+	fake := &fakeChat{behavior: behavior, received: make(chan *pb.ClientEvent, 64), ended: make(chan error, 64)}
 	srv := grpc.NewServer(grpc.InitialWindowSize(64<<10), grpc.InitialConnWindowSize(64<<10))
 	pb.RegisterAgentServiceServer(srv, fake)
 	go func() { _ = srv.Serve(lis) }()

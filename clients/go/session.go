@@ -29,6 +29,13 @@ const (
 	reconnectMaxDelay = 2 * time.Second
 )
 
+// closeGrace is how long [Session.Close] waits for the server to end a half-closed stream before it
+// cancels the stream. The server ends a half-closed stream at once when the session runs no reply;
+// a cancel resets the stream (RST_STREAM), and HTTP/2 servers close the connection of a client that
+// resets streams faster than their rate limit (about 1,000 at once, then 33 a second), failing or
+// moving every other call on it.
+const closeGrace = time.Second
+
 // AttachOption configures [Client.Attach].
 type AttachOption func(*attachConfig)
 
@@ -69,7 +76,10 @@ type Session struct {
 	cancel context.CancelFunc
 	done   chan struct{} // closed when run returns
 
-	sendMu sync.Mutex // grpc-go allows one concurrent SendMsg per stream
+	sendMu     sync.Mutex // grpc-go allows one concurrent SendMsg (or CloseSend) per stream
+	sendClosed bool       // guarded by sendMu: Close half-closed the stream, nothing more is sent
+
+	closeOnce sync.Once
 
 	mu           sync.Mutex
 	stream       pb.AgentService_ChatClient // nil while reconnecting
@@ -223,9 +233,15 @@ func (s *Session) install(stream pb.AgentService_ChatClient, cancel context.Canc
 }
 
 // write sends ev on stream. A broken stream (io.EOF) is left to the run loop, which attaches again
-// and resends; any other error cannot be retried and becomes the input's outcome.
+// and resends; any other error cannot be retried and becomes the input's outcome. Once Close has
+// half-closed the stream nothing is sent: the input stays pending, and fails with ErrSessionClosed
+// when the session ends.
 func (s *Session) write(stream pb.AgentService_ChatClient, ev *pb.ClientEvent) {
 	s.sendMu.Lock()
+	if s.sendClosed {
+		s.sendMu.Unlock()
+		return
+	}
 	err := stream.Send(ev)
 	s.sendMu.Unlock()
 	if err != nil && !errors.Is(err, io.EOF) {
@@ -264,13 +280,15 @@ func (s *Session) watch() <-chan struct{} {
 	return s.changed
 }
 
-// run receives from the current stream and re-attaches when it breaks, until the session ends.
+// run receives from the current stream and re-attaches when it breaks, until the session ends. A
+// stream that ends after Close (the server's OK answer to the half-close, or any break) ends the
+// session.
 func (s *Session) run(stream pb.AgentService_ChatClient) {
 	defer close(s.done)
 	for {
 		err := s.receive(stream)
-		reattach := s.detach()
-		if s.base.Err() != nil {
+		reattach, closed := s.detach()
+		if closed || s.base.Err() != nil {
 			s.finish(ErrSessionClosed)
 			return
 		}
@@ -362,8 +380,9 @@ func (s *Session) unseenCalls(msg *pb.ServerEvent, kind Kind) *pb.ServerEvent {
 }
 
 // detach forgets the broken stream (the inputs waiting for an acknowledgement stay pending, to be
-// resent on the next stream); it reports whether Reconnect asked for the break.
-func (s *Session) detach() bool {
+// resent on the next stream); it reports whether Reconnect asked for the break, and whether Close
+// was called.
+func (s *Session) detach() (reattach, closed bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.streamCancel != nil {
@@ -371,7 +390,7 @@ func (s *Session) detach() bool {
 	}
 	s.stream, s.streamCancel = nil, nil
 	s.broadcast()
-	return s.reattach
+	return s.reattach, s.closed
 }
 
 // reconnectable reports whether a stream that ended with err should be attached again: UNAVAILABLE
@@ -455,7 +474,9 @@ func (s *Session) finish(err error) {
 // Reconnect closes the current stream and attaches a new one after the last seq received, as an
 // automatic reconnect does: events are still delivered exactly once, and inputs waiting for an
 // acknowledgement are sent again on the new stream. It returns once the new stream is attached, or
-// with ctx's error when ctx ends first (a ctx already done leaves the stream alone).
+// with ctx's error when ctx ends first (a ctx already done leaves the stream alone). The current
+// stream is cancelled, which resets it: each Reconnect counts against the server's limit on streams
+// reset by a client (see [Session.Close]), past which the server closes the connection.
 func (s *Session) Reconnect(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -503,14 +524,47 @@ func (s *Session) waitAttached(ctx context.Context, atLeast int) error {
 	}
 }
 
-// Close ends the stream and the session's reconnection; reading then returns ErrSessionClosed.
+// Close ends the stream and the session's reconnection; reading and sending then return
+// ErrSessionClosed at once. The stream is half-closed, which the server ends at once when the
+// session runs no reply; Close waits for that end, and cancels a stream still open after one second
+// (a reply running). A cancel resets the stream, and HTTP/2 servers close the connection of a
+// client that resets streams faster than their rate limit (about 1,000 at once, then 33 a second),
+// which fails or moves every other call on it; closing gracefully keeps a program that opens and
+// closes many sessions under that limit. A session without a stream (reconnecting, or ended) is
+// closed at once. Close may be called more than once, from any goroutine; every call returns once
+// the session has ended.
 func (s *Session) Close() error {
+	s.closeOnce.Do(s.close)
+	return nil
+}
+
+func (s *Session) close() {
 	s.mu.Lock()
 	s.closed = true
+	stream := s.stream
+	s.broadcast()
 	s.mu.Unlock()
+	if stream != nil {
+		// A Send blocked on a full flow-control window holds sendMu until the cancel below ends it,
+		// so the half-close waits on its own goroutine.
+		go s.halfClose(stream)
+		timer := time.NewTimer(closeGrace)
+		select {
+		case <-s.done:
+		case <-timer.C:
+		}
+		timer.Stop()
+	}
 	s.cancel()
 	<-s.done
-	return nil
+}
+
+// halfClose ends the sending side of stream (CloseSend); no input is sent after it.
+func (s *Session) halfClose(stream pb.AgentService_ChatClient) {
+	s.sendMu.Lock()
+	defer s.sendMu.Unlock()
+	s.sendClosed = true
+	_ = stream.CloseSend()
 }
 
 // Next returns the next event, waiting for it. It returns the session's terminal error once the

@@ -135,3 +135,44 @@ func TestDeliverAck(t *testing.T) {
 		t.Errorf("queue %v, pending %v; want both empty", s.queue, s.pending)
 	}
 }
+
+// recordingStream is a Chat stream that records what is sent on it and fails a send after
+// CloseSend, as grpc-go does.
+type recordingStream struct {
+	pb.AgentService_ChatClient
+	sent       []*pb.ClientEvent
+	halfClosed bool
+}
+
+func (r *recordingStream) Send(ev *pb.ClientEvent) error {
+	if r.halfClosed {
+		return status.Error(codes.Internal, "SendMsg called after CloseSend")
+	}
+	r.sent = append(r.sent, ev)
+	return nil
+}
+
+func (r *recordingStream) CloseSend() error {
+	r.halfClosed = true
+	return nil
+}
+
+// TestWriteAfterHalfClose checks that an input written after Close half-closed the stream is not
+// sent, and stays pending (to fail with the session's end) instead of failing with the stream's
+// refusal.
+func TestWriteAfterHalfClose(t *testing.T) {
+	s := &Session{pending: map[string]*pendingInput{}, changed: make(chan struct{})}
+	stream := &recordingStream{}
+	before := &pb.ClientEvent{RequestId: "before"}
+	after := &pb.ClientEvent{RequestId: "after"}
+	s.pending["after"] = &pendingInput{ev: after, done: make(chan error, 1)}
+	s.write(stream, before)
+	s.halfClose(stream)
+	s.write(stream, after)
+	if len(stream.sent) != 1 || stream.sent[0] != before || !stream.halfClosed {
+		t.Errorf("sent %v (half-closed: %v), want only the input written before the half-close", stream.sent, stream.halfClosed)
+	}
+	if p := s.pending["after"]; p == nil || len(p.done) != 0 {
+		t.Errorf("the input written after the half-close got an outcome; want it still pending")
+	}
+}

@@ -14,7 +14,10 @@ import (
 // parked reply (seq 0, replayed), then live events, exactly as [Client.Attach] would. Send inputs
 // with [Client.Send]. It stops when ctx ends or the loop breaks (no error then), and yields the
 // error that ends the stream otherwise (NOT_FOUND for an unknown session, UNAVAILABLE when the
-// server shuts down: watch again after the last seq read). It does not reconnect by itself.
+// server shuts down: watch again after the last seq read). It does not reconnect by itself. A
+// server-streaming call can only be cancelled: stopping before the server ends the stream (ctx, or
+// breaking the loop) resets the stream, and each reset counts against the server's limit on streams
+// reset by a client (see [Session.Close]), past which the server closes the connection.
 func (c *Client) Watch(ctx context.Context, sessionID string, afterSeq uint64) iter.Seq2[*Event, error] {
 	return func(yield func(*Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)

@@ -13,6 +13,8 @@ class Proxy:
         self.upstream_host, port = upstream.rsplit(":", 1)
         self.upstream_port = int(port)
         self.writers: set[asyncio.StreamWriter] = set()
+        #: Connections accepted from clients so far.
+        self.accepted = 0
         self.server: asyncio.Server | None = None
         #: While set, bytes from the server are dropped (the client hears nothing back).
         self.mute_downstream = False
@@ -26,6 +28,7 @@ class Proxy:
         return f"127.0.0.1:{port}"
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.accepted += 1
         up_reader, up_writer = await asyncio.open_connection(self.upstream_host, self.upstream_port)
         self.writers |= {writer, up_writer}
 

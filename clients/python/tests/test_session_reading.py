@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any, cast
 
+import grpc
+
 import parkway
 from parkway.idle_watch import IdleWatch
 from parkway.v1 import events_pb2
@@ -48,18 +50,30 @@ async def test_watch_calls_back_after_two_looks_with_the_same_mark() -> None:
 
 
 class _Call:
-    """A Chat call that reads what the test puts in it."""
+    """A Chat call that reads what the test puts in it. Half-closed, it ends with OK (EOF) after
+    what was put in before, as the server ends an idle session's stream (unless `end_on_half_close`
+    is False: then the test puts the EOF)."""
 
-    def __init__(self) -> None:
-        self.inbox: asyncio.Queue[events_pb2.ServerEvent] = asyncio.Queue()
+    def __init__(self, end_on_half_close: bool = True) -> None:
+        self.inbox: asyncio.Queue[object] = asyncio.Queue()
         self.reads = 0
+        self.half_closed = False
+        self.cancelled = False
+        self._end_on_half_close = end_on_half_close
 
     async def read(self) -> object:
         message = await self.inbox.get()
-        self.reads += 1
+        if message is not grpc.aio.EOF:
+            self.reads += 1
         return message
 
+    async def done_writing(self) -> None:
+        self.half_closed = True
+        if self._end_on_half_close:
+            self.inbox.put_nowait(grpc.aio.EOF)
+
     def cancel(self) -> bool:
+        self.cancelled = True
         return True
 
 
@@ -75,9 +89,11 @@ def _end(seq: int) -> events_pb2.ServerEvent:
     )
 
 
-async def _reading_session() -> tuple[parkway.AsyncSession, _Call]:
+async def _reading_session(
+    end_on_half_close: bool = True,
+) -> tuple[parkway.AsyncSession, _Call]:
     session = parkway.AsyncSession(cast(Any, None), "s1", timeout=1)
-    call = _Call()
+    call = _Call(end_on_half_close)
     session._call = cast(Any, call)
     session._ready.set()
     session._loop = asyncio.get_running_loop()
@@ -143,3 +159,32 @@ async def test_an_ended_iteration_leaves_the_reading_to_the_session() -> None:
         assert call.reads == 6
     finally:
         await session.close()
+
+
+async def test_close_half_closes_and_lets_the_reader_take_the_end() -> None:
+    """close() while the iterating task reads the call itself: that read's event (it came after
+    the close) is dropped, the reader task reads on to the server's end of the half-closed call,
+    and nothing is cancelled; the iteration ends after the events received before."""
+    session, call = await _reading_session(end_on_half_close=False)
+    events = session.events()
+    call.inbox.put_nowait(_delta(1))
+    assert (await anext(events)).seq == 1
+    assert session._direct, "the iterating task reads the call itself"
+    pending = asyncio.ensure_future(anext(events))
+    await _until(lambda: session._direct_reading)
+
+    closing = asyncio.ensure_future(session.close())
+    await _until(lambda: call.half_closed)
+    call.inbox.put_nowait(_delta(2))  # after the close: read, not delivered
+    call.inbox.put_nowait(grpc.aio.EOF)  # the server ends the call
+    await asyncio.wait_for(closing, 0.5)  # well within the grace period
+    assert call.inbox.empty() and call.reads == 2, "the reader task read the call to its end"
+    reader = session._reader
+    assert reader is not None and not reader.cancelled(), "the reader task ended by itself"
+    try:
+        await pending
+    except StopAsyncIteration:
+        pass
+    else:
+        raise AssertionError("an event read after close() was delivered")
+    assert session.last_seq == 1

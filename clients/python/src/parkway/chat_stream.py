@@ -23,7 +23,9 @@ __all__ = ["ChatStream", "open_attached"]
 
 class ChatStream:
     """A started ``Chat`` call: :meth:`write` queues a request, :meth:`read` takes the next
-    response on the calling thread, :meth:`close` ends the call (both directions)."""
+    response on the calling thread, :meth:`half_close` ends the requests (the server then ends the
+    call) and :meth:`wait_ended` waits for the call's end, :meth:`close` cancels the call (both
+    directions)."""
 
     def __init__(
         self, chat: Callable[..., Any], metadata: tuple[tuple[str, str], ...], wait_for_ready: bool
@@ -49,9 +51,24 @@ class ChatStream:
         return message
 
     def close(self) -> None:
-        """Cancels the call (a no-op once it ended) and lets grpcio's request thread finish."""
+        """Cancels the call (a no-op once it ended) and lets grpcio's request thread finish.
+        A cancel resets the stream, which counts against the server's rate limit on resets (see
+        :data:`parkway.session_core.CLOSE_GRACE_S`): a session done with its stream half-closes
+        it first and cancels it only when it is still running after a grace period."""
         self._outbox.put(None)
         self._responses.cancel()
+
+    def half_close(self) -> None:
+        """Ends the requests: grpcio's request thread sends what is queued, then half-closes the
+        call. The server ends a half-closed call (OK) once the session runs no reply."""
+        self._outbox.put(None)
+
+    def wait_ended(self, timeout: float) -> bool:
+        """Waits up to ``timeout`` seconds for the call to end (with any status); True once it
+        has. The call ends even while nobody reads its responses."""
+        ended = threading.Event()
+        self._responses.add_done_callback(lambda _: ended.set())
+        return ended.wait(max(0.0, timeout))
 
 
 def open_attached(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, TypeVar, cast
@@ -396,7 +397,12 @@ class AsyncClient:
         re-announced pending calls of a parked reply (seq 0), then live events, as :meth:`attach`
         replays them, until the loop stops. Raises :class:`parkway.ParkwayError` when the server
         refuses or ends the stream (``NotFound`` for an unknown session, ``Unavailable`` when it
-        shuts down: watch again after the last seq read). It does not reconnect by itself."""
+        shuts down: watch again after the last seq read). It does not reconnect by itself.
+
+        Stopping the loop early cancels the call: a server-streaming call has no other way to end
+        before the server ends it. Each cancel resets the stream, which counts against the
+        server's rate limit on resets (see :data:`parkway.session_core.CLOSE_GRACE_S`); a client
+        that starts and stops many watches in a row may have its connection closed (GOAWAY)."""
         call = self.agent_service.Watch(
             agent_service_pb2.WatchRequest(session_id=session_id, after_seq=after_seq),
             metadata=self.metadata(),
@@ -455,9 +461,9 @@ class AsyncClient:
         return session
 
     async def close(self) -> None:
-        """Closes every session attached through this client, then the channel."""
-        for session in list(self._sessions):
-            await session.close()
+        """Closes every session attached through this client (together: each may wait up to
+        :data:`parkway.session_core.CLOSE_GRACE_S` for its stream to end), then the channel."""
+        await asyncio.gather(*(session.close() for session in list(self._sessions)))
         await self.channel.close()
 
     async def __aenter__(self) -> AsyncClient:

@@ -25,6 +25,7 @@ from parkway.events import EVENT_KINDS, Event
 from parkway.idle_watch import IdleWatch
 from parkway.session_core import (
     _STATE_KINDS,
+    CLOSE_GRACE_S,
     End,
     Reattach,
     ReconnectPolicy,
@@ -220,23 +221,53 @@ class AsyncSession:
 
     async def close(self) -> None:
         """Ends the stream. Pending inputs fail with ``Cancelled``; iterators stop after the events
-        already received. Idempotent."""
+        already received. Idempotent.
+
+        The stream is half-closed, which the server ends at once (OK) when the session runs no
+        reply; a stream still open after :data:`parkway.session_core.CLOSE_GRACE_S` (a reply is
+        running) is cancelled, so close() takes up to that long. A cancel resets the stream, and
+        servers limit how fast a client may reset streams (see there): closing by half-close lets
+        a client close any number of sessions without losing its connection."""
         if self._closed:
             return
+        attached = self._ready.is_set()  # not re-attaching: the call is the live stream
         self._closed = True
         self._ready.clear()
-        self._direct = False
-        _IDLE_WATCH.unwatch(self)
-        if self._call is not None:
-            self._call.cancel()
-        if self._reader is not None:
-            self._reader.cancel()
-            try:
-                await self._reader
-            except (asyncio.CancelledError, Exception):
-                pass
         self._fail_acks(Cancelled("the session was closed"))
         self._finish(None)
+        call, reader = self._call, self._reader
+        try:
+            if attached and call is not None and reader is not None and not reader.done():
+                if not self._direct_reading:
+                    self._end_direct()  # the reader task reads the call to its end
+                # else the read in next_event hands the reading over once it returns
+                try:
+                    await asyncio.wait_for(self._end_call(call, reader), CLOSE_GRACE_S)
+                except asyncio.TimeoutError:
+                    pass
+        finally:
+            self._direct = False
+            _IDLE_WATCH.unwatch(self)
+            if call is not None:
+                call.cancel()  # a no-op once the call ended
+            if reader is not None:
+                reader.cancel()
+                try:
+                    await reader
+                except (asyncio.CancelledError, Exception):
+                    pass
+
+    @staticmethod
+    async def _end_call(
+        call: grpc.aio.StreamStreamCall[Any, Any], reader: asyncio.Task[None]
+    ) -> None:
+        """Half-closes ``call`` and waits until the reader task has read it to its end (the
+        server's status arrives once every message before it was read)."""
+        try:
+            await call.done_writing()
+        except Exception:  # the call ended or failed meanwhile: the reader task sees it end
+            pass
+        await asyncio.wait((reader,))
 
     async def __aenter__(self) -> AsyncSession:
         return self
@@ -265,7 +296,7 @@ class AsyncSession:
         while True:
             broken = self._broken
             if broken is None:
-                if self._want_direct and not self._direct:
+                if self._want_direct and not self._direct and not self._closed:
                     # A reader waits in next_event: leave the reading to it.
                     self._set_direct()
                     self._wake()
@@ -280,16 +311,17 @@ class AsyncSession:
                     broken = err
                 else:
                     if message is not grpc.aio.EOF:
-                        self._dispatch(cast(events_pb2.ServerEvent, message))
+                        if not self._closed:  # else close() waits for the call's end
+                            self._dispatch(cast(events_pb2.ServerEvent, message))
                         continue
                     broken = grpc.aio.EOF
             self._broken = None
+            if self._closed:
+                return  # the call's end after close(), whatever it was
             if isinstance(broken, BaseException) and not isinstance(broken, grpc.aio.AioRpcError):
                 # A read in next_event found the call cancelled underneath (or failed otherwise):
                 # as if the reader task's own read had raised it.
                 raise broken
-            if self._closed:
-                return
             self._ready.clear()
             if broken is _LOCAL_CANCEL:
                 # A task reading in next_event was cancelled, and grpc cancelled the call with
@@ -475,6 +507,9 @@ class AsyncSession:
                 if message is _EOF:
                     self._broke(_EOF)
                     continue
+                if self._closed:
+                    self._end_direct()  # close() waits for the reader task to read to the end
+                    continue
                 event = self._accept(message)
                 if event is None:
                     continue
@@ -516,12 +551,12 @@ class AsyncSession:
         if cancelling is None:  # Python 3.10: a closed session's call, else the task
             cancelling = not self._closed
         if cancelling:
-            # grpc cancelled the call with the read: the reader task attaches again.
+            # grpc cancelled the call with the read: the reader task attaches again (unless the
+            # session is closed).
             self._broke(_LOCAL_CANCEL)
             raise err
-        if not self._closed:
-            self._broke(err)  # the call was cancelled underneath: the session ends Cancelled
-        # else close() cancelled the call: the end follows
+        # The call was cancelled underneath (the session ends Cancelled), or by close().
+        self._broke(err)
 
     def _after_direct_read(self) -> None:
         """After next_event read an event: other readers are woken (one may read on), and the
@@ -531,9 +566,8 @@ class AsyncSession:
             self._end_direct()
 
     def _broke(self, how: object) -> None:
-        """A read in next_event ended the stream: the reader task takes it from here."""
-        if self._closed:
-            return
+        """A read in next_event ended the stream: the reader task takes it from here (once the
+        session is closed, it ends there)."""
         self._broken = how
         self._end_direct()
 
@@ -601,6 +635,9 @@ class AsyncSession:
                     self._direct_reading = False
                     if message is _EOF:
                         self._broke(_EOF)
+                        continue
+                    if self._closed:
+                        self._end_direct()  # close() waits for the reader task to read to the end
                         continue
                     kind = message.WhichOneof("event")
                     if kind in _PLAIN_KINDS:  # what SessionCore.accept does for them

@@ -22,7 +22,25 @@ from parkway.errors import Internal, InvalidArgument, ParkwayError, Unavailable,
 from parkway.events import Event
 from parkway.v1 import content_pb2, events_pb2
 
-__all__ = ["End", "Reattach", "ReconnectPolicy", "SessionCore", "reconnectable", "unacknowledged"]
+__all__ = [
+    "CLOSE_GRACE_S",
+    "End",
+    "Reattach",
+    "ReconnectPolicy",
+    "SessionCore",
+    "reconnectable",
+    "unacknowledged",
+]
+
+#: Seconds a closing session gives the server to end its half-closed ``Chat`` stream (it does so at
+#: once, with OK, when the session runs no reply) before cancelling the stream. A cancel resets
+#: the stream (RST_STREAM), and HTTP/2 servers limit how fast a client may reset streams (the
+#: "rapid reset" protection; Node.js allows about 1,000 at once, then 33 a second): past the
+#: limit the server sends GOAWAY and takes no more calls on that connection, so the client has to
+#: open another one (clients that fail every call on a connection that received an error GOAWAY,
+#: such as grpc-js, lose them all). Closing by half-close keeps a client that opens and closes
+#: many sessions on one connection.
+CLOSE_GRACE_S = 1.0
 
 _REQUIRE_KINDS = ("require_user_confirm", "require_external_execution")
 # The events that change what the session tracks (pending calls, announcements).

@@ -33,7 +33,7 @@ from parkway.client import AsyncClient, SessionStatusName
 from parkway.credentials import channel_credentials
 from parkway.keepalive import Keepalive
 from parkway.session_core import ReconnectPolicy
-from parkway.sync_session import Session
+from parkway.sync_session import Session, close_sessions
 from parkway.v1 import (
     agent_service_pb2,
     agent_service_pb2_grpc,
@@ -219,7 +219,8 @@ class Client:
 
     def watch(self, session_id: str, after_seq: int = 0) -> Iterator[events_pb2.ServerEvent]:
         """See :meth:`AsyncClient.watch`: iterates until the loop stops (close the iterator to
-        end the stream)."""
+        end the stream). Closing it early cancels the call, and each cancel counts against the
+        server's rate limit on stream resets (see :data:`parkway.session_core.CLOSE_GRACE_S`)."""
         return self._loop.iterate(self.aio.watch(session_id, after_seq))
 
     def list_messages(
@@ -358,8 +359,7 @@ class Client:
             return
         self._closed = True
         try:
-            for session in list(self._sessions):
-                session.close()
+            close_sessions(list(self._sessions))
             self._channel.close()
             self._loop.run(self.aio.close())
         finally:

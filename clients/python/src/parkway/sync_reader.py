@@ -142,6 +142,8 @@ class Reader:
         try:
             if message is None:
                 self._on_break(stream, error)
+            elif self.end is not None:
+                pass  # the session was closed during the read: nothing more is delivered
             elif (kind := message.WhichOneof("event")) == "input_ack":
                 self._acknowledge(message.input_ack)
             elif (event := self.core.accept(message, kind)) is not None:

@@ -18,6 +18,7 @@ from parkway.chat_stream import ChatStream, open_attached
 from parkway.errors import Cancelled, DeadlineExceeded, ParkwayError, Unavailable
 from parkway.events import Event
 from parkway.session_core import (
+    CLOSE_GRACE_S,
     Reattach,
     ReconnectPolicy,
     SessionCore,
@@ -30,9 +31,20 @@ from parkway.v1 import content_pb2, events_pb2
 if TYPE_CHECKING:
     from parkway.sync import Client
 
-__all__ = ["Session"]
+__all__ = ["Session", "close_sessions"]
 
 log = logging.getLogger("parkway")
+
+
+def close_sessions(sessions: Iterable[Session]) -> None:
+    """Closes ``sessions`` (see :meth:`Session.close`) together: every stream is half-closed
+    first, then each is waited for within one grace period (:data:`CLOSE_GRACE_S` in all) and
+    cancelled if it is still running then."""
+    streams = [stream for session in sessions if (stream := session._shut()) is not None]
+    deadline = time.monotonic() + CLOSE_GRACE_S
+    for stream in streams:
+        if not stream.wait_ended(deadline - time.monotonic()):
+            stream.close()
 
 
 class Session:
@@ -165,18 +177,27 @@ class Session:
         return session.last_seq
 
     def close(self) -> None:
-        """See :meth:`AsyncSession.close`."""
+        """See :meth:`AsyncSession.close`: half-closes the stream and waits (blocking) up to
+        :data:`parkway.session_core.CLOSE_GRACE_S` for the server to end it, then cancels it."""
+        close_sessions((self,))
+
+    def _shut(self) -> ChatStream | None:
+        """The first half of :meth:`close`: marks the session closed (pending inputs fail, readers
+        stop after the events received) and half-closes its stream, which it returns (None when
+        there is none, or when the session was closed already) for the caller to end. A thread
+        reading the stream sees its end (or CANCELLED), which ends its turn."""
         reader = self._reader
         with reader.cond:
             if self._closed:
-                return
+                return None
             self._closed = True
             self._stop.set()
             stream = reader.stream
             reader.fail_acks(Cancelled("the session was closed"))
             reader.finish(None)
         if stream is not None:
-            stream.close()  # a thread reading it gets CANCELLED, which ends its turn
+            stream.half_close()
+        return stream
 
     def __enter__(self) -> Session:
         return self
