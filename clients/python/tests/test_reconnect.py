@@ -8,6 +8,7 @@ do not share the session-wide stack.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -126,6 +127,40 @@ async def test_graceful_restart_while_idle_then_give_up(own_stack: tuple[Stack, 
         assert second[0].kind == "reply_start" and not second[0].replayed
         assert second[-1].kind == "reply_end"
         assert_exactly_once(first + second, again.last_seq)
+
+
+async def test_input_waiting_for_a_stream_ends_with_the_session(
+    own_stack: tuple[Stack, Path],
+) -> None:
+    """An input waiting while its session re-attaches ends when the session does: ``Cancelled``
+    once the session is closed, the session's ``Unavailable`` once it gives up; not
+    ``DeadlineExceeded`` when the input's own timeout is up."""
+    stack, _ = own_stack
+    stack.model.reset(SCRIPT)
+    stays = parkway.ReconnectPolicy(give_up_after=60, max_delay=0.2)
+    gives_up = parkway.ReconnectPolicy(give_up_after=3.0, max_delay=0.2)
+    async with (
+        parkway.AsyncClient(stack.address, timeout=20, reconnect=stays) as client,
+        parkway.AsyncClient(stack.address, timeout=20, reconnect=gives_up) as other,
+    ):
+        closed = await client.attach((await client.create_session("rc")).id)
+        abandoned = await other.attach((await other.create_session("rc")).id)
+        await asyncio.to_thread(stack.server.stop)
+        try:
+            await asyncio.sleep(0.5)  # both streams ended: the sessions re-attach
+            to_closed = asyncio.create_task(closed.send_message("hello", timeout=30))
+            to_abandoned = asyncio.create_task(abandoned.send_message("hello", timeout=30))
+            await asyncio.sleep(0.3)
+            assert not to_closed.done() and not to_abandoned.done()
+            began = time.monotonic()
+            await closed.close()
+            with pytest.raises(parkway.Cancelled):
+                await asyncio.wait_for(to_closed, 5)
+            with pytest.raises(parkway.Unavailable):
+                await asyncio.wait_for(to_abandoned, 10)
+            assert time.monotonic() - began < 10
+        finally:
+            await asyncio.to_thread(stack.server.start, stack.address)
 
 
 async def test_cut_connection_mid_reply_replays_missed_events(

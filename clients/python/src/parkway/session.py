@@ -480,6 +480,9 @@ class AsyncSession:
         if self._end is None:
             self._end = End(error)
             self._wake()
+            # Inputs waiting for a stream stop waiting: they raise the end (``Cancelled`` once
+            # closed), not ``DeadlineExceeded`` when their timeout is up.
+            self._ready.set()
 
     async def next_event(self, timeout: float | None = None) -> Event | None:
         """The next event; None once the session is closed or the server ended the stream.
