@@ -18,16 +18,19 @@ Commands:
   {"park": [µs], "resume": [µs]}. Park: invoke until it returns the interrupt / the user message
   sent until REQUIRE_USER_CONFIRM arrives. Resume: invoke(Command(resume)) until it returns the
   finished state / the confirmation sent until REPLY_END arrives.
-- {"op": "throughput", "sessions": S, "workers": W, "mode": "async" | "threads"}: parks S turns
-  (not timed), then resumes them with W concurrent workers; answers {"seconds", "resumes",
-  "cpu_seconds"} (this process's CPU time during the resumes). LangGraph: "async" runs W asyncio
-  tasks on AsyncSqliteSaver (its own file beside the sync one), "threads" W threads on SqliteSaver.
-  Parkway: W asyncio tasks, one client channel; the sessions' streams are closed after the timing.
+- {"op": "throughput", "sessions": S, "workers": W, "mode": "async" | "threads", "server_pid": P}:
+  parks S turns (not timed), then resumes them with W concurrent workers; answers {"seconds",
+  "resumes", "cpu_seconds"} (this process's CPU time during the resumes). LangGraph: "async" runs W
+  asyncio tasks on AsyncSqliteSaver (its own file beside the sync one), "threads" W threads on
+  SqliteSaver. Parkway: W asyncio tasks, one client channel; the sessions' streams are closed after
+  the timing; with "server_pid", also "server_cpu_seconds", the CPU time of every thread of that
+  process (the server) during the resumes.
 - {"op": "exit"}.
 """
 
 import asyncio
 import json
+import os
 import sys
 import time
 import uuid
@@ -237,6 +240,21 @@ class LangGraphSide:
 # ---- Parkway ----
 
 
+def threads_cpu_seconds(pid: int | None) -> float | None:
+    """CPU time of every thread of process ``pid`` so far (the scheduler's count, in ns), or None
+    without a pid."""
+    if pid is None:
+        return None
+    total = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as stat:
+                total += int(stat.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended meanwhile
+    return total / 1e9
+
+
 class ParkwaySide:
     def __init__(self, args: dict[str, Any]) -> None:
         import parkway
@@ -285,7 +303,9 @@ class ParkwaySide:
             await chat.close()
         return {"park": parks, "resume": resumes}
 
-    async def throughput(self, sessions: int, workers: int, mode: str) -> dict[str, Any]:
+    async def throughput(
+        self, sessions: int, workers: int, mode: str, server_pid: int | None = None
+    ) -> dict[str, Any]:
         if mode != "async":
             raise ValueError("the Parkway side runs asyncio tasks")
         parked = [await self.park() for _ in range(sessions)]
@@ -298,12 +318,17 @@ class ParkwaySide:
                 chat, call, _ = queue.get_nowait()
                 await self.resume(chat, call)
 
+        s0 = threads_cpu_seconds(server_pid)
         c0, t0 = time.process_time(), time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(workers)))
         t1, c1 = time.perf_counter(), time.process_time()
+        s1 = threads_cpu_seconds(server_pid)
         for chat, _, _ in parked:
             await chat.close()
-        return {"seconds": t1 - t0, "resumes": sessions, "cpu_seconds": c1 - c0}
+        out = {"seconds": t1 - t0, "resumes": sessions, "cpu_seconds": c1 - c0}
+        if s0 is not None and s1 is not None:
+            out["server_cpu_seconds"] = s1 - s0
+        return out
 
     async def close(self) -> None:
         await self.client.close()
@@ -333,7 +358,10 @@ async def main() -> None:
             elif op == "throughput":
                 answer(
                     await side.throughput(
-                        command["sessions"], command["workers"], command.get("mode", "async")
+                        command["sessions"],
+                        command["workers"],
+                        command.get("mode", "async"),
+                        **{k: command[k] for k in ("server_pid",) if k in command},
                     )
                 )
             else:

@@ -23,7 +23,6 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { BenchConfig } from "../lib/config.js";
-import { withCpu } from "../lib/go-load.js";
 import { type BenchPostgres, startBenchPostgres } from "../lib/postgres-cluster.js";
 import { latency, type Row, row, single } from "../lib/rows.js";
 import { ensureBuilt, scratchDir, type Stack, startStack } from "../lib/stack.js";
@@ -131,6 +130,8 @@ interface Throughput {
   seconds: number;
   resumes: number;
   cpu_seconds: number;
+  /** The server's CPU time during the resumes (every thread), when its pid was given. */
+  server_cpu_seconds?: number;
 }
 
 /** One side's Python process (bench/servers/langgraph_hitl.py): a JSON line per command. */
@@ -279,17 +280,18 @@ async function sqliteRows(
     const rates = new Map<string, number[]>(modes.map((m) => [m.name, []]));
     const driverCpu = new Map<string, number[]>(modes.map((m) => [m.name, []]));
     const serverCores: number[] = [];
+    const serverPerResume: number[] = [];
     for (let rep = 0; rep < reps; rep++) {
       for (let j = 0; j < modes.length; j++) {
         const m = modes[(rep + j) % modes.length]!;
         const command = { op: "throughput", sessions, workers, mode: m.mode };
         let got: Throughput;
         if (m.driver === pw.driver) {
-          const [out, cores] = await withCpu(stack.parkway.pid, () =>
-            m.driver.call<Throughput>(command),
-          );
-          got = out;
-          serverCores.push(cores);
+          // The server's CPU during the resumes only, read by the driver as it times them.
+          got = await m.driver.call<Throughput>({ ...command, server_pid: stack.parkway.pid });
+          if (got.server_cpu_seconds === undefined) throw new Error("no server CPU time");
+          serverCores.push(got.server_cpu_seconds / got.seconds);
+          serverPerResume.push((got.server_cpu_seconds / got.resumes) * 1e6);
         } else {
           got = await m.driver.call<Throughput>(command);
         }
@@ -362,7 +364,7 @@ async function sqliteRows(
             `concurrent workers each taking the next one; resumes ÷ wall time from the first resume to the last. LangGraph ` +
             `tried two ways, the faster counts: ${workers} asyncio tasks on AsyncSqliteSaver (aiosqlite, one connection, ` +
             `ainvoke) and ${workers} threads on SqliteSaver (one connection shared, its lock). Runs: ${runs}. Parkway server ` +
-            `CPU during its runs: ${median(serverCores).toFixed(2)} cores. The modes alternate, the order rotating each ` +
+            `CPU during its resumes: ${median(serverCores).toFixed(2)} cores, ${Math.round(median(serverPerResume))} µs per resume (every thread). The modes alternate, the order rotating each ` +
             `repetition. ${machine()}`,
         },
         { minRatio: 5, text: "≥ 5× LangGraph's best" },
