@@ -127,12 +127,7 @@ func TestCloseHalfCloses(t *testing.T) {
 
 	t.Run("idle stream", func(t *testing.T) {
 		t.Parallel()
-		fake, client := startFakeChat(t, acknowledge)
-		sess, err := client.Attach(testContext(t), "s1")
-		if err != nil {
-			t.Fatalf("Attach: %v", err)
-		}
-		<-fake.received // the attach
+		fake, sess := attachFake(t, acknowledge)
 		began := time.Now()
 		if err := sess.Close(); err != nil {
 			t.Fatalf("Close: %v", err)
@@ -159,12 +154,7 @@ func TestCloseHalfCloses(t *testing.T) {
 
 	t.Run("stream the server keeps open", func(t *testing.T) {
 		t.Parallel()
-		fake, client := startFakeChat(t, stall)
-		sess, err := client.Attach(testContext(t), "s1")
-		if err != nil {
-			t.Fatalf("Attach: %v", err)
-		}
-		<-fake.received // the attach
+		_, sess := attachFake(t, stall)
 		next := make(chan error, 1)
 		go func() { _, err := sess.Next(testContext(t)); next <- err }()
 		closed := make(chan time.Duration, 1)
@@ -196,12 +186,7 @@ func TestCloseHalfCloses(t *testing.T) {
 
 	t.Run("stream already ended", func(t *testing.T) {
 		t.Parallel()
-		fake, client := startFakeChat(t, hangUp)
-		sess, err := client.Attach(testContext(t), "s1")
-		if err != nil {
-			t.Fatalf("Attach: %v", err)
-		}
-		<-fake.received // the attach
+		_, sess := attachFake(t, hangUp)
 		if _, err := sess.Next(testContext(t)); err == nil {
 			t.Fatal("Next after the server ended the stream returned an event, want its error")
 		}

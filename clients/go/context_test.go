@@ -95,6 +95,19 @@ func startFakeChat(t *testing.T, behavior chatBehavior) (*fakeChat, *parkway.Cli
 	return fake, client
 }
 
+// attachFake starts a fakeChat with behavior, attaches session "s1" to it and returns once the
+// server has the attach.
+func attachFake(t *testing.T, behavior chatBehavior) (*fakeChat, *parkway.Session) {
+	t.Helper()
+	fake, client := startFakeChat(t, behavior)
+	sess, err := client.Attach(testContext(t), "s1")
+	if err != nil {
+		t.Fatalf("Attach: %v", err)
+	}
+	<-fake.received // the attach
+	return fake, sess
+}
+
 // canceled reports whether err is what a call returns for a cancelled ctx: ctx's error, or a gRPC
 // status with code CANCELED.
 func canceled(err error) bool {
@@ -197,12 +210,7 @@ func TestContextEndsWaits(t *testing.T) {
 
 	t.Run("SendEvent while the server reads nothing", func(t *testing.T) {
 		t.Parallel()
-		fake, client := startFakeChat(t, stall)
-		sess, err := client.Attach(testContext(t), "s1")
-		if err != nil {
-			t.Fatalf("Attach: %v", err)
-		}
-		<-fake.received // the attach
+		_, sess := attachFake(t, stall)
 		// A message far larger than the stream's window fills it and the client's write quota;
 		// the sends after it cannot go out until the server reads.
 		big := strings.Repeat("x", 1<<20)
