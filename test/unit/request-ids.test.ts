@@ -31,6 +31,26 @@ describe("request ids", () => {
     expect(inputDigest(a)).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("digest as every earlier version did: stored digests keep matching their retries", () => {
+    const input = {
+      kind: "confirm",
+      replyId: "rep_1",
+      answers: [
+        {
+          toolCallId: "c\u00e91",
+          confirmed: true,
+          editedInput: '{"z":1,"a":[1,2,{"y":null,"b":"\u00e9"}]}',
+          rules: [{ tool: "Bash", pattern: "git *", scope: "session", b: undefined }],
+          reason: 'ok \n"q"',
+          extra: { Z: 1, a: [undefined, null, 1.5, -0, 1e21], "\u00e4": true, _: {}, 10: 1, 9: 2 },
+        },
+      ],
+    };
+    expect(inputDigest(input as unknown as SessionInput)).toBe(
+      "274c69ff8f279b4ce53b731143a28e2051d24ee2342ec74d4e07c192942d38c4",
+    );
+  });
+
   it("digest a different kind, call id, answer or text differently", () => {
     const digests = [
       confirm("c1"),
