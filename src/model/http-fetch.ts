@@ -1,15 +1,19 @@
-import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { Readable } from "node:stream";
-import { urlToHttpOptions } from "node:url";
+import { Agent, type Dispatcher } from "undici";
+import { aborted, StreamedBody } from "./streamed-body.js";
 
 /** Statuses whose response has no body (a `Response` refuses one). */
 const NO_BODY = new Set([101, 103, 204, 205, 304]);
 
-function headersOf(res: IncomingMessage): Headers {
+type RawHeaders = Record<string, string | string[] | undefined>;
+
+function headersOf(raw: RawHeaders): Headers {
   const headers = new Headers();
-  const raw = res.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  for (const name in raw) {
+    const value = raw[name];
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else headers.append(name, value);
+  }
   return headers;
 }
 
@@ -21,7 +25,7 @@ function bodyOf(init: RequestInit | undefined): string | Uint8Array | undefined 
   return new TypeError("a model request's body must be a string or bytes");
 }
 
-/** The request's headers as node:http takes them; a plain object is used as it is. */
+/** The request's headers as a plain object; a plain object is used as it is. */
 function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
   if (given === undefined) return {};
   if (given instanceof Headers || Array.isArray(given)) {
@@ -33,20 +37,16 @@ function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
   return given as Record<string, string>;
 }
 
-/** Where a request goes, as node:http takes it. */
+/** Where a request goes: the URL's origin and its path with the query. */
 interface Target {
-  https: boolean;
-  options: ReturnType<typeof urlToHttpOptions>;
+  origin: string;
+  path: string;
 }
 
 /** Most targets kept: a model client asks for one URL, or a few. */
 const TARGETS_KEPT = 16;
 
-/**
- * The target of each URL asked for, parsed once: node:http given options rather than a `URL`
- * builds a request ≈ 5 µs faster (with the cold caches of a server between two model calls), and
- * the string is not parsed again.
- */
+/** The target of each URL asked for, parsed once. */
 function targets(): (input: string | URL | Request) => Target {
   const known = new Map<string, Target>();
   return (input) => {
@@ -54,7 +54,7 @@ function targets(): (input: string | URL | Request) => Target {
     let target = known.get(href);
     if (!target) {
       const url = new URL(href);
-      target = { https: url.protocol === "https:", options: urlToHttpOptions(url) };
+      target = { origin: url.origin, path: `${url.pathname}${url.search}` };
       if (known.size >= TARGETS_KEPT) known.clear();
       known.set(href, target);
     }
@@ -62,73 +62,91 @@ function targets(): (input: string | URL | Request) => Target {
   };
 }
 
-/** What the body of a response that was aborted after its headers throws: an `AbortError`. */
-function aborted(): Error {
-  return new DOMException("the model request was aborted", "AbortError");
+/**
+ * A streamed answer (2xx, `text/event-stream`) as a `Response` whose `body` is the answer's bytes
+ * as they are read (see `completionChunks`): a WHATWG stream in between would cost more per chunk
+ * than the chunk's own handling. Its `headers` are made when first read.
+ */
+function streamedResponse(
+  status: number,
+  statusText: string,
+  raw: RawHeaders,
+  body: StreamedBody,
+): Response {
+  const response = new Response(null, { status, statusText });
+  let headers: Headers | undefined;
+  Object.defineProperties(response, {
+    body: { value: body },
+    headers: { get: () => (headers ??= headersOf(raw)) },
+  });
+  return response;
 }
+
+/** Errors of a request sent on a kept-alive connection the server had closed meanwhile. */
+const STALE_CONNECTION = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"]);
 
 /**
- * The `Response` of `res`. A streamed answer (2xx, `text/event-stream`) gets the Node stream itself
- * as its `body`, an async iterable of its bytes as they are read (see `completionChunks`): a WHATWG
- * stream in between would cost more per chunk than the chunk's own handling. Its `headers` are made
- * when first read (only an error in the stream reads them). Any other answer gets a standard body.
+ * Whether `err` ended a request that got no answer on a connection that had carried answers before
+ * (the server closed it as it was taken): undici's socket errors say how much the socket read.
  */
-function responseOf(res: IncomingMessage): Response {
-  const status = res.statusCode ?? 0;
-  const statusText = res.statusMessage ?? "";
-  const streamed =
-    status >= 200 && status < 300 && /^text\/event-stream/i.test(res.headers["content-type"] ?? "");
-  if (streamed) {
-    const response = new Response(null, { status, statusText });
-    let headers: Headers | undefined;
-    Object.defineProperties(response, {
-      body: { value: res },
-      headers: { get: () => (headers ??= headersOf(res)) },
-    });
-    return response;
-  }
-  const init = { status, statusText, headers: headersOf(res) };
-  if (NO_BODY.has(status)) {
-    res.resume();
-    return new Response(null, init);
-  }
-  return new Response(Readable.toWeb(res) as ReadableStream<Uint8Array>, init);
+function staleConnection(err: Error): boolean {
+  const e = err as Error & { code?: string; socket?: { bytesRead?: number } };
+  return STALE_CONNECTION.has(e.code ?? "") && (e.socket?.bytesRead ?? 0) > 0;
 }
 
-/** What one request needs: where, what, and the signal that may end it. */
+/** What one request needs: where, what, the signal that may end it and how long its headers may take. */
 interface Outgoing {
   target: Target;
   method: string;
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
   signal: AbortSignal | undefined;
+  headersTimeout: number;
+}
+
+/** A model request's options: `fetch`'s, and how long the answer's headers may take once sent. */
+export interface ModelRequestInit extends RequestInit {
+  /**
+   * Milliseconds from the request's end to the answer's headers before it fails with undici's
+   * `HeadersTimeoutError` (code `UND_ERR_HEADERS_TIMEOUT`); none when absent or 0.
+   */
+  headersTimeoutMs?: number;
+}
+
+/** A `fetch` for model requests (`modelFetch`). */
+export type ModelFetch = (
+  input: string | URL | Request,
+  init?: ModelRequestInit,
+) => Promise<Response>;
+
+/** Codes of undici's errors for a connection or an answer's headers that took too long. */
+const TIMEOUTS = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** Whether a request failed because its connection or its answer's headers took too long. */
+export function timedOut(err: unknown): boolean {
+  return TIMEOUTS.has((err as { code?: string } | undefined)?.code ?? "");
 }
 
 /**
  * How long a kept-alive connection may sit unused before it is closed: under the 5 s after which
  * Node's servers (and many others) close an idle one, so a request is seldom sent on a connection
- * the server is closing at that moment.
+ * the server is closing at that moment. A server's `Keep-Alive: timeout=` hint is followed, less 2 s.
  */
 const IDLE_MS = 4_000;
 
-/** Errors of a request sent on a kept-alive connection the server had closed meanwhile. */
-const STALE_CONNECTION = new Set(["ECONNRESET", "EPIPE"]);
-
 /**
- * A `fetch` over node:http(s) with keep-alive agents, for model requests (`chatRequest`): one
- * model call's request and streamed answer without the WHATWG fetch machinery, which costs more
- * CPU per call and per streamed chunk than the call's own work (about 1.3 ms less CPU and 0.8 ms
- * less to the first token per call against the scripted model). It supports what is sent to a model:
- * a method, headers, a string or bytes body and an abort signal, which ends the request or, after
- * the headers, the body with an `AbortError`. No redirects, no content decoding (none is asked for).
- * A request that fails on a reused connection before any answer (the server closed it as it was
- * taken) is sent again once on a new one, as Node's documentation advises (`reusedSocket`).
+ * A `fetch` over undici's dispatcher, for model requests (`chatRequest`): one model call's request
+ * and streamed answer handed from the connection's parser straight to the reader, without the
+ * WHATWG fetch machinery or Node streams, which cost more CPU per call and per streamed chunk than
+ * the call's own work. It supports what is sent to a model: a method, headers, a string or bytes
+ * body, an abort signal, which ends the request or, after the headers, the body with an
+ * `AbortError`, and a time limit for the answer's headers (`headersTimeoutMs`). No redirects, no
+ * content decoding (none is asked for), no limit on the body's pace (the model's own watch has
+ * one). A request that fails on a reused connection before any answer (the server closed it as it
+ * was taken) is sent again once on another one.
  */
-export function nodeFetch(): typeof fetch {
-  const agents = {
-    http: new HttpAgent({ keepAlive: true, timeout: IDLE_MS }),
-    https: new HttpsAgent({ keepAlive: true, timeout: IDLE_MS }),
-  };
+export function modelFetch(): ModelFetch {
+  const agent = new Agent({ keepAliveTimeout: IDLE_MS, headersTimeout: 0, bodyTimeout: 0 });
   const targetOf = targets();
   return (input, init) => {
     const signal = init?.signal ?? undefined;
@@ -137,36 +155,83 @@ export function nodeFetch(): typeof fetch {
     const headers = plainHeaders(init?.headers);
     const body = bodyOf(init);
     if (body instanceof Error) return Promise.reject(body);
-    const out = { target, method: init?.method ?? "GET", headers, body, signal };
-    return send(out, target.https ? agents.https : agents.http, true);
+    const method = init?.method ?? "GET";
+    const headersTimeout = init?.headersTimeoutMs ?? 0;
+    return send({ target, method, headers, body, signal, headersTimeout }, agent, true);
   };
 }
 
-function send(out: Outgoing, agent: HttpAgent, mayRetry: boolean): Promise<Response> {
+function send(out: Outgoing, agent: Dispatcher, mayRetry: boolean): Promise<Response> {
   return new Promise<Response>((resolve, reject) => {
     const { signal } = out;
-    const request = out.target.https ? httpsRequest : httpRequest;
-    let res: IncomingMessage | undefined;
+    let controller: Dispatcher.DispatchController | undefined;
+    let abortedEarly = false;
+    // A streamed answer's body once its headers are in; any other answer's bytes, kept whole.
+    let streamed: StreamedBody | undefined;
+    let whole:
+      { status: number; statusText: string; raw: RawHeaders; chunks: Buffer[] } | undefined;
     const onAbort = () => {
-      if (res) res.destroy(aborted());
+      if (streamed) streamed.destroy();
       else {
-        req.destroy(aborted());
+        abortedEarly = true;
+        controller?.abort(aborted());
         reject(aborted());
       }
     };
-    const options = { ...out.target.options, method: out.method, headers: out.headers, agent };
-    const req = request(options, (answer) => {
-      res = answer;
-      answer.once("close", () => signal?.removeEventListener("abort", onAbort));
-      resolve(responseOf(answer));
-    });
+    const done = () => signal?.removeEventListener("abort", onAbort);
     signal?.addEventListener("abort", onAbort, { once: true });
-    req.on("error", (err: NodeJS.ErrnoException) => {
-      signal?.removeEventListener("abort", onAbort);
-      const stale = !res && req.reusedSocket && STALE_CONNECTION.has(err.code ?? "");
-      if (stale && mayRetry && !signal?.aborted) resolve(send(out, agent, false));
-      else reject(err);
-    });
-    req.end(out.body);
+    agent.dispatch(
+      {
+        origin: out.target.origin,
+        path: out.target.path,
+        method: out.method,
+        headers: out.headers,
+        body: out.body ?? null,
+        headersTimeout: out.headersTimeout,
+      },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (abortedEarly) c.abort(aborted());
+        },
+        onResponseStart(c, status, raw, statusMessage) {
+          if (status < 200) return; // 1xx: the answer follows
+          const type = raw["content-type"];
+          const eventStream =
+            status >= 200 &&
+            status < 300 &&
+            /^text\/event-stream/i.test(Array.isArray(type) ? (type[0] ?? "") : (type ?? ""));
+          if (eventStream) {
+            streamed = new StreamedBody(c);
+            resolve(streamedResponse(status, statusMessage ?? "", raw, streamed));
+          } else {
+            whole = { status, statusText: statusMessage ?? "", raw, chunks: [] };
+          }
+        },
+        onResponseData(_c, chunk) {
+          if (streamed) streamed.push(chunk);
+          else whole?.chunks.push(chunk);
+        },
+        onResponseEnd() {
+          done();
+          if (streamed) streamed.end();
+          else if (whole) {
+            const { status, statusText, raw, chunks } = whole;
+            const init = { status, statusText, headers: headersOf(raw) };
+            resolve(new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), init));
+          }
+        },
+        onResponseError(_c, err) {
+          done();
+          if (streamed) {
+            streamed.fail(signal?.aborted ? aborted() : err);
+            return;
+          }
+          if (abortedEarly || signal?.aborted) reject(aborted());
+          else if (mayRetry && !whole && staleConnection(err)) resolve(send(out, agent, false));
+          else reject(err);
+        },
+      },
+    );
   });
 }

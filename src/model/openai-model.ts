@@ -7,7 +7,7 @@ import {
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { chatRequestBody } from "./openai-body.js";
 import { chatRequest } from "./openai-request.js";
-import { nodeFetch } from "./http-fetch.js";
+import { modelFetch } from "./http-fetch.js";
 import { completionChunks } from "./openai-sse.js";
 import { type Model, ModelError, type ModelRequest, type ModelStreamEvent } from "./model.js";
 
@@ -74,7 +74,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     apiKey: options.apiKey ?? "none",
     maxRetries: options.maxRetries ?? 2,
     timeoutMs,
-    fetch: nodeFetch(),
+    fetch: modelFetch(),
   });
   return {
     name: options.model,

@@ -5,6 +5,7 @@ import {
   APIError,
   APIUserAbortError,
 } from "openai/core/error";
+import { type ModelFetch, timedOut } from "./http-fetch.js";
 
 /** Where Chat Completions requests go, and how a failed attempt is retried. */
 export interface ChatRequestPolicy {
@@ -13,10 +14,10 @@ export interface ChatRequestPolicy {
   apiKey: string;
   /** Retries after the first attempt. */
   maxRetries: number;
-  /** How long an attempt may wait for the response's headers, in ms. */
+  /** How long an attempt may wait for the response's headers once its request is sent, in ms. */
   timeoutMs: number;
-  /** How a request is sent (`nodeFetch`). */
-  fetch: typeof fetch;
+  /** How a request is sent (`modelFetch`). */
+  fetch: ModelFetch;
 }
 
 /** Sends a request body; resolves with the 2xx response once its headers are in. */
@@ -93,23 +94,12 @@ async function attempt(
   signal: AbortSignal,
 ): Promise<Response | NoResponse> {
   if (signal.aborted) throw new APIUserAbortError();
-  const controller = new AbortController();
-  // The caller's abort ends this attempt, and its body once the headers are in.
-  const forward = () => controller.abort(signal.reason);
-  signal.addEventListener("abort", forward, { once: true });
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, policy.timeoutMs);
   try {
-    return await policy.fetch(url, { ...init, signal: controller.signal });
+    // The caller's abort ends this attempt, and its body once the headers are in.
+    return await policy.fetch(url, { ...init, signal, headersTimeoutMs: policy.timeoutMs });
   } catch (failed) {
     if (signal.aborted) throw new APIUserAbortError();
-    signal.removeEventListener("abort", forward);
-    return { failed, timedOut };
-  } finally {
-    clearTimeout(timer);
+    return { failed, timedOut: timedOut(failed) };
   }
 }
 

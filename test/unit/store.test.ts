@@ -14,6 +14,7 @@ import {
   RecordError,
   StoreLockedError,
 } from "../../src/store/index.js";
+import { storedField } from "../../src/store/record.js";
 
 const fixtures = JSON.parse(
   readFileSync(new URL("../fixtures/store/records.json", import.meta.url), "utf8"),
@@ -48,6 +49,26 @@ describe("record versions", () => {
   it("refuses a version without a migration path", () => {
     const NoPath = defineRecord({ ...Person, migrations: {} });
     expect(() => decodeRecord(NoPath, "p1", fixtures.v1!)).toThrow(/cannot be migrated/);
+  });
+});
+
+describe("one stored field", () => {
+  const read = (raw: string) => storedField(Person, "p1", raw, "name");
+
+  it("reads a leading string as the whole parse does, whatever follows it", () => {
+    expect(read('{"v":2,"d":{"name":"ada","tags":[]}}')).toBe("ada");
+    // The rest is not parsed: what a check needs is the first member.
+    expect(read('{"v":2,"d":{"name":"ada","tags":[')).toBe("ada");
+  });
+
+  it("parses the whole value for escapes, another first member, or an older version", () => {
+    expect(read(JSON.stringify({ v: 2, d: { name: 'a"d\\a', tags: [] } }))).toBe('a"d\\a');
+    expect(read(JSON.stringify({ v: 2, d: { name: "\u00e9\n", tags: [] } }))).toBe("\u00e9\n");
+    expect(read('{"v":2,"d":{"tags":[],"name":"bob"}}')).toBe("bob");
+    expect(read('{"v":2,"d":{"name":7,"tags":[]}}')).toBe(7);
+    expect(read(fixtures.v1!)).toBe("ada");
+    expect(() => read(fixtures.future!)).toThrow(/newer than this server understands/);
+    expect(() => read('{"v":2,"d":{"tags":[],"name":"bob"')).toThrow(/is corrupt \(not JSON\)/);
   });
 });
 

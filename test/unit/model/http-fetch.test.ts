@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeFetch } from "../../../src/model/http-fetch.js";
+import { modelFetch, timedOut } from "../../../src/model/http-fetch.js";
 
 /** A server answering by path; it counts connections and notes requests closed before the end. */
 interface Fixture {
@@ -9,12 +9,15 @@ interface Fixture {
   connections: number;
   closedEarly: string[];
   bodies: string[];
+  /** The client's port of each request, in order. */
+  ports: number[];
   dropNext: boolean;
   server: Server;
 }
 
 function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: string): void {
   fx.bodies.push(body);
+  fx.ports.push(req.socket.remotePort ?? 0);
   res.on("close", () => {
     if (!res.writableFinished) fx.closedEarly.push(req.url ?? "");
   });
@@ -54,6 +57,12 @@ function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: st
       res.writeHead(200, { "content-type": "text/event-stream" });
       res.end("data: first\n\n");
       return;
+    case "/big":
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for (let i = 0; i < 64; i++)
+        res.write(`data: ${String(i).padStart(2, "0")}${"x".repeat(16_000)}\n\n`);
+      res.end();
+      return;
     case "/hang-headers":
       return; // never answers
     case "/hang-body":
@@ -70,7 +79,7 @@ function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: st
 const BURST = Array.from({ length: 300 }, (_, i) => `data: {"i":${i}}\n\n`).join("");
 
 async function start(): Promise<Fixture> {
-  const fx = { connections: 0, closedEarly: [], bodies: [] } as unknown as Fixture;
+  const fx = { connections: 0, closedEarly: [], bodies: [], ports: [] } as unknown as Fixture;
   fx.server = createServer((req, res) => {
     let body = "";
     req.setEncoding("utf8");
@@ -94,9 +103,9 @@ async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
 }
 
-describe("nodeFetch (the model SDK's fetch over node:http)", () => {
+describe("modelFetch (the model requests' fetch over undici)", () => {
   let fx: Fixture;
-  const fetch = nodeFetch();
+  const fetch = modelFetch();
   beforeAll(async () => (fx = await start()));
   afterAll(async () => {
     fx.server.closeAllConnections();
@@ -140,21 +149,21 @@ describe("nodeFetch (the model SDK's fetch over node:http)", () => {
     expect(fx.connections - before).toBeLessThanOrEqual(1);
   });
 
-  it("sends a request again, once, on a new connection when a reused one was closed under it", async () => {
-    const before = fx.connections;
+  it("sends a request again, once, on another connection when a reused one was closed under it", async () => {
     expect(await readAll((await fetch(`${fx.url}/drop-once`)).body)).toBe("data: kept\n\n");
     fx.dropNext = true;
     const sent = fx.bodies.length;
     expect(await readAll((await fetch(`${fx.url}/drop-once`)).body)).toBe("data: kept\n\n");
     expect(fx.bodies.length - sent).toBe(2); // the dropped request and the one sent again
-    expect(fx.connections - before).toBeGreaterThanOrEqual(1); // the second on a new connection
+    const [dropped, again] = fx.ports.slice(sent);
+    expect(again).not.toBe(dropped); // not over the connection the server closed
   });
 
   it("gives up when the request sent again fails too", async () => {
     await readAll((await fetch(`${fx.url}/drop-always`, { method: "POST", body: "always" })).body);
     await expect(
       fetch(`${fx.url}/drop-always`, { method: "POST", body: "always" }),
-    ).rejects.toMatchObject({ code: "ECONNRESET" });
+    ).rejects.toMatchObject({ code: "UND_ERR_SOCKET", message: "other side closed" });
     expect(fx.bodies.filter((b) => b === "always")).toHaveLength(3);
   });
 
@@ -183,6 +192,44 @@ describe("nodeFetch (the model SDK's fetch over node:http)", () => {
     expect(chunks).toEqual(["data: first\n\n"]);
     await until(() => fx.closedEarly.includes("/hang-body"));
     expect(fx.closedEarly).toContain("/hang-body");
+  });
+
+  it("closes the request when its reader stops early", async () => {
+    const closed = () => fx.closedEarly.filter((u) => u === "/hang-body").length;
+    const before = closed();
+    const res = await fetch(`${fx.url}/hang-body`);
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      expect(Buffer.from(chunk).toString()).toBe("data: first\n\n");
+      break;
+    }
+    await until(() => closed() > before);
+    expect(closed()).toBe(before + 1);
+  });
+
+  it("hands a large answer over whole to a slow reader (reads paused while it catches up)", async () => {
+    const res = await fetch(`${fx.url}/big`);
+    let text = "";
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      text += Buffer.from(chunk).toString();
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    const events = text.split("\n\n").filter(Boolean);
+    expect(events).toHaveLength(64);
+    expect(events.map((e) => e.slice(6, 8))).toEqual(
+      Array.from({ length: 64 }, (_, i) => String(i).padStart(2, "0")),
+    );
+    expect(text.length).toBe(64 * (6 + 2 + 16_000 + 2));
+  });
+
+  it("fails a request whose answer's headers take longer than headersTimeoutMs, as timed out", async () => {
+    const before = fx.closedEarly.filter((u) => u === "/hang-headers").length;
+    const failed = await fetch(`${fx.url}/hang-headers`, { headersTimeoutMs: 50 }).catch(
+      (e: unknown) => e,
+    );
+    expect(failed).toMatchObject({ code: "UND_ERR_HEADERS_TIMEOUT" });
+    expect(timedOut(failed)).toBe(true);
+    await until(() => fx.closedEarly.filter((u) => u === "/hang-headers").length > before);
+    expect(fx.closedEarly.filter((u) => u === "/hang-headers")).toHaveLength(before + 1);
   });
 
   it("rejects at once when the signal is already aborted, sending nothing", async () => {

@@ -10,7 +10,7 @@ import {
 } from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { chatRequest, type ChatRequestPolicy } from "../../../src/model/openai-request.js";
-import { nodeFetch } from "../../../src/model/http-fetch.js";
+import { modelFetch } from "../../../src/model/http-fetch.js";
 
 /** How the server answers the next requests, one answer each, in order; then 200. */
 type Answer = (res: ServerResponse) => void;
@@ -48,7 +48,7 @@ function post(policy: Partial<ChatRequestPolicy> = {}) {
     apiKey: "sk-test",
     maxRetries: 2,
     timeoutMs: 5_000,
-    fetch: nodeFetch(),
+    fetch: modelFetch(),
     ...policy,
   });
 }
