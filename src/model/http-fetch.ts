@@ -142,11 +142,17 @@ const IDLE_MS = 4_000;
  * body, an abort signal, which ends the request or, after the headers, the body with an
  * `AbortError`, and a time limit for the answer's headers (`headersTimeoutMs`). No redirects, no
  * content decoding (none is asked for), no limit on the body's pace (the model's own watch has
- * one). A request that fails on a reused connection before any answer (the server closed it as it
- * was taken) is sent again once on another one.
+ * one). A new connection may take `connectTimeoutMs` (10 s by default), then fails with undici's
+ * `ConnectTimeoutError`. A request that fails on a reused connection before any answer (the server
+ * closed it as it was taken) is sent again once on another one.
  */
-export function modelFetch(): ModelFetch {
-  const agent = new Agent({ keepAliveTimeout: IDLE_MS, headersTimeout: 0, bodyTimeout: 0 });
+export function modelFetch(options: { connectTimeoutMs?: number } = {}): ModelFetch {
+  const agent = new Agent({
+    keepAliveTimeout: IDLE_MS,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: { timeout: options.connectTimeoutMs ?? 10_000 },
+  });
   const targetOf = targets();
   return (input, init) => {
     const signal = init?.signal ?? undefined;

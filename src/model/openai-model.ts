@@ -74,7 +74,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): Model {
     apiKey: options.apiKey ?? "none",
     maxRetries: options.maxRetries ?? 2,
     timeoutMs,
-    fetch: modelFetch(),
+    // A connection may take as long as the answer's headers, up to 10 s.
+    fetch: modelFetch({ connectTimeoutMs: Math.min(timeoutMs, 10_000) }),
   });
   return {
     name: options.model,

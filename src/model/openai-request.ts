@@ -14,7 +14,10 @@ export interface ChatRequestPolicy {
   apiKey: string;
   /** Retries after the first attempt. */
   maxRetries: number;
-  /** How long an attempt may wait for the response's headers once its request is sent, in ms. */
+  /**
+   * How long an attempt may wait for the response's headers once its request is sent, in ms (its
+   * connection's own limit is `fetch`'s).
+   */
   timeoutMs: number;
   /** How a request is sent (`modelFetch`). */
   fetch: ModelFetch;
