@@ -172,12 +172,13 @@ function send(out: Outgoing, agent: Dispatcher, mayRetry: boolean): Promise<Resp
     const { signal } = out;
     let controller: Dispatcher.DispatchController | undefined;
     let abortedEarly = false;
-    // A streamed answer's body once its headers are in; any other answer's bytes, kept whole.
+    // A streamed answer's body once its headers are in; any other answer's, a standard body.
     let streamed: StreamedBody | undefined;
-    let whole:
-      { status: number; statusText: string; raw: RawHeaders; chunks: Buffer[] } | undefined;
+    let other: ReadableStreamDefaultController<Uint8Array> | undefined;
+    let answered = false;
     const onAbort = () => {
       if (streamed) streamed.destroy();
+      else if (answered) controller?.abort(aborted());
       else {
         abortedEarly = true;
         controller?.abort(aborted());
@@ -207,34 +208,46 @@ function send(out: Outgoing, agent: Dispatcher, mayRetry: boolean): Promise<Resp
             status >= 200 &&
             status < 300 &&
             /^text\/event-stream/i.test(Array.isArray(type) ? (type[0] ?? "") : (type ?? ""));
+          answered = true;
           if (eventStream) {
             streamed = new StreamedBody(c);
             resolve(streamedResponse(status, statusMessage ?? "", raw, streamed));
-          } else {
-            whole = { status, statusText: statusMessage ?? "", raw, chunks: [] };
+            return;
           }
+          const init = { status, statusText: statusMessage ?? "", headers: headersOf(raw) };
+          if (NO_BODY.has(status)) {
+            resolve(new Response(null, init));
+            return;
+          }
+          // Error answers are small: a standard body, read as they come (not paused).
+          const body = new ReadableStream<Uint8Array>({
+            start: (sink) => void (other = sink),
+            cancel: () => {
+              other = undefined; // nothing more is taken
+              c.abort(aborted());
+            },
+          });
+          resolve(new Response(body, init));
         },
         onResponseData(_c, chunk) {
           if (streamed) streamed.push(chunk);
-          else whole?.chunks.push(chunk);
+          else other?.enqueue(chunk);
         },
         onResponseEnd() {
           done();
           if (streamed) streamed.end();
-          else if (whole) {
-            const { status, statusText, raw, chunks } = whole;
-            const init = { status, statusText, headers: headersOf(raw) };
-            resolve(new Response(NO_BODY.has(status) ? null : Buffer.concat(chunks), init));
-          }
+          else other?.close();
+          other = undefined;
         },
         onResponseError(_c, err) {
           done();
-          if (streamed) {
-            streamed.fail(signal?.aborted ? aborted() : err);
-            return;
-          }
-          if (abortedEarly || signal?.aborted) reject(aborted());
-          else if (mayRetry && !whole && staleConnection(err)) resolve(send(out, agent, false));
+          const failed = signal?.aborted ? aborted() : err;
+          if (streamed) streamed.fail(failed);
+          else if (answered) {
+            other?.error(failed);
+            other = undefined;
+          } else if (abortedEarly || signal?.aborted) reject(aborted());
+          else if (mayRetry && staleConnection(err)) resolve(send(out, agent, false));
           else reject(err);
         },
       },

@@ -63,6 +63,10 @@ function handle(fx: Fixture, req: IncomingMessage, res: ServerResponse, body: st
         res.write(`data: ${String(i).padStart(2, "0")}${"x".repeat(16_000)}\n\n`);
       res.end();
       return;
+    case "/json-hang":
+      res.writeHead(500, { "content-type": "application/json" });
+      res.write('{"error":');
+      return; // never ends
     case "/hang-headers":
       return; // never answers
     case "/hang-body":
@@ -135,6 +139,18 @@ describe("modelFetch (the model requests' fetch over undici)", () => {
     expect(res.status).toBe(429);
     expect(res.ok).toBe(false);
     expect(await res.json()).toEqual({ error: { message: "slow down", method: "DELETE" } });
+  });
+
+  it("answers any other answer at its headers; an abort then ends its body and the request", async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${fx.url}/json-hang`, { signal: abort.signal });
+    expect(res.status).toBe(500);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    const reading = res.text();
+    abort.abort();
+    await expect(reading).rejects.toMatchObject({ name: "AbortError" });
+    await until(() => fx.closedEarly.includes("/json-hang"));
+    expect(fx.closedEarly).toContain("/json-hang");
   });
 
   it("answers a 204 with no body", async () => {
