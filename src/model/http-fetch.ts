@@ -1,8 +1,8 @@
 import { Agent, type Dispatcher } from "undici";
 import { aborted, StreamedBody } from "./streamed-body.js";
 
-/** Statuses whose response has no body (a `Response` refuses one). */
-const NO_BODY = new Set([101, 103, 204, 205, 304]);
+/** Final statuses whose response has no body (a `Response` refuses one); 1xx are skipped. */
+const NO_BODY = new Set([204, 205, 304]);
 
 type RawHeaders = Record<string, string | string[] | undefined>;
 
@@ -205,7 +205,6 @@ function send(out: Outgoing, agent: Dispatcher, mayRetry: boolean): Promise<Resp
           if (status < 200) return; // 1xx: the answer follows
           const type = raw["content-type"];
           const eventStream =
-            status >= 200 &&
             status < 300 &&
             /^text\/event-stream/i.test(Array.isArray(type) ? (type[0] ?? "") : (type ?? ""));
           answered = true;
