@@ -7,7 +7,9 @@
  * the median over rounds of the ratio of a round's p50 to the other side's round next to it (this
  * tree ÷ the other), and each server's CPU per ping. Changes of a few percent, which a suite run
  * twice cannot tell from the machine's drift, show here. With `--turn=park` each ping parks
- * instead (REQUIRE_USER_CONFIRM, then an interrupt ends the reply).
+ * instead (REQUIRE_USER_CONFIRM, then an interrupt ends the reply). With `--fresh` each ping is
+ * the first message of a session created and attached for it (not timed; its CPU counted in the
+ * ping's) and closed after it, as a new conversation's.
  */
 import { readdir, readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -26,12 +28,13 @@ const { values, positionals } = parseArgs({
     rounds: { type: "string", default: "40" },
     pings: { type: "string", default: "50" },
     turn: { type: "string", default: "ping" },
+    fresh: { type: "boolean", default: false },
   },
 });
 const other = positionals[0];
 if (!other) {
   console.error(
-    "usage: npm run bench:compare -- <other checkout> [--rounds=40] [--pings=50] [--turn=ping|park]",
+    "usage: npm run bench:compare -- <other checkout> [--rounds=40] [--pings=50] [--turn=ping|park] [--fresh]",
   );
   process.exit(2);
 }
@@ -41,6 +44,7 @@ const pings = Number(values.pings);
 const WARMUP_ROUNDS = 2;
 /** `--turn=park`: each ping parks (one bench_noop call asks), and an interrupt then ends it. */
 const park = values.turn === "park";
+const fresh = values.fresh;
 /** The events whose arrival after the message is compared. */
 const EVENTS = park
   ? [
@@ -82,11 +86,18 @@ const stacks: Record<Side, Stack> = {
 
 /** One round on one side: each event's arrival times (µs after the message), and CPU per ping. */
 async function round(stack: Stack): Promise<{ at: Record<string, number[]>; cpu: number }> {
-  const session = await stack.client.createSession({ agentId: "bench" });
-  const stream = await attachRaw(stack.client.agentService, session.id);
+  const open = async () => {
+    const session = await stack.client.createSession({ agentId: "bench" });
+    return { session, stream: await attachRaw(stack.client.agentService, session.id) };
+  };
+  let { session, stream } = await open();
   const at: Record<string, number[]> = {};
   const cpu0 = await cpuMicros(stack.parkway.pid);
   for (let i = 0; i < pings; i++) {
+    if (fresh && i > 0) {
+      await stream.finish();
+      ({ session, stream } = await open());
+    }
     const text = park ? "park" : "first";
     const message = { $case: "userMessage" as const, value: { text, content: [] } };
     const sent = stream.send(clientEvent(session.id, message));
@@ -105,7 +116,7 @@ async function round(stack: Stack): Promise<{ at: Record<string, number[]>; cpu:
     }
   }
   const cpu = ((await cpuMicros(stack.parkway.pid)) - cpu0) / pings;
-  stream.close();
+  await stream.finish();
   return { at, cpu };
 }
 

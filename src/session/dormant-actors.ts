@@ -4,14 +4,15 @@ import type { SessionActor } from "./session-actor.js";
 const DEFAULT_LIMIT = 512;
 
 /**
- * With several nodes, the actors this node let go with their leases, kept so that the session's
- * next input on this node need not read it again. A session's records are written only by the
- * holder of its lease, and every new holder takes a greater token: when this node takes the lease
- * again and finds it as it left it (its own, with the token it released), no other node has held
- * it since, so the store holds what the kept actor holds. Any other lease means another node may
- * have written: the kept actor is forgotten and the session read again. Only an actor let go
- * because nothing needed it is kept, never one dropped after a failed write or a deleted session's.
- * The least recently kept go first past `limit`.
+ * Actors out of the registry, kept so that their session's next use need not read it: on a single
+ * node, those of the sessions it has just created (token 0); with several nodes, also those it let
+ * go with their leases. A session's records are written only by the holder of its lease, and every
+ * new holder takes a greater token: when this node takes the lease again and finds it as it left
+ * it (its own, with the token it released), no other node has held it since, so the store holds
+ * what the kept actor holds. Any other lease means another node may have written: the kept actor
+ * is forgotten and the session read again. Only an actor let go because nothing needed it is kept,
+ * never one dropped after a failed write or a deleted session's. The least recently kept go first
+ * past `limit`.
  */
 export class DormantActors {
   private readonly kept = new Map<string, { actor: SessionActor; token: number }>();

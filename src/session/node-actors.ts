@@ -35,10 +35,11 @@ export interface NodeActors {
    */
   shown?: (sessionId: string, event: StoredEvent) => void;
   /**
-   * Keeps the actor of a session just created here, whose lease no node has taken yet, as if let
-   * go (see `DormantActors`): its first input needs no read (several nodes).
+   * Keeps the actor of a session just created here (see `DormantActors`): its first use (the
+   * client's attach, its first input) needs no read. With several nodes, as if let go with no
+   * lease taken yet.
    */
-  adopt?: (data: SessionData) => void;
+  adopt: (data: SessionData) => void;
   /** A single node's runs on the store (see `SeqEpoch`); none with several nodes. */
   epoch?: SeqEpoch;
   /** Starts listening to the other nodes; on a single node, marks the run begun. */
@@ -62,6 +63,9 @@ const LINGER_MS = 1000;
 /** The token a session's lease is left with before any node took it: no lease record. */
 const NO_LEASE = 0;
 
+/** How many actors of sessions created and not used yet a single node keeps, the oldest going first. */
+const CREATED_LIMIT = 256;
+
 /** What several nodes on one database share besides the store. */
 export interface ClusterOptions extends LeaseOptions {
   /** The other nodes; none by default. */
@@ -69,7 +73,13 @@ export interface ClusterOptions extends LeaseOptions {
   reader: SessionReader;
   /** Applies an input on this node (see `Inbox`). */
   applyHere: ApplyHere;
-  /** The actor of a session as stored (see `actorOf`). */
+}
+
+/** How a node makes its actors: read from the store, or from a record it has just written. */
+export interface ActorSource {
+  /** Reads a session from the store and makes its actor (see `loadActor`). */
+  load: (sessionId: string, lease?: Lease) => Promise<SessionActor>;
+  /** The actor of a session as stored, with no reply (see `actorOf`). */
   make: (data: SessionData) => SessionActor;
 }
 
@@ -87,20 +97,30 @@ export function nodeActors(
   store: Store,
   log: Logger,
   cluster: ClusterOptions | undefined,
-  load: (sessionId: string, lease?: Lease) => Promise<SessionActor>,
+  { load, make }: ActorSource,
 ): NodeActors {
+  // The record as a read would return it (its schema's defaults filled in).
+  const fromRecord = (data: SessionData) => make(SessionRecord.schema.parse(data));
   if (!cluster) {
-    const actors = new ActorRegistry((id) => load(id));
+    // Every write to a session goes through its actor here, so the actor of a session created
+    // here is what a read would make of it until its first use takes it.
+    const created = new DormantActors(CREATED_LIMIT);
+    const actors = new ActorRegistry((id) => {
+      // Once the store failed, read: the actors in memory have failed with it.
+      const kept = store.failure ? undefined : created.take(id);
+      return kept ? Promise.resolve(kept.actor) : load(id);
+    });
     const epoch = new SeqEpoch(store);
     return {
       actors,
       epoch,
+      adopt: (data) => created.keep(fromRecord(data), NO_LEASE),
       open: () => epoch.begin(),
       sweep: () => undefined,
       stop: () => epoch.end(),
     };
   }
-  const { reader, applyHere, make, ...leaseOptions } = cluster;
+  const { reader, applyHere, ...leaseOptions } = cluster;
   const remote = cluster.signals ?? new SignalBus().node();
   // This node's listeners hear its own signals at once, and the other nodes' through `remote`.
   const local = new Listeners();
@@ -182,8 +202,7 @@ export function nodeActors(
     followers,
     inbox,
     signals,
-    // The record as a read would return it (its schema's defaults filled in).
-    adopt: (data) => dormant.keep(make(SessionRecord.schema.parse(data)), NO_LEASE),
+    adopt: (data) => dormant.keep(fromRecord(data), NO_LEASE),
     published(sessionId, events) {
       followers.offer(sessionId, events);
       signals.signal(eventsTopic(sessionId));

@@ -104,6 +104,17 @@ export class RuleBook {
     return rules;
   }
 
+  /**
+   * Knows that a session created here has no rules of its own: its first reply reads none. With
+   * several nodes, the scope counts as read at `since`, a time before the session's record was
+   * written (no node could give it rules before), so it is read again two seconds after that.
+   */
+  sessionCreated(sessionId: string, since: number): void {
+    const k = scopeKey({ scope: "session", sessionId });
+    if (this.signals) this.readAt.set(k, since);
+    this.cache.set(k, []);
+  }
+
   /** Every rule in effect for a session: tenant, agent and session scope. */
   async forSession(sessionId: string, agentId: string): Promise<StoredRule[]> {
     // The three scopes cached (the usual case): no read, and no promise per scope.

@@ -78,11 +78,12 @@ export class SessionManager {
       signals: options.signals,
       reader: this.reader,
       applyHere,
-      make: (data) => actorOf(data, undefined, agents, (t) => this.actorDeps(t)),
     };
-    this.node = nodeActors(store, log, cluster, (id, lease) =>
-      loadActor(this.reader, agents, id, (tenant) => this.actorDeps(tenant), lease),
-    );
+    const deps = (tenant: string) => this.actorDeps(tenant);
+    this.node = nodeActors(store, log, cluster, {
+      load: (id, lease) => loadActor(this.reader, agents, id, deps, lease),
+      make: (data) => actorOf(data, undefined, agents, deps),
+    });
     this.actors = this.node.actors;
     this.reads = new SessionReads(store, this.reader, this.actors);
     const expiry = new ExpiryScheduler(store, log, (sessionId, now) =>
@@ -189,8 +190,10 @@ export class SessionManager {
       const known = [...this.agents.keys()];
       const stamp = this.node.epoch?.stamp();
       const data = newSession(tenant, this.agents.get(input.agentId), known, input, stamp);
+      const since = Date.now();
       await storeNewSession(this.store, this.agent(data.agentId), data, count + 1, guard);
-      this.node.adopt?.(data);
+      this.rules(tenant).sessionCreated(data.id, since);
+      this.node.adopt(data);
       return { count: count + 1, result: sessionView(data, undefined) };
     });
   }
