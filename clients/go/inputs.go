@@ -2,13 +2,126 @@ package parkway
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	pb "github.com/parkway-dev/parkway/clients/go/gen/parkway/v1"
 )
+
+// pendingInput is an input waiting for its acknowledgement.
+type pendingInput struct {
+	ev    *pb.ClientEvent
+	done  chan error // receives the outcome once
+	order uint64
+}
+
+// SendEvent sends one raw input (user_message, user_confirm_result, external_execution_result or
+// user_interrupt) and waits for the server's acknowledgement: nil when applied, the refusal as a
+// gRPC status error otherwise. Empty session_id and request_id are filled in; ev is not modified.
+// While the session is reconnecting the input waits for the new stream; an input whose
+// acknowledgement was lost with a broken stream is sent again, with the same request_id, on the next
+// one (the server applies a request_id once). If the session fails meanwhile, SendEvent returns its
+// error and the input may or may not have been applied; likewise when ctx ends first, even while
+// the input is still being written (a server that stopped reading). A ctx already done sends
+// nothing.
+func (s *Session) SendEvent(ctx context.Context, ev *pb.ClientEvent) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if ev.GetAttach() != nil {
+		return status.Error(codes.InvalidArgument, "parkway: attach is sent by Attach and Reconnect, not SendEvent")
+	}
+	ev = proto.Clone(ev).(*pb.ClientEvent)
+	if ev.RequestId == "" {
+		ev.RequestId = newRequestID()
+	}
+	if ev.SessionId == "" {
+		ev.SessionId = s.id
+	}
+	p := &pendingInput{ev: ev, done: make(chan error, 1)}
+	s.mu.Lock()
+	switch {
+	case s.closed:
+		s.mu.Unlock()
+		return ErrSessionClosed
+	case s.err != nil:
+		err := s.err
+		s.mu.Unlock()
+		return err
+	case s.pending[ev.RequestId] != nil:
+		s.mu.Unlock()
+		return status.Errorf(codes.InvalidArgument, "parkway: an input with request_id %q is already waiting for its acknowledgement", ev.RequestId)
+	}
+	s.inputs++
+	p.order = s.inputs
+	s.pending[ev.RequestId] = p
+	stream := s.stream // nil while reconnecting: install sends the input on the next stream
+	s.mu.Unlock()
+	if stream != nil {
+		// Sending blocks while the stream's flow-control window is full (a server that stopped
+		// reading); waiting on its own goroutine keeps ctx in charge. The send ends with the stream.
+		go s.write(stream, ev)
+	}
+	select {
+	case err := <-p.done:
+		return err
+	case <-ctx.Done():
+		s.forget(ev.RequestId)
+		return ctx.Err()
+	}
+}
+
+// forget stops waiting for an input's acknowledgement; it will not be resent.
+func (s *Session) forget(requestID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pending, requestID)
+}
+
+// write sends ev on stream. A broken stream (io.EOF) is left to the run loop, which attaches again
+// and resends; any other error cannot be retried and becomes the input's outcome. Once Close has
+// half-closed the stream nothing is sent: the input stays pending, and fails with ErrSessionClosed
+// when the session ends.
+func (s *Session) write(stream pb.AgentService_ChatClient, ev *pb.ClientEvent) {
+	s.sendMu.Lock()
+	if s.sendClosed {
+		s.sendMu.Unlock()
+		return
+	}
+	err := stream.Send(ev)
+	s.sendMu.Unlock()
+	if err != nil && !errors.Is(err, io.EOF) {
+		s.resolve(ev.GetRequestId(), err)
+	}
+}
+
+// resolve hands an input its outcome, once.
+func (s *Session) resolve(requestID string, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.resolveLocked(requestID, err)
+}
+
+func (s *Session) resolveLocked(requestID string, err error) {
+	if p, ok := s.pending[requestID]; ok {
+		delete(s.pending, requestID)
+		p.done <- err
+	}
+}
+
+// replyID returns the reply a delivered tool call belongs to ("" when unknown: the server then
+// takes the session's current reply).
+func (s *Session) replyID(callID string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.replyOf[callID]
+}
 
 // ConfirmOption configures [Session.Confirm].
 type ConfirmOption func(*confirmConfig)
