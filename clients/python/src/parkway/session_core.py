@@ -19,7 +19,7 @@ import grpc
 
 from parkway import inputs
 from parkway.errors import Internal, InvalidArgument, ParkwayError, Unavailable, from_rpc_status
-from parkway.events import Event
+from parkway.events import EVENT_KINDS, Event
 from parkway.v1 import content_pb2, events_pb2
 
 __all__ = [
@@ -45,6 +45,8 @@ CLOSE_GRACE_S = 1.0
 _REQUIRE_KINDS = ("require_user_confirm", "require_external_execution")
 # The events that change what the session tracks (pending calls, announcements).
 _STATE_KINDS = frozenset((*_REQUIRE_KINDS, "tool_result_end", "reply_end"))
+# The events SessionCore.accept passes as they are, with no state to update.
+_PLAIN_KINDS = EVENT_KINDS - _STATE_KINDS
 
 
 @dataclass(frozen=True)
