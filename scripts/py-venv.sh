@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes <repo>/.venv (when missing) and installs the Python client with its test extra into it
+# Makes <repo>/.venv (when missing) and installs the Python client with its test and lint extras into it
 # (non-editable, so the tests exercise the built wheel); prints the venv's python.
 # Environment: PYTHON = interpreter used to create the venv (default python3, must be >= 3.10).
 set -euo pipefail
@@ -13,5 +13,5 @@ if [[ ! -x "$py" ]]; then
   }
   "${PYTHON:-python3}" -m venv "$venv"
 fi
-"$py" -m pip install -q --disable-pip-version-check "./clients/python[test]" >&2
+"$py" -m pip install -q --disable-pip-version-check "./clients/python[test,lint]" >&2
 echo "$py"

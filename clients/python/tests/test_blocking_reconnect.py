@@ -15,11 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_reconnect import SCRIPT, STREAMED, Proxy, assert_exactly_once
+from test_reconnect import SCRIPT, STREAMED, assert_exactly_once
 
 import parkway
 from parkway.v1 import agent_service_pb2, content_pb2
 from parkway_harness import Stack
+from tcp_proxy import Proxy
 
 IDLE = agent_service_pb2.SESSION_STATUS_IDLE
 

@@ -22,10 +22,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from tcp_proxy import Proxy
 
 import parkway
 from parkway_harness import Stack
+from tcp_proxy import Proxy
 
 #: Sessions created, attached and closed in a row, well past the server's burst of resets.
 CHURN = 1500
