@@ -53,7 +53,7 @@ export class EventHub {
   /** Set by `settled`: the next write takes every pending event, a model call's start alone too. */
   private flushAll = false;
   private written: number;
-  private readonly shown: Visibility;
+  readonly shown: Visibility;
   /** What ends the streams and refuses commits once a write failed. */
   private failed: Error | undefined;
 

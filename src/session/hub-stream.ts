@@ -53,8 +53,14 @@ class HubStream implements SessionStream {
     this.attached = attached;
   }
 
+  /**
+   * As far as this stream knows: the session's status is ahead of the stream while events logged
+   * before it changed wait for their write (a park's REQUIRE_* and REPLY_PARKED), so until every
+   * event emitted is given to the streams the reply counts as running.
+   */
   get running(): boolean {
-    return this.actor.snapshot.status === "running";
+    const hub = this.actor.events;
+    return this.actor.snapshot.status === "running" || hub.shown.given < hub.lastEventSeq;
   }
 
   ack(requestId: string, error?: unknown): void {
