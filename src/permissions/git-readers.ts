@@ -129,6 +129,17 @@ const BRANCH_LISTING = new Set([
   "--show-current",
 ]);
 
+/**
+ * Whether git reads `repository` as an address rather than a remote's name or a local path: a URL
+ * (`scheme://…`) or the scp-like `host:path` (a colon before any slash).
+ */
+function namesHost(repository: string): boolean {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(repository)) return true;
+  const colon = repository.indexOf(":");
+  const slash = repository.indexOf("/");
+  return colon > 0 && (slash === -1 || colon < slash);
+}
+
 /** The read-only git subcommands. */
 export const GIT_READERS: Record<string, ReaderSpec> = {
   status: spec(
@@ -180,10 +191,15 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
       "heads tags branches refs quiet exit-code get-url symref sort= server-option=",
       { "--upload-pack": "exec", "--exec": "exec" },
     ),
-    check: (_, operands) =>
-      operands.some((operand) => operand.includes("::"))
-        ? "a remote helper URL (::) runs a program"
-        : undefined,
+    check: (_, operands) => {
+      if (operands.some((operand) => operand.includes("::"))) {
+        return "a remote helper URL (::) runs a program";
+      }
+      const repository = operands[0];
+      return repository !== undefined && namesHost(repository)
+        ? "a repository named by URL or host:path is reached outside the working directories"
+        : undefined;
+    },
   },
   "cat-file": text(
     "tsepZ",

@@ -106,6 +106,13 @@ const CASES: Case[] = [
     markers: ["m1"],
   },
   {
+    name: "git ls-remote file://OUT (a repository named by URL, outside WD)",
+    mode: "default",
+    git: true,
+    input: bash((c) => `git ls-remote ${q(`file://${c.out}`)}`),
+    expect: "park",
+  },
+  {
     name: "sort --compress-program=/bin/sh f.txt",
     mode: "default",
     input: bash(() => "sort --compress-program=/bin/sh f.txt"),
