@@ -1,5 +1,6 @@
 import { parseArgs } from "./command-options.js";
 import { HARMLESS_DEVICES } from "./dangerous-path.js";
+import { dotGlobVariants } from "./dot-globs.js";
 import { findInjection } from "./find-injection.js";
 import { readFind } from "./find-expression.js";
 import { GIT_READERS, splitGit } from "./git-readers.js";
@@ -135,11 +136,14 @@ function analyzeCommand(
       : locate(word, context, base);
   let unknownPath: string | undefined;
   const read = (word: string, base = cwd): void => {
-    for (const path of expandBraces(word)) {
-      if (path === "-" || HARMLESS_DEVICES.has(path)) continue;
-      const located = at(path, base);
-      if (located === undefined) unknownPath ??= path;
-      else reads.push(located);
+    for (const written of expandBraces(word)) {
+      for (const path of dotGlobVariants(written)) {
+        if (path === "-" || HARMLESS_DEVICES.has(path)) continue;
+        const located = at(path, base);
+        if (located === undefined) unknownPath ??= path;
+        else if (path === written) reads.push(located);
+        else reads.push({ ...located, written: `${written} (which may expand to ${path})` });
+      }
     }
   };
   const write = (word: string): void => {

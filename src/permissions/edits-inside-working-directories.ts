@@ -1,4 +1,5 @@
 import type { CallView } from "./describe-call.js";
+import { dotGlobVariants } from "./dot-globs.js";
 import { EDIT_PROGRAM_NAMES, readEdit } from "./edit-programs.js";
 import { dependsOnVariable, isInsideWorkingDirectory, locate } from "./resolve-path.js";
 import { readSed } from "./sed-script.js";
@@ -21,10 +22,12 @@ export function editsInsideWorkingDirectories(
   const { script, analysis } = view;
   if (script.risks.length > 0 || context.workingDirectories.length === 0) return false;
   const inside = (word: string): boolean =>
-    expandBraces(word).every(
-      (path) =>
-        !dependsOnVariable(path) && isInsideWorkingDirectory(locate(path, context).real, context),
-    );
+    expandBraces(word)
+      .flatMap(dotGlobVariants)
+      .every(
+        (path) =>
+          !dependsOnVariable(path) && isInsideWorkingDirectory(locate(path, context).real, context),
+      );
   let edits = 0;
   for (const [k, command] of script.commands.entries()) {
     const facts = analysis.commands[k];

@@ -106,6 +106,12 @@ const CASES: Case[] = [
     markers: ["m1"],
   },
   {
+    name: "grep -r secret .* (bash before 5.2 and dash expand .* to .. as well)",
+    mode: "default",
+    input: bash(() => "grep -r secret .*"),
+    expect: "park",
+  },
+  {
     name: "git ls-remote file://OUT (a repository named by URL, outside WD)",
     mode: "default",
     git: true,
