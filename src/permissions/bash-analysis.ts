@@ -133,7 +133,7 @@ function analyzeCommand(
     (base === undefined && !word.startsWith("/") && !word.startsWith("~")) ||
     dependsOnVariable(word)
       ? undefined
-      : locate(word, context, base);
+      : locate(word, context, base, true);
   let unknownPath: string | undefined;
   const read = (word: string, base = cwd): void => {
     for (const written of expandBraces(word)) {
@@ -236,7 +236,7 @@ function directoryChange(
   if (target === "-" || (name === "pushd" && target === undefined)) {
     return { next: undefined, inside: false };
   }
-  const located = locate(target ?? "~", context, cwd);
+  const located = locate(target ?? "~", context, cwd, true);
   if (cwd === undefined && !located.written.startsWith("/") && !located.written.startsWith("~")) {
     return { next: undefined, inside: false };
   }
@@ -282,7 +282,9 @@ function readerVerdict(
       if (effect === "chdir") {
         read(option.value ?? "");
         gitBase =
-          gitBase === undefined ? undefined : locate(option.value ?? "", context, gitBase).real;
+          gitBase === undefined
+            ? undefined
+            : locate(option.value ?? "", context, gitBase, true).real;
       } else if (effect === "read") read(option.value ?? "");
       else if (effect !== undefined) return `git ${option.spec.name} ${effectText(effect)}`;
     }

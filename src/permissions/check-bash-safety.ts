@@ -129,7 +129,7 @@ function sedScriptReason(program: InnerCommand, context: PathContext): string | 
   const written = effects.writes.find((file) => !SED_OUTPUTS.has(file));
   if (written !== undefined) return `sed script writes ${written}`;
   const outside = effects.reads.find(
-    (file) => !isInsideWorkingDirectory(locate(file, context).real, context),
+    (file) => !isInsideWorkingDirectory(locate(file, context, undefined, true).real, context),
   );
   if (outside !== undefined) return `sed script reads ${outside} outside the working directories`;
   return undefined;

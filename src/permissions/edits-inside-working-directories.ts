@@ -26,7 +26,8 @@ export function editsInsideWorkingDirectories(
       .flatMap(dotGlobVariants)
       .every(
         (path) =>
-          !dependsOnVariable(path) && isInsideWorkingDirectory(locate(path, context).real, context),
+          !dependsOnVariable(path) &&
+          isInsideWorkingDirectory(locate(path, context, undefined, true).real, context),
       );
   let edits = 0;
   for (const [k, command] of script.commands.entries()) {

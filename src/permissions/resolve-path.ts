@@ -8,15 +8,21 @@ import type { PathContext } from "./types.js";
  * folded. Symbolic links are not resolved (the tools confine real paths when they run).
  */
 export function resolvePath(path: string, context: PathContext, cwd?: string): string {
+  return posix.resolve(unfolded(path, context, cwd));
+}
+
+/** `path` made absolute as `resolvePath` does, its `.` and `..` segments left as written. */
+function unfolded(path: string, context: PathContext, cwd?: string): string {
   let expanded = path;
   if (path === "~" || path.startsWith("~/")) expanded = context.homeDir + path.slice(1);
   else if (path === "$HOME" || path.startsWith("$HOME/"))
     expanded = context.homeDir + path.slice(5);
   else if (path.startsWith("~"))
     expanded = posix.join(posix.dirname(context.homeDir), path.slice(1));
+  if (posix.isAbsolute(expanded)) return expanded;
   const first = cwd ?? context.workingDirectories[0];
   const base = first !== undefined && posix.isAbsolute(first) ? first : "/";
-  return posix.resolve(base, expanded);
+  return `${base}/${expanded}`;
 }
 
 /** A path as written, resolved as written (`path`), and where it really leads (`real`). */
@@ -26,10 +32,23 @@ export interface Located {
   real: string;
 }
 
-/** Resolves `written` from `cwd` (default: the first working directory), then follows its links. */
-export function locate(written: string, context: PathContext, cwd?: string): Located {
+/**
+ * Resolves `written` from `cwd` (default: the first working directory), then follows its links.
+ * With `physical` (a path a program opens through the system, as a shell command's are) where it
+ * leads is found with its `..` segments as written: the system takes `link/..` to the parent of
+ * the link's target, not to the directory that holds the link. The file tools fold `..` first,
+ * and open what the folded path leads to.
+ */
+export function locate(
+  written: string,
+  context: PathContext,
+  cwd?: string,
+  physical = false,
+): Located {
   const path = resolvePath(written, context, cwd);
-  return { written, path, real: context.realPath?.(path) ?? path };
+  if (!context.realPath) return { written, path, real: path };
+  const raw = physical ? unfolded(written, context, cwd) : path;
+  return { written, path, real: context.realPath(/(^|\/)\.\.(\/|$)/.test(raw) ? raw : path) };
 }
 
 /** Whether `path` is `dir` or below it; both must be absolute and resolved. */

@@ -52,6 +52,8 @@ interface Case {
   secretDir?: boolean;
   /** Hard-link OUT/secret.txt as WD/linked.txt. */
   hardLink?: boolean;
+  /** Create OUT/inner and the symlink WD/outlink -> OUT/inner. */
+  outLink?: boolean;
   /** Markers in OUT that must not exist afterwards (or, for "ran" controls, must). */
   markers?: string[];
   /** Text that must appear in the call's result ("run" only). */
@@ -104,6 +106,13 @@ const CASES: Case[] = [
     input: bash((c) => `git ls-remote --upload-pack=${q(`touch ${c.out}/m1`)} .`),
     expect: "park",
     markers: ["m1"],
+  },
+  {
+    name: "cat outlink/../secret.txt (the system takes .. from where the link leads: OUT)",
+    mode: "default",
+    outLink: true,
+    input: bash(() => "cat outlink/../secret.txt"),
+    expect: "park",
   },
   {
     name: "grep -r secret .* (bash before 5.2 and dash expand .* to .. as well)",
@@ -375,6 +384,11 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
     await symlink("secret", path.join(wd, "alias"));
   }
   if (c.hardLink) await link(path.join(out, "secret.txt"), path.join(wd, "linked.txt"));
+  if (c.outLink) {
+    await mkdir(path.join(out, "inner"), { recursive: true });
+    await rm(path.join(wd, "outlink"), { force: true });
+    await symlink(path.join(out, "inner"), path.join(wd, "outlink"));
+  }
   return { wd, out, outsideSecret, key };
 }
 

@@ -87,6 +87,24 @@ describe("reads outside the working directories", () => {
     expectReadOnly("cat alias/key.txt", WITH_LINKS);
     expectNotReadOnly("cat out/secret.txt", WITH_LINKS);
   });
+
+  it("a command's link/.. is the parent of where the link leads; a file tool's folds first", () => {
+    // The shell opens out/../x through the system: the parent of /srv/data, not WORKDIR.
+    for (const command of [
+      "cat out/../a.txt",
+      "ls out/..",
+      "grep -r x out/..",
+      "cd out/.. && ls",
+    ]) {
+      expectNotReadOnly(command, WITH_LINKS);
+    }
+    expectReadOnly("cat alias/../a.txt", WITH_LINKS);
+    expectReadOnly("cat sub/../a.txt", WITH_LINKS);
+    // The Read tool folds `..` before it follows links, and opens WORKDIR/a.txt.
+    expect(decide("Read", { file_path: "out/../a.txt" }, "default", [], WITH_LINKS)).toMatchObject({
+      behavior: "allow",
+    });
+  });
 });
 
 describe("deny rules match where a path leads", () => {
