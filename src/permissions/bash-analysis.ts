@@ -231,9 +231,14 @@ function directoryChange(
   context: PathContext,
   cwd: string | undefined,
 ): { next: Step["nextCwd"]; inside: boolean } {
-  if (name === "popd") return { next: POP, inside: false };
+  // `popd` with an index or -n, `pushd` with none, an index or -n: where later commands run
+  // depends on the directory stack, which is not followed here.
+  if (name === "popd") return { next: args.length === 0 ? POP : undefined, inside: false };
   const target = args.filter((arg) => !/^-[LPe@]+$/.test(arg))[0];
-  if (target === "-" || (name === "pushd" && target === undefined)) {
+  if (
+    target === "-" ||
+    (name === "pushd" && (target === undefined || /^[+-]\d+$/.test(target) || args.includes("-n")))
+  ) {
     return { next: undefined, inside: false };
   }
   const located = locate(target ?? "~", context, cwd, true);

@@ -108,6 +108,12 @@ const CASES: Case[] = [
     markers: ["m1"],
   },
   {
+    name: "pushd OUT; pushd WD; pushd +1; cat secret.txt (the stack's rotation lands in OUT)",
+    mode: "default",
+    input: bash((c) => `pushd ${q(c.out)}; pushd ${q(c.wd)}; pushd +1; cat secret.txt`),
+    expect: "park",
+  },
+  {
     name: "cat outlink/../secret.txt (the system takes .. from where the link leads: OUT)",
     mode: "default",
     outLink: true,

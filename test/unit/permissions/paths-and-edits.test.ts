@@ -42,6 +42,13 @@ describe("reads outside the working directories", () => {
     "env -C /srv cat x",
     "cd - && cat a.txt",
     "popd && cat a.txt",
+    // The directory stack decides where these run: pushd +1 and pushd alone rotate it onto /srv,
+    // popd -n drops what was under /srv and stays there.
+    "pushd /srv; pushd /work/repo; pushd +1; cat data/x",
+    "pushd /srv; pushd /work/repo; pushd; cat data/x",
+    "pushd /srv; popd -n; cat data/x",
+    "pushd /srv; popd +1; cat data/x",
+    "pushd -n /srv; pushd +1; cat data/x",
     "grep -r TODO /srv",
     "cat {a.txt,/srv/secret}",
     "cat $TMPDIR/x",
