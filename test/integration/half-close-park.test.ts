@@ -1,17 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { mkdir, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { type ServiceError, type StatusObject, status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
-import { parseConfig } from "../../src/config/index.js";
 import type { ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
-import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
 import { createLevelStore } from "../../src/store/index.js";
 import type { Store, StoreBatch, WriteOptions } from "../../src/store/store.js";
 import { captureLog } from "../helpers/capture-log.js";
+import { parkingConfig } from "../helpers/parking-config.js";
 
 /**
  * A Chat stream whose client half-closes ends once the session runs no reply, after the events
@@ -56,28 +52,7 @@ function slowStore(dataDir: string, holdMs: number): Store {
 }
 
 async function started(): Promise<{ parkway: RunningParkway; client: ParkwayClient }> {
-  const root = await mkdtemp(path.join(tmpdir(), "parkway-half-close-"));
-  const workdir = path.join(root, "work");
-  await mkdir(workdir);
-  const model = await startScriptedModel({
-    script: {
-      turns: [
-        {
-          match: { lastUser: "" },
-          repeat: true,
-          toolCalls: [{ name: "Bash", input: { command: "touch parked.txt" } }],
-        },
-        { match: { lastToolResult: "" }, repeat: true, text: "done" },
-      ],
-    },
-  });
-  cleanups.push(() => model.close());
-  const config = parseConfig({
-    listen: "127.0.0.1:0",
-    data: path.join(root, "data"),
-    agents: [{ id: "test", workingDirectories: [workdir] }],
-    model: { url: model.url, name: "scripted", maxRetries: 2 },
-  });
+  const config = await parkingConfig("parkway-half-close-", cleanups);
   const parkway = await startParkway({
     config,
     log: captureLog(),

@@ -1,15 +1,11 @@
-import { mkdir, mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
-import { parseConfig } from "../../src/config/index.js";
 import { PermissionBehavior, RuleScope } from "../../src/generated/parkway/v1/permission.js";
-import { startScriptedModel } from "../../src/model/scripted/index.js";
 import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
 import { createLevelStore } from "../../src/store/index.js";
 import type { Store } from "../../src/store/store.js";
 import { captureLog } from "../helpers/capture-log.js";
+import { parkingConfig } from "../helpers/parking-config.js";
 import { collect, kind } from "../helpers/parkway-harness.js";
 
 /**
@@ -42,27 +38,8 @@ function countingStore(dataDir: string): { store: Store; reads: string[] } {
   return { store, reads };
 }
 
-const BASH = { name: "Bash", input: { command: "touch parked.txt" } };
-
 async function started() {
-  const root = await mkdtemp(path.join(tmpdir(), "parkway-new-session-"));
-  const workdir = path.join(root, "work");
-  await mkdir(workdir);
-  const model = await startScriptedModel({
-    script: {
-      turns: [
-        { match: { lastUser: "" }, repeat: true, toolCalls: [BASH] },
-        { match: { lastToolResult: "" }, repeat: true, text: "done" },
-      ],
-    },
-  });
-  cleanups.push(() => model.close());
-  const config = parseConfig({
-    listen: "127.0.0.1:0",
-    data: path.join(root, "data"),
-    agents: [{ id: "test", workingDirectories: [workdir] }],
-    model: { url: model.url, name: "scripted", maxRetries: 2 },
-  });
+  const config = await parkingConfig("parkway-new-session-", cleanups);
   const self = {
     parkway: undefined as unknown as RunningParkway,
     client: undefined as unknown as ParkwayClient,
