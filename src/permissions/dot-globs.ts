@@ -21,15 +21,13 @@ export function dotGlobVariants(path: string): string[] {
 
 /** Whether a glob segment can match `..` when the shell expands it. */
 export function mayMatchDotDot(segment: string): boolean {
-  if (!hasWildcard(segment)) return false;
-  const pattern = segmentPattern(segment);
-  return pattern !== undefined && pattern.test("..");
+  return hasWildcard(segment) && segmentPattern(segment).test("..");
 }
 
 const SPECIAL = /[\\^$.*+?()[\]{}|/-]/g;
 
-/** A regular expression for one glob segment, as the shell matches names; undefined if unsure. */
-function segmentPattern(segment: string): RegExp | undefined {
+/** A regular expression for one glob segment, as the shell matches names. */
+function segmentPattern(segment: string): RegExp {
   let source = "^";
   let i = 0;
   while (i < segment.length) {
