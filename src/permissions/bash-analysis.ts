@@ -1,5 +1,6 @@
 import { parseArgs } from "./command-options.js";
 import { HARMLESS_DEVICES } from "./dangerous-path.js";
+import { type Move, type Ran, walkDirectories } from "./directory-walk.js";
 import { dotGlobVariants } from "./dot-globs.js";
 import { findInjection } from "./find-injection.js";
 import { readFind } from "./find-expression.js";
@@ -30,8 +31,8 @@ import type { PathContext } from "./types.js";
  * find-expression, sed-script) run directly or through a read-only wrapper, no option of it can
  * run a program, write a file, change system state or follow links, it sets no variables, it
  * redirects output only to a harmless device, and every file it reads resolves (links followed)
- * inside the working directories. `cd` and `pushd` move where later relative paths start; after a
- * directory change the analysis cannot follow (`cd -`, `popd`), relative paths are unknown.
+ * inside the working directories from every directory it may run in (see directory-walk: a `cd`
+ * may fail; after a change the walk cannot follow, such as `cd -`, relative paths are unknown).
  */
 
 /** One simple command. */
@@ -88,18 +89,11 @@ const CHANGES_OPERANDS = new Set([
   "truncate",
 ]);
 
-/** Analyses every simple command of `script`, in order. */
+/** Analyses every simple command of `script`, in order, from each directory it may run in. */
 export function analyzeBash(script: ShellScript, context: PathContext): BashAnalysis {
-  let cwd: string | undefined = context.workingDirectories[0];
-  const stack: (string | undefined)[] = [];
-  const commands = script.commands.map((command) => {
-    const result = analyzeCommand(command, context, cwd);
-    if (result.nextCwd !== SAME) {
-      if (result.push) stack.push(cwd);
-      cwd = result.nextCwd === POP ? stack.pop() : result.nextCwd;
-    }
-    return result.analysis;
-  });
+  const commands = walkDirectories(script.commands, context.workingDirectories[0], (command, cwd) =>
+    analyzeCommand(command, context, cwd),
+  ).map(merge);
   const injection = findInjection(script);
   const firstNo = commands.find((command) => !command.readOnly);
   const why = injection ?? firstNo?.why ?? (commands.length === 0 ? "no command" : undefined);
@@ -110,23 +104,33 @@ export function analyzeBash(script: ShellScript, context: PathContext): BashAnal
     : { commands, readOnly: false, why, detail };
 }
 
-/** Later commands run where this one did. */
-const SAME = Symbol("same");
-/** Later commands run where the last `pushd` left (popd). */
-const POP = Symbol("pop");
-
-interface Step {
-  analysis: CommandAnalysis;
-  /** The directory later commands run in: unchanged, a path, unknown, or the one pushed before. */
-  nextCwd: typeof SAME | typeof POP | string | undefined;
-  push?: true;
+/** One command's analyses from the directories it may run in, as one: read-only from each. */
+function merge(analyses: readonly CommandAnalysis[]): CommandAnalysis {
+  const [only, ...others] = analyses as [CommandAnalysis, ...CommandAnalysis[]];
+  if (others.length === 0) return only;
+  const verdict = analyses.find((analysis) => !analysis.readOnly) ?? only;
+  const merged: CommandAnalysis = {
+    ...verdict,
+    reads: analyses.flatMap((analysis) => analysis.reads),
+    writes: analyses.flatMap((analysis) => analysis.writes),
+    readerApartFromOutput: analyses.every((analysis) => analysis.readerApartFromOutput),
+  };
+  if (verdict.directoryChange !== undefined) {
+    merged.directoryChange = {
+      inside: analyses.every((analysis) => analysis.directoryChange?.inside === true),
+    };
+  }
+  return merged;
 }
+
+/** Wrappers that run a builtin in the shell itself: a `cd` under them moves the shell. */
+const IN_SHELL_WRAPPERS = new Set(["command", "builtin"]);
 
 function analyzeCommand(
   command: ShellCommand,
   context: PathContext,
   cwd: string | undefined,
-): Step {
+): Ran<CommandAnalysis> {
   const reads: Located[] = [];
   const writes: Located[] = [];
   const at = (word: string, base = cwd): Located | undefined =>
@@ -171,8 +175,8 @@ function analyzeCommand(
   }
   let why: string | undefined;
   let change: CommandAnalysis["directoryChange"];
-  let nextCwd: Step["nextCwd"] = SAME;
-  let push: true | undefined;
+  let move: Move | undefined;
+  let inShell = false;
   let plain = false;
   if (writes.length > redirected) {
     why = `changes ${writes[redirected]?.written}`;
@@ -189,8 +193,8 @@ function analyzeCommand(
       const [name = "", ...args] = unwrapped.argv;
       if (name === "cd" || name === "pushd" || name === "popd") {
         const moved = directoryChange(name, args, context, base);
-        if (name === "pushd") push = true;
-        nextCwd = moved.next;
+        move = moved.move;
+        inShell = unwrapped.wrappers.every((wrapper) => IN_SHELL_WRAPPERS.has(wrapper));
         change = { inside: moved.inside };
       } else {
         why = readerVerdict(name, args, (word, from) => read(word, from ?? base), base, context);
@@ -221,7 +225,7 @@ function analyzeCommand(
     readerApartFromOutput,
     ...(change === undefined ? {} : { directoryChange: change }),
   };
-  return { analysis, nextCwd, ...(push ? { push } : {}) };
+  return move === undefined ? { result: analysis } : { result: analysis, move, inShell };
 }
 
 /** Where `cd`/`pushd`/`popd` leads, and whether that stays inside the working directories. */
@@ -230,22 +234,24 @@ function directoryChange(
   args: readonly string[],
   context: PathContext,
   cwd: string | undefined,
-): { next: Step["nextCwd"]; inside: boolean } {
-  // `popd` with an index or -n, `pushd` with none, an index or -n: where later commands run
-  // depends on the directory stack, which is not followed here.
-  if (name === "popd") return { next: args.length === 0 ? POP : undefined, inside: false };
+): { move: Move; inside: boolean } {
+  // `cd -`, `popd` with an index or -n, `pushd` with none, an index or -n: where later commands
+  // run depends on the previous directory or the stack, which are not followed here.
+  const lost = { move: { kind: "lost" }, inside: false } as const;
+  if (name === "popd") return args.length === 0 ? { move: { kind: "popd" }, inside: false } : lost;
   const target = args.filter((arg) => !/^-[LPe@]+$/.test(arg))[0];
   if (
     target === "-" ||
     (name === "pushd" && (target === undefined || /^[+-]\d+$/.test(target) || args.includes("-n")))
   ) {
-    return { next: undefined, inside: false };
+    return lost;
   }
   const located = locate(target ?? "~", context, cwd, true);
   if (cwd === undefined && !located.written.startsWith("/") && !located.written.startsWith("~")) {
-    return { next: undefined, inside: false };
+    return lost;
   }
-  return { next: located.real, inside: isInsideWorkingDirectory(located.real, context) };
+  const inside = isInsideWorkingDirectory(located.real, context);
+  return { move: { kind: name === "pushd" ? "pushd" : "cd", to: located.real }, inside };
 }
 
 /**

@@ -28,6 +28,14 @@ export interface ShellCommand {
   redirects: ShellRedirect[];
   /** The tokens as written, joined by single spaces: what Bash rules match against. */
   text: string;
+  /**
+   * The operator that ends it: `&&`, `||`, `|`, `|&`, `;`, `;;`, `&`, a newline, a parenthesis,
+   * or "" at the end of the line. A newline right after `&&`, `||` or `|` continues the list and
+   * leaves that operator.
+   */
+  end: string;
+  /** Whether a leading `!` negates its pipeline's exit status. */
+  negated?: true;
 }
 
 export interface ShellScript {
@@ -74,16 +82,20 @@ export function parseShell(source: string): ShellScript {
     }
     word = undefined;
   };
-  const endCommand = (): void => {
+  const endCommand = (end: string): void => {
     endWord();
     pendingRedirect = undefined;
     // A leading `!` only negates the exit status: it is dropped so rules see the command itself.
+    let negated = false;
     while (words[0]?.raw === "!" && tokens[0] === "!") {
       words.shift();
       tokens.shift();
+      negated = !negated;
     }
     if (words.length > 0 || redirects.length > 0) {
-      commands.push({ words, redirects, text: tokens.join(" ") });
+      const command: ShellCommand = { words, redirects, text: tokens.join(" "), end };
+      if (negated) command.negated = true;
+      commands.push(command);
     }
     words = [];
     redirects = [];
@@ -185,7 +197,7 @@ export function parseShell(source: string): ShellScript {
       endWord();
       i += 1;
     } else if (c === "\n") {
-      endCommand();
+      endCommand(c);
       i += 1;
       readHeredocBodies();
     } else if (c === "#" && word === undefined) {
@@ -222,7 +234,7 @@ export function parseShell(source: string): ShellScript {
         const isFunction = word !== undefined || /^\(\s*\)/.test(source.slice(i));
         risks.add(isFunction ? "function definition" : "subshell ( … )");
       }
-      endCommand();
+      endCommand(c);
       i += 1;
     } else {
       const redirect = REDIRECT_OPS.find((op) => rest.startsWith(op));
@@ -241,7 +253,7 @@ export function parseShell(source: string): ShellScript {
         tokens.push(`${fd ?? ""}${redirect}`);
         i += redirect.length;
       } else if (separator !== undefined) {
-        endCommand();
+        endCommand(separator);
         i += separator.length;
       } else {
         append(c, c);
@@ -249,7 +261,7 @@ export function parseShell(source: string): ShellScript {
       }
     }
   }
-  endCommand();
+  endCommand("");
   if (heredocs.length > 0) readHeredocBodies();
   return { commands, risks: [...risks] };
 }

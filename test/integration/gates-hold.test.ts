@@ -114,6 +114,20 @@ const CASES: Case[] = [
     expect: "park",
   },
   {
+    name: "cd gone; cd ../OUT; cat secret.txt (the first cd fails, so the second leaves WD)",
+    mode: "default",
+    input: bash(
+      (c) => `cd gone 2>/dev/null; cd ${q(`../${path.basename(c.out)}`)}; cat secret.txt`,
+    ),
+    expect: "park",
+  },
+  {
+    name: "cd OUT || cd WD; cat secret.txt (the first cd succeeds, so cat runs in OUT)",
+    mode: "default",
+    input: bash((c) => `cd ${q(c.out)} 2>/dev/null || cd ${q(c.wd)}; cat secret.txt`),
+    expect: "park",
+  },
+  {
     name: "cat outlink/../secret.txt (the system takes .. from where the link leads: OUT)",
     mode: "default",
     outLink: true,

@@ -28,6 +28,23 @@ describe("parseShell", () => {
   });
 
   it.each([
+    ["a && b || c; d", ["&&", "||", ";", ""]],
+    ["a | b |& c & d", ["|", "|&", "&", ""]],
+    ["a\nb;", ["\n", ";"]],
+    ["a &&\n  b ||\n c", ["&&", "||", ""]],
+    ["a |\n b", ["|", ""]],
+    ["(a) && b", [")", ""]],
+  ])("records the operator that ends each command of %j", (source, expected) => {
+    expect(parseShell(source).commands.map((c) => c.end)).toEqual(expected);
+  });
+
+  it("marks a command negated by an odd number of leading !", () => {
+    const negated = (source: string) => parseShell(source).commands.map((c) => c.negated ?? false);
+    expect(negated("! cd x && ls")).toEqual([true, false]);
+    expect(negated("! ! cd x; ! ls")).toEqual([false, true]);
+  });
+
+  it.each([
     ["echo 'a b' \"c d\" e\\ f", [["echo", "a b", "c d", "e f"]]],
     ['echo "a\\"b" "\\$x" "\\q"', [["echo", 'a"b', "$x", "\\q"]]],
     ["echo ''", [["echo", ""]]],
