@@ -1,36 +1,26 @@
-import { parseArgs } from "./command-options.js";
 import { HARMLESS_DEVICES } from "./dangerous-path.js";
 import { type Move, type Ran, walkDirectories } from "./directory-walk.js";
 import { dotGlobVariants } from "./dot-globs.js";
 import { findInjection } from "./find-injection.js";
-import { readFind } from "./find-expression.js";
-import { GIT_READERS, splitGit } from "./git-readers.js";
 import type { ShellCommand, ShellRedirect, ShellScript } from "./parse-shell.js";
-import { READER_PROGRAMS } from "./reader-programs.js";
-import type { ReaderSpec } from "./reader-spec.js";
-import { effectText, unwrapForReading } from "./read-only-wrappers.js";
+import { unwrapForReading } from "./read-only-wrappers.js";
+import { isReader, readerVerdict } from "./reader-verdict.js";
 import {
   type Located,
   dependsOnVariable,
   isInsideWorkingDirectory,
   locate,
 } from "./resolve-path.js";
-import { SED_OUTPUTS, readSed } from "./sed-script.js";
-import {
-  expandBraces,
-  innerCommands,
-  lookup,
-  pathArguments,
-  splitAssignments,
-} from "./shell-command.js";
+import { readSed } from "./sed-script.js";
+import { expandBraces, innerCommands, pathArguments, splitAssignments } from "./shell-command.js";
 import type { PathContext } from "./types.js";
 
 /**
  * What a Bash command line reads and writes, command by command, and whether each only reads.
- * A command is read-only when it is a known reader (see reader-programs, git-readers,
- * find-expression, sed-script) run directly or through a read-only wrapper, no option of it can
- * run a program, write a file, change system state or follow links, it sets no variables, it
- * redirects output only to a harmless device, and every file it reads resolves (links followed)
+ * A command is read-only when it is a known reader (see reader-verdict and its tables) run
+ * directly or through a read-only wrapper, no option of it can run a program, write a file,
+ * change system state or follow links, it sets no variables, it redirects output only to a
+ * harmless device, and every file it reads resolves (links followed)
  * inside the working directories from every directory it may run in (see directory-walk: a `cd`
  * may fail; after a change the walk cannot follow, such as `cd -`, relative paths are unknown).
  */
@@ -252,103 +242,4 @@ function directoryChange(
   }
   const inside = isInsideWorkingDirectory(located.real, context);
   return { move: { kind: name === "pushd" ? "pushd" : "cd", to: located.real }, inside };
-}
-
-/**
- * Why `name args` is more than a read (undefined when it only reads). `read` records each file it
- * reads, from `base` or the directory given.
- */
-function readerVerdict(
-  name: string,
-  args: readonly string[],
-  read: (word: string, from?: string) => void,
-  base: string | undefined,
-  context: PathContext,
-): string | undefined {
-  if (name === "command") return undefined;
-  if (name === "find") {
-    const found = readFind(args);
-    if (!found.ok) return found.reason;
-    for (const path of found.reads) read(path);
-    return undefined;
-  }
-  if (name === "sed") {
-    const sed = readSed(args);
-    if (!sed.ok) return sed.reason;
-    if (sed.inPlace) return "sed -i edits files";
-    const { effects } = sed;
-    if (effects.unreadable !== undefined) return `sed: ${effects.unreadable}`;
-    if (effects.exec !== undefined) return `sed script runs a program (${effects.exec})`;
-    const written = effects.writes.find((file) => !SED_OUTPUTS.has(file));
-    if (written !== undefined) return `sed script writes ${written}`;
-    for (const path of [...effects.reads, ...sed.files]) read(path);
-    return undefined;
-  }
-  if (name === "git") {
-    const call = splitGit(args);
-    if (!call.ok) return call.reason;
-    let gitBase = base;
-    for (const option of call.global.options) {
-      const effect = option.spec.effect;
-      if (effect === "chdir") {
-        read(option.value ?? "");
-        gitBase =
-          gitBase === undefined
-            ? undefined
-            : locate(option.value ?? "", context, gitBase, true).real;
-      } else if (effect === "read") read(option.value ?? "");
-      else if (effect !== undefined) return `git ${option.spec.name} ${effectText(effect)}`;
-    }
-    const spec = lookup(GIT_READERS, call.sub);
-    if (spec === undefined) return `git ${call.sub} is not a read-only git command`;
-    return specVerdict(`git ${call.sub}`, spec, call.args, (word) => read(word, gitBase));
-  }
-  const spec = lookup(READER_PROGRAMS, name);
-  if (spec === undefined) return `${name} is not a known read-only program`;
-  return specVerdict(name, spec, args, (word) => read(word));
-}
-
-/** Whether `name` is a program the read-only check knows (the others are never read-only). */
-function isReader(name: string): boolean {
-  return READERS_WITH_OWN_FILES.has(name) || lookup(READER_PROGRAMS, name) !== undefined;
-}
-
-const READERS_WITH_OWN_FILES = new Set(["command", "find", "sed", "git"]);
-
-/** Applies a reader's table to its words. */
-function specVerdict(
-  name: string,
-  spec: ReaderSpec,
-  args: readonly string[],
-  read: (word: string) => void,
-): string | undefined {
-  if (spec.anyArgs === true) return spec.check?.([], args);
-  const parsed = parseArgs(spec.options, args);
-  if (!parsed.ok) return `${name}: ${parsed.reason}`;
-  for (const option of parsed.options) {
-    const effect = option.spec.effect;
-    if (effect === "read") read(option.value ?? "");
-    else if (effect !== undefined) return `${name} ${option.spec.name} ${effectText(effect)}`;
-  }
-  const own = spec.check?.(parsed.options, parsed.operands);
-  if (own !== undefined) return own;
-  if (spec.operands === "none") {
-    return parsed.operands.length > 0 ? `${name} with an operand may change things` : undefined;
-  }
-  if (spec.operands === "text") return undefined;
-  let operands = parsed.operands;
-  const leading = spec.leading;
-  if (leading !== undefined) {
-    const given = parsed.options.some((option) => leading.unless.includes(option.spec.name));
-    if (!given) operands = operands.slice(leading.count);
-  }
-  if (spec.writesFrom !== undefined && operands.length > spec.writesFrom) {
-    return `${name} writes ${operands[spec.writesFrom]}`;
-  }
-  for (const operand of operands) read(operand);
-  if (operands.length === 0) {
-    const fallback = spec.defaultOperand?.(parsed.options);
-    if (fallback !== undefined) read(fallback);
-  }
-  return undefined;
 }
