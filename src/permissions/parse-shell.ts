@@ -46,6 +46,12 @@ export interface ShellScript {
 
 const REDIRECT_OPS = ["&>>", "<<<", "<<-", ">>", ">|", ">&", "<&", "<>", "<<", "&>", ">", "<"];
 const SEPARATORS = ["&&", "||", "|&", ";;", "|", ";", "&"];
+/** What `$` followed by an opener expands, by the opener: its closer and the risk it is. */
+const EXPANSIONS: Record<string, [string, string]> = {
+  "(": [")", "command substitution $(…)"],
+  "{": ["}", "parameter expansion ${…}"],
+  "[": ["]", "arithmetic expansion $[…]"],
+};
 
 /** Splits `source` into simple commands and records its risks; never throws. */
 export function parseShell(source: string): ShellScript {
@@ -134,6 +140,9 @@ export function parseShell(source: string): ShellScript {
     } else if (next === "{") {
       risks.add("parameter expansion ${…}");
       end = skipBalanced(start + 2, "{", "}");
+    } else if (next === "[") {
+      risks.add("arithmetic expansion $[…]");
+      end = skipBalanced(start + 2, "[", "]");
     } else if (next === "'") {
       risks.add("ANSI-C quoting $'…'");
       end = start + 2;
@@ -153,7 +162,12 @@ export function parseShell(source: string): ShellScript {
         const line = source.slice(i, stop);
         i = stop + 1;
         if ((doc.stripTabs ? line.replace(/^\t+/, "") : line) === doc.delimiter) break;
-        if (doc.expands && /\$[({]|`/.test(line)) risks.add("expansion in a heredoc");
+        if (doc.expands && /\$[({[]|`/.test(line)) risks.add("expansion in a heredoc");
+        // Bash joins a line that ends in an unescaped backslash with the next before it compares
+        // it with the delimiter, so where such a body ends is not followed here.
+        if (doc.expands && /(^|[^\\])(\\\\)*\\$/.test(line)) {
+          risks.add("line continuation in a heredoc");
+        }
       }
     }
   };
@@ -168,10 +182,11 @@ export function parseShell(source: string): ShellScript {
         const next = source[j + 1] ?? "";
         value += '$`"\\\n'.includes(next) ? (next === "\n" ? "" : next) : `\\${next}`;
         j += 2;
-      } else if (c === "$" && (source[j + 1] === "(" || source[j + 1] === "{")) {
+      } else if (c === "$" && EXPANSIONS[source[j + 1] ?? ""] !== undefined) {
         const opener = source[j + 1] as string;
-        risks.add(opener === "(" ? "command substitution $(…)" : "parameter expansion ${…}");
-        const end = skipBalanced(j + 2, opener, opener === "(" ? ")" : "}");
+        const [close, risk] = EXPANSIONS[opener] as [string, string];
+        risks.add(risk);
+        const end = skipBalanced(j + 2, opener, close);
         value += source.slice(j, end);
         j = end;
       } else if (c === "`") {
@@ -193,7 +208,8 @@ export function parseShell(source: string): ShellScript {
   while (i < source.length) {
     const c = source[i] as string;
     const rest = source.slice(i, i + 3);
-    if (c === " " || c === "\t" || c === "\r") {
+    // A carriage return is part of a word to bash, not a blank.
+    if (c === " " || c === "\t") {
       endWord();
       i += 1;
     } else if (c === "\n") {

@@ -72,16 +72,14 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 export type Unwrapped =
   { ok: true; argv: string[]; wrappers: string[]; chdir?: string } | { ok: false; reason: string };
 
-/** Whether `command -v`/`-V` only describes its operands (without it, it runs one). */
+/**
+ * Whether `command -v`/`-V` only describes its operands (without it, it runs one). Only the
+ * option words before the first operand are `command`'s own: in `command cat -v f`, `-v` is cat's.
+ */
 export function commandOnlyDescribes(args: readonly string[]): boolean {
-  const options = args.slice(
-    0,
-    Math.max(
-      0,
-      args.findIndex((arg) => !arg.startsWith("-")),
-    ),
-  );
-  return (options.length > 0 ? options : args).some((arg) => /^-[pvV]*[vV][pvV]*$/.test(arg));
+  const first = args.findIndex((arg) => !arg.startsWith("-") || arg === "-" || arg === "--");
+  const own = args.slice(0, first === -1 ? args.length : first);
+  return own.some((arg) => /^-[pvV]*[vV][pvV]*$/.test(arg));
 }
 
 /**

@@ -18,6 +18,51 @@ const text = (options: ReturnType<typeof optionTable>): ReaderSpec => ({
 });
 /** Programs whose every word is text, options included (`echo -delete` prints `-delete`). */
 const anyText: ReaderSpec = { options: optionTable({}), operands: "text", anyArgs: true };
+/**
+ * `test -v NAME` and `-R NAME` evaluate an array subscript in NAME, where `$(…)` runs even from a
+ * quoted word; `printf -v NAME` does too, and sets the variable for the rest of the line.
+ */
+const test: ReaderSpec = {
+  ...anyText,
+  check: (_, words) =>
+    words.some((word) => word === "-v" || word === "-R")
+      ? "test -v/-R takes a variable, whose subscript may run commands"
+      : undefined,
+};
+const printf: ReaderSpec = {
+  ...anyText,
+  check: (_, words) =>
+    words[0]?.startsWith("-v") === true ? "printf -v sets a variable" : undefined,
+};
+
+/**
+ * ps: procps reads BSD options from words without a dash, and `e` among them prints every
+ * process's environment (the server's too). Words that are an option's value are skipped.
+ */
+const ps: ReaderSpec = {
+  ...anyText,
+  check: (_, words) => {
+    let value = false;
+    for (const word of words) {
+      if (value) {
+        value = false;
+        continue;
+      }
+      if (word.startsWith("--")) value = PS_LONG_VALUE_OPTIONS.has(word);
+      else if (word.startsWith("-")) value = /[oOpqugGUtsCN]$/.test(word);
+      else if (word.includes("e")) return "ps e prints the environment of processes";
+      else value = /[oOpUtk]$/.test(word);
+    }
+    return undefined;
+  },
+};
+const PS_LONG_VALUE_OPTIONS = new Set(
+  (
+    "--format --sort --pid --ppid --quick-pid --user --User --group --Group --tty --sid --cols " +
+    "--columns --rows --lines --width"
+  ).split(" "),
+);
+
 const none = (options: ReturnType<typeof optionTable> = optionTable({})): ReaderSpec => ({
   options,
   operands: "none",
@@ -308,7 +353,7 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
   wc,
   pwd: none(optionTable({ flags: "LP", long: "logical physical" })),
   echo: anyText,
-  printf: anyText,
+  printf,
   grep,
   egrep: grep,
   fgrep: grep,
@@ -444,8 +489,8 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
   seq: text(optionTable({ flags: "w", values: "fs", long: "format= separator= equal-width" })),
   true: anyText,
   false: anyText,
-  test: anyText,
-  "[": anyText,
+  test,
+  "[": test,
   sleep: anyText,
   date,
   uname: none(
@@ -467,7 +512,7 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
   ),
   nproc: none(optionTable({ long: "all ignore=" })),
   uptime: none(optionTable({ flags: "ps", long: "pretty since" })),
-  ps: anyText,
+  ps,
   free: none(
     optionTable({
       flags: "bkmghlltvw",

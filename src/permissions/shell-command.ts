@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import type { ShellCommand } from "./parse-shell.js";
+import { commandOnlyDescribes } from "./read-only-wrappers.js";
 
 /**
  * Views of one simple command for the Bash checks: its argv without leading variable assignments,
@@ -67,7 +68,7 @@ export function unwrap(argv: string[], byBasename = false): InnerCommand {
     const name = rest[0];
     const spec = lookup(WRAPPERS, name);
     if (name === undefined || spec === undefined) break;
-    if (name === "command" && rest.some((arg) => arg === "-v" || arg === "-V")) break;
+    if (name === "command" && commandOnlyDescribes(rest.slice(1))) break;
     let k = 1;
     while (k < rest.length) {
       const arg = rest[k] as string;

@@ -237,6 +237,36 @@ const CASES: Case[] = [
     markers: ["m8"],
   },
 
+  // --- programs run by shell syntax the check must read as bash does ---
+  {
+    name: "command cp -v f.txt OUT/m9 (-v is cp's, not command's)",
+    mode: "default",
+    input: bash((c) => `command cp -v f.txt ${q(`${c.out}/m9`)}`),
+    expect: "park",
+    markers: ["m9"],
+  },
+  {
+    name: "printf -v 'a[$(touch OUT/m10)]' %s 1 (the subscript runs)",
+    mode: "default",
+    input: bash((c) => `printf -v ${q(`a[$(touch ${c.out}/m10)]`)} %s 1`),
+    expect: "park",
+    markers: ["m10"],
+  },
+  {
+    name: "cat f.txt<CR>#; touch OUT/m11 (a carriage return starts no comment)",
+    mode: "default",
+    input: bash((c) => `cat f.txt\r#; touch ${q(`${c.out}/m11`)}`),
+    expect: "park",
+    markers: ["m11"],
+  },
+  {
+    name: "cat <<EOF with EO\\<newline>F ending it early, then touch OUT/m12",
+    mode: "default",
+    input: bash((c) => `cat <<EOF\nEO\\\nF\ntouch ${q(`${c.out}/m12`)}\nEOF`),
+    expect: "park",
+    markers: ["m12"],
+  },
+
   // --- reads outside WD ---
   {
     name: "cat OUT/secret.txt",

@@ -167,6 +167,7 @@ describe("safety.rm_root", () => {
     ["rm -r .", "working directory"],
     ["rm -r /work/repo", "working directory"],
     ["sudo rm -rf /", "root directory"],
+    ["command rm -v -rf /", "root directory"],
     ["rm -r /{usr,tmp/x}", "top-level directory"],
     ["rm -- -r /", "root directory"],
   ])("%s", (command, reason) => expectSafety(command, "safety.rm_root", reason));
