@@ -1,7 +1,7 @@
 import { coveredBySuggested, evaluate, type PermissionMode } from "../permissions/index.js";
 import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool } from "../tools/tool.js";
-import { realPathOf } from "./real-path.js";
+import { listDirectoryOf, realPathOf } from "./real-path.js";
 import { type DecisionInfo, type Rule, ruleSchema, type ToolCallBlock } from "./types.js";
 
 /** The session's permission state at the moment of a decision. */
@@ -53,6 +53,7 @@ export function decide(
     workingDirectories: state.workingDirectories,
     homeDir: state.homeDir,
     realPath: realPathOf,
+    listDirectory: listDirectoryOf,
     toolReadOnly: tool.isReadOnly(input),
     external: tool.external === true && tool.name !== "AskUser",
   });
@@ -95,6 +96,7 @@ export function findHolder(
           workingDirectories: state.workingDirectories,
           homeDir: state.homeDir,
           realPath: realPathOf,
+          listDirectory: listDirectoryOf,
         },
         external,
       ),

@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { readdirSync, realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 
 /**
@@ -21,5 +21,14 @@ export function realPathOf(path: string): string {
     if (parent === current) return path;
     missing.unshift(basename(current));
     current = parent;
+  }
+}
+
+/** The names in the directory at `path` (links followed), or undefined when it cannot be listed. */
+export function listDirectoryOf(path: string): readonly string[] | undefined {
+  try {
+    return readdirSync(path);
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { HARMLESS_DEVICES } from "./dangerous-path.js";
 import { type Move, type Ran, walkDirectories } from "./directory-walk.js";
 import { dotGlobVariants } from "./dot-globs.js";
+import { MAX_GLOB_MATCHES, globMatches } from "./expand-glob.js";
 import { findInjection } from "./find-injection.js";
 import type { ShellCommand, ShellRedirect, ShellScript } from "./parse-shell.js";
 import { unwrapForReading } from "./read-only-wrappers.js";
@@ -129,14 +130,26 @@ function analyzeCommand(
       ? undefined
       : locate(word, context, base, true);
   let unknownPath: string | undefined;
+  let tooMany: string | undefined;
   const read = (word: string, base = cwd): void => {
     for (const written of expandBraces(word)) {
       for (const path of dotGlobVariants(written)) {
         if (path === "-" || HARMLESS_DEVICES.has(path)) continue;
         const located = at(path, base);
-        if (located === undefined) unknownPath ??= path;
-        else if (path === written) reads.push(located);
-        else reads.push({ ...located, written: `${written} (which may expand to ${path})` });
+        if (located === undefined) {
+          unknownPath ??= path;
+          continue;
+        }
+        reads.push(
+          path === written
+            ? located
+            : { ...located, written: `${written} (which may expand to ${path})` },
+        );
+        const matches = globMatches(path, context, base);
+        if (matches === undefined) tooMany ??= path;
+        for (const match of matches ?? []) {
+          reads.push({ ...locate(match, context, base, true), written: `${written} (${match})` });
+        }
       }
     }
   };
@@ -197,6 +210,9 @@ function analyzeCommand(
       ? `the path ${unknownPath} depends on a variable`
       : `the directory ${unknownPath} is taken from is not known`;
   }
+  if (why === undefined && tooMany !== undefined) {
+    why = `${tooMany} matches more than ${MAX_GLOB_MATCHES} paths`;
+  }
   if (why === undefined) {
     const outside = reads.find((located) => !isInsideWorkingDirectory(located.real, context));
     if (outside !== undefined) why = `reads ${outside.written} outside the working directories`;
@@ -236,10 +252,13 @@ function directoryChange(
   ) {
     return lost;
   }
-  const located = locate(target ?? "~", context, cwd, true);
-  if (cwd === undefined && !located.written.startsWith("/") && !located.written.startsWith("~")) {
-    return lost;
-  }
+  const written = target ?? "~";
+  if (dependsOnVariable(written)) return lost;
+  if (cwd === undefined && !written.startsWith("/") && !written.startsWith("~")) return lost;
+  const matches = globMatches(written, context, cwd);
+  // Bash hands cd every match; with more than one, cd fails.
+  if (matches === undefined || matches.length > 1) return lost;
+  const located = locate(matches[0] ?? written, context, cwd, true);
   const inside = isInsideWorkingDirectory(located.real, context);
   return { move: { kind: name === "pushd" ? "pushd" : "cd", to: located.real }, inside };
 }

@@ -15,7 +15,16 @@
  * - `chdir`: its value is a directory the program works in (later relative paths start there);
  * - `target`: its value names a file or directory the program writes (`cp -t DIR`).
  */
-export type OptionEffect = "exec" | "write" | "state" | "follow" | "read" | "chdir" | "target";
+export type OptionEffect =
+  | "exec"
+  | "write"
+  | "state"
+  | "follow"
+  | "read"
+  | "chdir"
+  | "target"
+  /** Reads the files a list names (`--files0-from`, `md5sum -c`), which the check cannot see. */
+  | "list";
 
 /**
  * Whether an option takes a value: none, always (`--opt=v` or `--opt v`), only as `--opt=v`, or

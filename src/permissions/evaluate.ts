@@ -51,6 +51,7 @@ export function evaluate(request: PermissionRequest): Decision {
     workingDirectories: request.workingDirectories,
     homeDir: request.homeDir,
     ...(request.realPath === undefined ? {} : { realPath: request.realPath }),
+    ...(request.listDirectory === undefined ? {} : { listDirectory: request.listDirectory }),
   };
   const view = describeCall(toolName, request.input, context, request.external === true);
   const decide = (

@@ -1,4 +1,10 @@
-import { type OptionEffect, type OptionValue, optionTable, parseArgs } from "./command-options.js";
+import {
+  type GivenOption,
+  type OptionEffect,
+  type OptionValue,
+  optionTable,
+  parseArgs,
+} from "./command-options.js";
 import { type ReaderSpec, given } from "./reader-spec.js";
 
 /**
@@ -57,7 +63,14 @@ const LOG_LONG =
   "show-linear-break[=] relative-date date= parents children left-right cc combined-all-paths " +
   "dd remerge-diff[=] diff-merges= no-diff-merges follow count objects objects-edge " +
   "no-object-names object-names unpacked timestamp header clear-decorations";
-const log = spec("pusimnMCBDRWwbzRaG", "nUSGlLlO", LOG_LONG, DIFF_EFFECTS);
+/** A format that verifies signatures (`%G?`, `%(signature)`) runs gpg, or the program configured. */
+const verifiesSignatures = (options: readonly GivenOption[]): string | undefined =>
+  options.some((option) => /%G|%\(signature/.test(option.value ?? ""))
+    ? "a format that verifies signatures runs gpg"
+    : undefined;
+const log = spec("pusimnMCBDRWwbzRaG", "nUSGlLlO", LOG_LONG, DIFF_EFFECTS, {
+  check: verifiesSignatures,
+});
 const diff = spec("pusRzabwWMCBD", "UlSGO", DIFF_LONG, DIFF_EFFECTS);
 
 const grep = spec(
@@ -102,12 +115,16 @@ const config: ReaderSpec = {
       "expiry-date fixed-value",
     effects: { "-f": ["read", "required"], "--file": "read" },
   }),
-  check: (options, operands) =>
-    given(options, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l") ||
-    operands[0] === "get" ||
-    operands[0] === "list"
+  check: (options, operands) => {
+    const reads =
+      given(options, "--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l") ||
+      operands[0] === "get" ||
+      operands[0] === "list";
+    if (!reads) return "git config without --get or --list may change the configuration";
+    return given(options, "--local", "--worktree", "-f", "--file", "--blob")
       ? undefined
-      : "git config without --get or --list may change the configuration",
+      : "git config without --local also reads the user's and the system's configuration";
+  },
 };
 
 /** `git branch`, `git tag`, … that list only with these exact words. */
@@ -152,7 +169,9 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
   whatchanged: log,
   show: log,
   diff,
-  shortlog: spec("nsecw", "", `numbered summary email committer group= ${LOG_LONG}`, DIFF_EFFECTS),
+  shortlog: spec("nsecw", "", `numbered summary email committer group= ${LOG_LONG}`, DIFF_EFFECTS, {
+    check: verifiesSignatures,
+  }),
   "rev-list": log,
   blame,
   describe: text(
@@ -214,17 +233,24 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
   ),
   "merge-base": text("a", "", "all octopus independent is-ancestor fork-point"),
   "name-rev": text("", "", "tags refs= exclude= all annotate-stdin name-only no-undefined always"),
-  "for-each-ref": text(
-    "",
-    "",
-    "count= shell perl python tcl sort= format= color[=] points-at= merged[=] no-merged[=] " +
-      "contains[=] no-contains[=] ignore-case omit-empty exclude= include-root-refs",
-  ),
+  "for-each-ref": {
+    ...text(
+      "",
+      "",
+      "count= shell perl python tcl sort= format= color[=] points-at= merged[=] no-merged[=] " +
+        "contains[=] no-contains[=] ignore-case omit-empty exclude= include-root-refs",
+    ),
+    check: verifiesSignatures,
+  },
   "check-ignore": spec("qvnz", "", "quiet verbose non-matching no-index"),
   "count-objects": text("vH", "", "verbose human-readable"),
   grep,
-  reflog: onlyWords("reflog", (args) => args.length === 0 || args[0] === "show"),
-  stash: onlyWords("stash", (args) => args[0] === "list" || args[0] === "show"),
+  reflog: onlyWords("reflog", (args) => args.length === 0),
+  // Read by their first two words: `git stash list` takes log's options, `show` diff's.
+  "reflog show": log,
+  stash: onlyWords("stash", () => false),
+  "stash list": log,
+  "stash show": log,
   worktree: onlyWords("worktree", (args) => args[0] === "list"),
   remote: onlyWords(
     "remote",

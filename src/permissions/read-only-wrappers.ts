@@ -134,6 +134,8 @@ export function effectText(effect: string): string {
       return "changes system state";
     case "follow":
       return "follows symbolic links, possibly outside the working directories";
+    case "list":
+      return "reads the files a list names, which the check does not see";
     default:
       return effect;
   }

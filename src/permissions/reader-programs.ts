@@ -1,5 +1,5 @@
 import { optionTable } from "./command-options.js";
-import { type ReaderSpec, walksCurrentDirectory, walksWhen } from "./reader-spec.js";
+import { type ReaderSpec, given, walksCurrentDirectory, walksWhen } from "./reader-spec.js";
 
 /**
  * The programs that only read unless an option says otherwise, as data. Each lists every option
@@ -79,6 +79,7 @@ const ls = files(
       "indicator-style= inode ignore= kibibytes dereference numeric-uid-gid literal " +
       "hide-control-chars show-control-chars quote-name quoting-style= reverse recursive size " +
       "sort= time= time-style= tabsize= width= context zero",
+    effects: { "-L": "follow", "--dereference": "follow" },
   }),
   { defaultOperand: walksCurrentDirectory },
 );
@@ -114,7 +115,7 @@ const wc = files(
   optionTable({
     flags: "clmwL",
     long: "bytes chars lines words max-line-length total=",
-    effects: { "--files0-from": "read" },
+    effects: { "--files0-from": "list" },
   }),
 );
 
@@ -191,7 +192,7 @@ const sort = files(
       "-T": ["write", "required"],
       "--temporary-directory": "write",
       "--compress-program": "exec",
-      "--files0-from": "read",
+      "--files0-from": "list",
       "--random-source": "read",
     },
   }),
@@ -239,10 +240,16 @@ const file = files(
       "--compile": ["write", "none"],
       "-m": ["read", "required"],
       "--magic-file": "read",
-      "-f": ["read", "required"],
-      "--files-from": "read",
+      "-f": ["list", "required"],
+      "--files-from": "list",
     },
   }),
+  {
+    check: (options) =>
+      options.some((option) => given([option], "-m", "--magic-file") && option.value?.includes(":"))
+        ? "file -m with a list of magic files"
+        : undefined,
+  },
 );
 
 const stat = files(
@@ -264,7 +271,7 @@ const du = files(
     effects: {
       "-L": "follow",
       "--dereference": "follow",
-      "--files0-from": "read",
+      "--files0-from": "list",
       "-X": ["read", "required"],
       "--exclude-from": "read",
     },
@@ -293,6 +300,12 @@ const diff = files(
       "--to-file": "read",
     },
   }),
+  {
+    check: (options) =>
+      given(options, "-r", "--recursive") && !given(options, "--no-dereference")
+        ? "diff -r follows symbolic links while it walks, possibly outside the working directories"
+        : undefined,
+  },
 );
 
 const cmp = files(
@@ -315,10 +328,13 @@ const hexdump = files(
   }),
 );
 
-const checksum = plainFiles(
-  "bctwz",
-  "l",
-  "binary check tag text zero ignore-missing quiet status strict warn length= base64 raw untagged",
+const checksum = files(
+  optionTable({
+    flags: "btwz",
+    values: "l",
+    long: "binary tag text zero ignore-missing quiet status strict warn length= base64 raw untagged",
+    effects: { "-c": ["list", "none"], "--check": ["list", "none"] },
+  }),
 );
 
 const date: ReaderSpec = {
@@ -429,12 +445,18 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
     }),
     { writesFrom: 1 },
   ),
-  strings: plainFiles(
-    "afwd",
-    "nteTs",
-    "all data bytes= radix= encoding= target= print-file-name include-all-whitespace " +
-      "output-separator= unicode=",
-  ),
+  strings: {
+    ...plainFiles(
+      "afwd",
+      "nteTs",
+      "all data bytes= radix= encoding= target= print-file-name include-all-whitespace " +
+        "output-separator= unicode=",
+    ),
+    check: (_, operands) =>
+      operands.some((operand) => operand.startsWith("@"))
+        ? "strings reads options from an @FILE"
+        : undefined,
+  },
   md5sum: checksum,
   sha1sum: checksum,
   sha224sum: checksum,
@@ -442,10 +464,13 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
   sha384sum: checksum,
   sha512sum: checksum,
   b2sum: checksum,
-  cksum: plainFiles(
-    "lz",
-    "a",
-    "algorithm= base64 check length= raw tag untagged zero ignore-missing quiet status strict warn",
+  cksum: files(
+    optionTable({
+      flags: "z",
+      values: "al",
+      long: "algorithm= base64 length= raw tag untagged zero ignore-missing quiet status strict warn",
+      effects: { "--check": ["list", "none"] },
+    }),
   ),
   base64: plainFiles("diw", "", "decode ignore-garbage wrap="),
   basename: text(optionTable({ flags: "asz", long: "multiple suffix= zero" })),
@@ -484,7 +509,17 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
         "-L": ["read", "required"],
       },
     }),
-    { leading: { count: 1, unless: ["-f", "--from-file"] } },
+    {
+      leading: { count: 1, unless: ["-f", "--from-file"] },
+      check: (options, operands) => {
+        if (given(options, "-f", "--from-file")) {
+          return "jq -f runs a program from a file, whose imports the check does not see";
+        }
+        return /\b(import|include)\b/.test(operands[0] ?? "")
+          ? "jq import/include reads modules, possibly outside the working directories"
+          : undefined;
+      },
+    },
   ),
   seq: text(optionTable({ flags: "w", values: "fs", long: "format= separator= equal-width" })),
   true: anyText,

@@ -1,10 +1,11 @@
+import { posix } from "node:path";
 import { parseArgs } from "./command-options.js";
 import { readFind } from "./find-expression.js";
 import { GIT_READERS, splitGit } from "./git-readers.js";
 import { READER_PROGRAMS } from "./reader-programs.js";
 import type { ReaderSpec } from "./reader-spec.js";
 import { effectText } from "./read-only-wrappers.js";
-import { locate } from "./resolve-path.js";
+import { isInsideWorkingDirectory, locate } from "./resolve-path.js";
 import { SED_OUTPUTS, readSed } from "./sed-script.js";
 import { lookup } from "./shell-command.js";
 import type { PathContext } from "./types.js";
@@ -45,28 +46,93 @@ export function readerVerdict(
     for (const path of [...effects.reads, ...sed.files]) read(path);
     return undefined;
   }
-  if (name === "git") {
-    const call = splitGit(args);
-    if (!call.ok) return call.reason;
-    let gitBase = base;
-    for (const option of call.global.options) {
-      const effect = option.spec.effect;
-      if (effect === "chdir") {
-        read(option.value ?? "");
-        gitBase =
-          gitBase === undefined
-            ? undefined
-            : locate(option.value ?? "", context, gitBase, true).real;
-      } else if (effect === "read") read(option.value ?? "");
-      else if (effect !== undefined) return `git ${option.spec.name} ${effectText(effect)}`;
-    }
-    const spec = lookup(GIT_READERS, call.sub);
-    if (spec === undefined) return `git ${call.sub} is not a read-only git command`;
-    return specVerdict(`git ${call.sub}`, spec, call.args, (word) => read(word, gitBase));
-  }
+  if (name === "git") return gitVerdict(args, read, base, context);
   const spec = lookup(READER_PROGRAMS, name);
   if (spec === undefined) return `${name} is not a known read-only program`;
+  if (name === "diff") return diffVerdict(spec, args, read, base, context);
   return specVerdict(name, spec, args, (word) => read(word));
+}
+
+/**
+ * diff's verdict: given two directories, it compares the files in them, following links among
+ * them (with -r, all the way down; see its table's check): each is read.
+ */
+function diffVerdict(
+  spec: ReaderSpec,
+  args: readonly string[],
+  read: (word: string) => void,
+  base: string | undefined,
+  context: PathContext,
+): string | undefined {
+  const words: string[] = [];
+  const verdict = specVerdict("diff", spec, args, (word) => {
+    words.push(word);
+    read(word);
+  });
+  if (verdict !== undefined || context.listDirectory === undefined) return verdict;
+  for (const word of words) {
+    if (base === undefined && !word.startsWith("/")) continue;
+    for (const entry of context.listDirectory(locate(word, context, base, true).real) ?? []) {
+      read(`${word.replace(/\/+$/, "")}/${entry}`);
+    }
+  }
+  return undefined;
+}
+
+/**
+ * git's verdict: its global options, the subcommand's table (`stash list`, `reflog show` by their
+ * two words), and where the repository it works on is: a repository whose top is above the
+ * working directories holds files outside them (`git show HEAD:../x`).
+ */
+function gitVerdict(
+  args: readonly string[],
+  read: (word: string, from?: string) => void,
+  base: string | undefined,
+  context: PathContext,
+): string | undefined {
+  const call = splitGit(args);
+  if (!call.ok) return call.reason;
+  let gitBase = base;
+  let gitDir = false;
+  for (const option of call.global.options) {
+    const effect = option.spec.effect;
+    if (option.spec.name === "--git-dir") gitDir = true;
+    if (effect === "chdir") {
+      read(option.value ?? "");
+      gitBase =
+        gitBase === undefined ? undefined : locate(option.value ?? "", context, gitBase, true).real;
+    } else if (effect === "read") read(option.value ?? "");
+    else if (effect !== undefined) return `git ${option.spec.name} ${effectText(effect)}`;
+  }
+  const pair = `${call.sub} ${call.args[0] ?? ""}`;
+  const nested = Object.hasOwn(GIT_READERS, pair);
+  const sub = nested ? pair : call.sub;
+  const spec = lookup(GIT_READERS, sub);
+  if (spec === undefined) return `git ${sub} is not a read-only git command`;
+  const subArgs = nested ? call.args.slice(1) : call.args;
+  const verdict = specVerdict(`git ${sub}`, spec, subArgs, (word) => read(word, gitBase));
+  if (verdict !== undefined || WITHOUT_REPOSITORY.has(sub) || gitDir) return verdict;
+  if (gitBase === undefined) return "the directory git runs in is not known";
+  const top = repositoryTop(gitBase, context);
+  return top !== undefined && !isInsideWorkingDirectory(top, context)
+    ? `git works on the repository at ${top}, outside the working directories`
+    : undefined;
+}
+
+/** git subcommands that do not open a repository. */
+const WITHOUT_REPOSITORY = new Set(["version", "help"]);
+
+/** The nearest directory from `dir` up that holds `.git`, or undefined (none, or not listable). */
+function repositoryTop(dir: string, context: PathContext): string | undefined {
+  const list = context.listDirectory;
+  if (list === undefined) return undefined;
+  let current = context.realPath?.(dir) ?? dir;
+  for (;;) {
+    if (list(current)?.includes(".git") === true) return current;
+    const parent = posix.dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
 }
 
 /** Whether `name` is a program the read-only check knows (the others are never read-only). */

@@ -12,7 +12,7 @@ export function resolvePath(path: string, context: PathContext, cwd?: string): s
 }
 
 /** `path` made absolute as `resolvePath` does, its `.` and `..` segments left as written. */
-function unfolded(path: string, context: PathContext, cwd?: string): string {
+export function unfolded(path: string, context: PathContext, cwd?: string): string {
   let expanded = path;
   if (path === "~" || path.startsWith("~/")) expanded = context.homeDir + path.slice(1);
   else if (path === "$HOME" || path.startsWith("$HOME/"))

@@ -151,10 +151,11 @@ export const MAX_BRACE_EXPANSION = 64;
 
 /**
  * Expands brace alternatives (`src/{a,b}` → `src/a`, `src/b`) so path checks see what Bash would
- * pass. Stops at `MAX_BRACE_EXPANSION + 1` words, so a caller can tell an oversized expansion.
+ * pass, the innermost first (`{{..,x},y}` gives `..` among its words). Stops at
+ * `MAX_BRACE_EXPANSION + 1` words, so a caller can tell an oversized expansion.
  */
 export function expandBraces(word: string): string[] {
-  const pattern = /^([^{}]*)\{([^{}]*,[^{}]*)\}(.*)$/s;
+  const pattern = /^(.*)\{([^{}]*,[^{}]*)\}(.*)$/s;
   let results = [word];
   for (let round = 0; round < 8; round += 1) {
     let changed = false;

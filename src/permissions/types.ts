@@ -104,6 +104,13 @@ export interface PathContext {
    * system; without it, paths are judged as written.
    */
   realPath?: (path: string) => string;
+  /**
+   * The names in a directory (links to it followed), or undefined when the path is not a
+   * directory that can be read. Lets the check see what a wildcard matches, what `diff` compares
+   * in a directory, and where a git repository's top is; without it, wildcards are judged as
+   * written.
+   */
+  listDirectory?: (path: string) => readonly string[] | undefined;
 }
 
 /** One tool call to decide on. */

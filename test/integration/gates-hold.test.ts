@@ -135,6 +135,20 @@ const CASES: Case[] = [
     expect: "park",
   },
   {
+    name: "cat outl*/../secret.txt (the wildcard matches a link into OUT)",
+    mode: "default",
+    outLink: true,
+    input: bash(() => "cat outl*/../secret.txt"),
+    expect: "park",
+  },
+  {
+    name: "git stash list --output=OUT/m13 (stash list takes log's options)",
+    mode: "default",
+    git: true,
+    input: bash((c) => `git stash list --output=${q(`${c.out}/m13`)}`),
+    expect: "park",
+  },
+  {
     name: "grep -r secret .* (bash before 5.2 and dash expand .* to .. as well)",
     mode: "default",
     input: bash(() => "grep -r secret .*"),

@@ -65,6 +65,9 @@ describe("reads outside the working directories", () => {
     "cd sub & cat ../x",
     "cd sub & cd .. && cat x",
     "pushd sub; popd; cat ../x",
+    // A directory named by a variable is not known (an empty one is home).
+    "cd $OLDPWD && cat x",
+    "pushd $DIR; cat x",
     "grep -r TODO /srv",
     "cat {a.txt,/srv/secret}",
     "cat $TMPDIR/x",

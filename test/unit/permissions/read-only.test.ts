@@ -28,7 +28,7 @@ describe("read-only Bash", () => {
     "git branch",
     "git branch -a",
     "git remote -v",
-    "git config --get user.name",
+    "git config --local --get user.name",
     "git stash list",
     "ls | grep x",
     "cat a.txt | sort | uniq -c | sort -rn | head",
