@@ -66,11 +66,28 @@ export function invalidArgument(violations: FieldViolation[], message?: string):
   return new ParkwayError("invalid_argument", text, { fieldViolations: violations });
 }
 
-/** NOT_FOUND for a resource kind and id. */
+/** The most characters of an id an error quotes (the ids Parkway makes have about 30). */
+const QUOTED_ID_CHARS = 64;
+
+/**
+ * An id as an error quotes it: whole, or when longer than `QUOTED_ID_CHARS` its first characters
+ * and "…", so that an id of any length a client sends makes an error of bounded size.
+ */
+export function quotedId(id: string): string {
+  if (id.length <= QUOTED_ID_CHARS) return id;
+  // Not between the two halves of a surrogate pair.
+  const end = /[\uD800-\uDBFF]/.test(id[QUOTED_ID_CHARS - 1]!)
+    ? QUOTED_ID_CHARS - 1
+    : QUOTED_ID_CHARS;
+  return `${id.slice(0, end)}…`;
+}
+
+/** NOT_FOUND for a resource kind and id (quoted, see `quotedId`). */
 export function notFound(kind: string, id: string): ParkwayError {
-  return new ParkwayError("not_found", `${kind} ${JSON.stringify(id)} not found`, {
+  const quoted = quotedId(id);
+  return new ParkwayError("not_found", `${kind} ${JSON.stringify(quoted)} not found`, {
     reason: `${kind.toUpperCase().replace(/\W+/g, "_")}_NOT_FOUND`,
-    metadata: { [kind]: id },
+    metadata: { [kind]: quoted },
   });
 }
 

@@ -7,6 +7,7 @@ import {
   PreconditionFailure,
 } from "../generated/google/rpc/error_details.js";
 import { Status as RpcStatus } from "../generated/google/rpc/status.js";
+import { boundDetails, boundMessage } from "./status-bounds.js";
 
 /** The one mapping from domain error codes to gRPC status codes. */
 const CODES: Record<ErrorCode, Status> = {
@@ -72,14 +73,18 @@ export function encodeDetails(details: ErrorDetails): Any[] {
 const wellFormed = (text: string): string =>
   text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
 
-/** A status as carried in a message body (InputAck.status). */
+/**
+ * A status as carried in a message body (InputAck.status) or in trailers: its message and details
+ * cut to bounds that fit a client's metadata limit (see `status-bounds.ts`).
+ */
 export function toRpcStatus(err: unknown): RpcStatus {
   if (isParkwayError(err)) {
+    const bounded = boundDetails(err.details);
     const details: ErrorDetails = {
-      ...err.details,
-      ...(err.details.fieldViolations
+      ...bounded,
+      ...(bounded.fieldViolations
         ? {
-            fieldViolations: err.details.fieldViolations.map((v) => ({
+            fieldViolations: bounded.fieldViolations.map((v) => ({
               field: wellFormed(v.field),
               description: wellFormed(v.description),
             })),
@@ -88,7 +93,7 @@ export function toRpcStatus(err: unknown): RpcStatus {
     };
     return {
       code: CODES[err.code],
-      message: wellFormed(err.message),
+      message: wellFormed(boundMessage(err.message)),
       details: encodeDetails(details),
     };
   }
@@ -97,7 +102,7 @@ export function toRpcStatus(err: unknown): RpcStatus {
 
 /**
  * Maps any thrown value to the status sent to the client: a `ParkwayError` keeps its message and
- * gets its details in `grpc-status-details-bin`; anything else becomes INTERNAL with a generic
+ * gets its details in `grpc-status-details-bin` (both within bounds, see `toRpcStatus`); anything else becomes INTERNAL with a generic
  * message (the caller logs the real error).
  */
 export function toStatusObject(err: unknown): StatusObject {
