@@ -2,6 +2,7 @@ import { isoNow } from "../common/iso-now.js";
 import type { RuleScope } from "../permissions/index.js";
 import type { DecisionInfo, Msg, Rule, ToolCallBlock, ToolResultBlock } from "../agent/types.js";
 import { formatRule } from "../permissions/index.js";
+import { answersIn } from "../tools/answer-entry.js";
 import type { AuditDraft, AuditKind } from "./audit-records.js";
 import type { ConfirmAnswer, ExternalAnswer } from "./reply-inputs.js";
 import type { SessionData } from "./records.js";
@@ -101,7 +102,7 @@ export function externalAudit(
       resultState: result?.state ?? answer.result.state,
     };
     if (call.name !== "AskUser") return { ...base, kind: "external_result" };
-    const answers = (result?.metadata?.answers ?? []) as { selected?: string[]; other?: string }[];
+    const answers = answersIn(result?.metadata) ?? [];
     return {
       ...base,
       kind: "answered",

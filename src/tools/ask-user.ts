@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { zodViolations } from "../common/zod-violations.js";
+import { answerEntrySchema } from "./answer-entry.js";
 import type { ExternalResult, ResultProblem, Tool } from "./tool.js";
 import type { AskUserAnswer, QuestionInput } from "./tool-question.js";
 
@@ -65,9 +67,10 @@ function readAnswers(metadata: Record<string, unknown> | undefined): unknown[] |
 }
 
 /**
- * Checks the answers of an AskUser result against its questions: every question answered once
- * (unless it may be skipped), known labels only, at most one label on a single-select question,
- * and a choice or `other` text in each answer. Returns the problems, each naming its field.
+ * Checks the answers of an AskUser result against its questions: each entry an answer object
+ * (`answerEntrySchema`), every question answered once (unless it may be skipped), known labels
+ * only, at most one label on a single-select question, and a choice or `other` text in each
+ * answer. Returns the problems, each naming its field.
  */
 export function checkAnswers(
   input: QuestionInput,
@@ -84,7 +87,12 @@ export function checkAnswers(
   const seen = new Set<string>();
   raw.forEach((entry, i) => {
     const field = `ask_user.answers[${i}]`;
-    const a = entry as Partial<AskUserAnswer>;
+    const parsed = answerEntrySchema.safeParse(entry);
+    if (!parsed.success) {
+      problems.push(...zodViolations(parsed.error, field));
+      return;
+    }
+    const a = parsed.data;
     const question = input.questions.find((q) => q.question === a.question);
     if (!question) {
       problems.push({
@@ -98,7 +106,7 @@ export function checkAnswers(
       return;
     }
     seen.add(question.question);
-    const selected = Array.isArray(a.selected) ? a.selected.map(String) : [];
+    const selected = a.selected ?? [];
     const labels = new Set(question.options.map((o) => o.label));
     selected.forEach((label, j) => {
       if (!labels.has(label)) {
@@ -117,7 +125,7 @@ export function checkAnswers(
         description: "a single-select question takes one option",
       });
     }
-    const other = typeof a.other === "string" && a.other.trim() !== "" ? a.other : undefined;
+    const other = a.other?.trim() ? a.other : undefined;
     if (selected.length === 0 && other === undefined) {
       problems.push({ field: field, description: "choose an option or give other text" });
     }

@@ -15,6 +15,7 @@ import {
   type ToolOutputBlock,
 } from "../../generated/parkway/v1/content.js";
 import type { AskUserInput, AskUserMetadata } from "../../generated/parkway/v1/ask_user.js";
+import { answersIn } from "../../tools/answer-entry.js";
 import type {
   PermissionDecision as PbDecision,
   PermissionRule as PbRule,
@@ -107,19 +108,15 @@ function askUserInput(input: string): AskUserInput | undefined {
   }
 }
 
-/** The typed AskUser answers carried in a result's metadata, if any. */
+/**
+ * The typed AskUser answers carried in a result's metadata, if any (see `answersIn`: a declined
+ * question's metadata, or another tool's, may hold anything).
+ */
 export function askUserAnswers(
   metadata: Record<string, unknown> | undefined,
 ): AskUserMetadata | undefined {
-  const answers = metadata?.answers;
-  if (!Array.isArray(answers)) return undefined;
-  return {
-    answers: answers.map((a: { question?: unknown; selected?: unknown; other?: unknown }) => ({
-      question: typeof a.question === "string" ? a.question : "",
-      selected: Array.isArray(a.selected) ? a.selected.map(String) : [],
-      ...(typeof a.other === "string" ? { other: a.other } : {}),
-    })),
-  };
+  const answers = answersIn(metadata);
+  return answers ? { answers } : undefined;
 }
 
 export function toolCallToPb(call: ToolCallBlock): PbToolCallBlock {
