@@ -37,10 +37,16 @@ export function agentOf(
   return agent;
 }
 
-/** The tools of a session: its agent's, and the external tools the session declared. */
+/**
+ * The tools of a session: its agent's, and the external tools the session declared. A declared tool
+ * named like one of the agent's is left out and the agent's kept: CreateSession refuses such a name,
+ * but a session stored before it did (or before an MCP server that came up later added its tools)
+ * must not replace a built-in by a tool the gates judge as the client's own.
+ */
 export function toolsOf(agent: AgentDefinition, data: SessionData): ReadonlyMap<string, Tool> {
-  if (data.externalTools.length === 0) return agent.tools;
-  const declared = data.externalTools.map((spec) =>
+  const own = data.externalTools.filter((spec) => !agent.tools.has(spec.name));
+  if (own.length === 0) return agent.tools;
+  const declared = own.map((spec) =>
     externalTool({
       name: spec.name,
       description: spec.description,

@@ -29,7 +29,8 @@ export interface CreateSessionInput {
 
 /**
  * The record of a new session of `agent` (undefined: the id asked for is not configured), or
- * INVALID_ARGUMENT naming the field that is wrong. For an agent that does not share its working
+ * INVALID_ARGUMENT naming the field that is wrong: among them an external tool named like one of
+ * the agent's own tools (built-in, custom, configured or MCP), which would take its place. For an agent that does not share its working
  * directories, the session's are `<dir>/<session id>` for each of the agent's; they do not exist
  * until `makeSessionDirectories` creates them.
  */
@@ -52,6 +53,16 @@ export function newSession(
       },
     ]);
   }
+  input.externalTools.forEach((tool, i) => {
+    if (agent.tools.has(tool.name)) {
+      throw invalidArgument([
+        {
+          field: `external_tools[${i}].name`,
+          description: `collides with ${tool.name}, a tool of agent ${agent.id}; an external tool needs a name of its own`,
+        },
+      ]);
+    }
+  });
   const id = newId("ses");
   const now = new Date().toISOString();
   return {

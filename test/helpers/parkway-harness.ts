@@ -27,8 +27,9 @@ export interface Harness {
   /**
    * Stops the server (gracefully: attached streams end with UNAVAILABLE) and starts it again on the
    * same address and data directory; `parkway` is then the new server, `client` still reaches it.
+   * `whileStopped` runs in between (e.g. to edit the stored records as an older server left them).
    */
-  restart(): Promise<void>;
+  restart(whileStopped?: () => Promise<void>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -76,10 +77,11 @@ export async function startHarness(
     workdir: path.join(root, "work"),
     dataDir,
     log,
-    async restart() {
+    async restart(whileStopped) {
       const address = harness.parkway.address;
       const webUrl = harness.parkway.webUrl;
       await harness.parkway.close();
+      await whileStopped?.();
       harness.parkway = await start(address, webUrl && new URL(webUrl).host);
     },
     async close() {

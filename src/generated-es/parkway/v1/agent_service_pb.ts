@@ -27,7 +27,10 @@ export const file_parkway_v1_agent_service: GenFile = /*@__PURE__*/
  */
 export type ExternalTool = Message<"parkway.v1.ExternalTool"> & {
   /**
-   * The tool's name as the model sees it; unique within the session.
+   * The tool's name as the model sees it: 1-64 letters, digits, _ or -, starting with a letter.
+   * Unique within the session: neither another external tool's nor one of the agent's own tools'
+   * (built-in, configured or MCP, as ListAgents lists them), else CreateSession answers
+   * INVALID_ARGUMENT naming external_tools[i].name.
    *
    * @generated from field: string name = 1;
    */
@@ -248,7 +251,9 @@ export type Session = Message<"parkway.v1.Session"> & {
   workingDirectories: string[];
 
   /**
-   * External tools declared for it at creation (at most 256 KiB).
+   * External tools declared for it at creation (at most 256 KiB). One named like a tool the agent
+   * has (stored by a server that did not refuse it, or named like an MCP tool that came later) is
+   * not used: the agent's own tool is.
    *
    * @generated from field: repeated parkway.v1.ExternalTool external_tools = 9;
    */

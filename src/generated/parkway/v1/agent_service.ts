@@ -142,7 +142,12 @@ export function expiryPolicyToJSON(object: ExpiryPolicy): string {
 
 /** A tool that the client executes, declared by the agent's configuration or in CreateSession. */
 export interface ExternalTool {
-  /** The tool's name as the model sees it; unique within the session. */
+  /**
+   * The tool's name as the model sees it: 1-64 letters, digits, _ or -, starting with a letter.
+   * Unique within the session: neither another external tool's nor one of the agent's own tools'
+   * (built-in, configured or MCP, as ListAgents lists them), else CreateSession answers
+   * INVALID_ARGUMENT naming external_tools[i].name.
+   */
   name: string;
   /** What the tool does, for the model. */
   description: string;
@@ -216,7 +221,11 @@ export interface Session {
    * the agent shares its directories, these are the session's own, <agent dir>/<session id>.
    */
   workingDirectories: string[];
-  /** External tools declared for it at creation (at most 256 KiB). */
+  /**
+   * External tools declared for it at creation (at most 256 KiB). One named like a tool the agent
+   * has (stored by a server that did not refuse it, or named like an MCP tool that came later) is
+   * not used: the agent's own tool is.
+   */
   externalTools: ExternalTool[];
   /** When it was created. */
   createdAt:

@@ -141,7 +141,10 @@ func (ExpiryPolicy) EnumDescriptor() ([]byte, []int) {
 // A tool that the client executes, declared by the agent's configuration or in CreateSession.
 type ExternalTool struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tool's name as the model sees it; unique within the session.
+	// The tool's name as the model sees it: 1-64 letters, digits, _ or -, starting with a letter.
+	// Unique within the session: neither another external tool's nor one of the agent's own tools'
+	// (built-in, configured or MCP, as ListAgents lists them), else CreateSession answers
+	// INVALID_ARGUMENT naming external_tools[i].name.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// What the tool does, for the model.
 	Description string `protobuf:"bytes,2,opt,name=description,proto3" json:"description,omitempty"`
@@ -425,7 +428,9 @@ type Session struct {
 	// Absolute directories its file tools and Bash are confined to; Bash runs in the first. Unless
 	// the agent shares its directories, these are the session's own, <agent dir>/<session id>.
 	WorkingDirectories []string `protobuf:"bytes,8,rep,name=working_directories,json=workingDirectories,proto3" json:"working_directories,omitempty"`
-	// External tools declared for it at creation (at most 256 KiB).
+	// External tools declared for it at creation (at most 256 KiB). One named like a tool the agent
+	// has (stored by a server that did not refuse it, or named like an MCP tool that came later) is
+	// not used: the agent's own tool is.
 	ExternalTools []*ExternalTool `protobuf:"bytes,9,rep,name=external_tools,json=externalTools,proto3" json:"external_tools,omitempty"`
 	// When it was created.
 	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,10,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
