@@ -130,6 +130,7 @@ export function createAgentService(
           streams,
           sessionId,
           hello.event.value.afterSeq,
+          "attach.after_seq",
         );
         const { subscriber } = attached;
 

@@ -46,7 +46,8 @@ export interface OpenStreams {
 /**
  * Attaches a call's stream to a session (replay after `afterSeq`, re-announced pending calls, live
  * events), counted as open until `attachedEvents` ends; past its backlog the stream ends at once
- * (with the subscriber's error), not when its client reads again.
+ * (with the subscriber's error), not when its client reads again. `afterSeqField` names `afterSeq`
+ * in the call's request (Chat's `attach.after_seq`, Watch's `after_seq`).
  */
 export async function attachCall(
   manager: SessionManager,
@@ -54,8 +55,10 @@ export async function attachCall(
   streams: OpenStreams,
   sessionId: string,
   afterSeq: number,
+  afterSeqField: string,
 ): Promise<SessionStream> {
-  const attached = await manager.attach(ctx.principal.tenant, sessionId, afterSeq, ctx.signal);
+  const { tenant } = ctx.principal;
+  const attached = await manager.attach(tenant, sessionId, afterSeq, ctx.signal, afterSeqField);
   streams.open += 1;
   attached.subscriber.whenFailed((err) => ctx.fail(err));
   return attached;

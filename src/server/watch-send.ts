@@ -23,7 +23,7 @@ export function watchSendHandlers(
     watch(request, ctx) {
       const { sessionId, afterSeq } = request;
       return lazyStream(async () => {
-        const attached = await attachCall(manager, ctx, streams, sessionId, afterSeq);
+        const attached = await attachCall(manager, ctx, streams, sessionId, afterSeq, "after_seq");
         return new AttachedEvents(attached, sessionId, streams);
       });
     },

@@ -14,12 +14,14 @@ export interface AttachTarget {
 /**
  * Refuses an attach after `afterSeq` that the session cannot serve: events that retention
  * compacted (FAILED_PRECONDITION EVENTS_COMPACTED with the first seq still stored), a seq beyond
- * the session's last (INVALID_ARGUMENT), or one stream more than `maxStreams`.
+ * the session's last (INVALID_ARGUMENT naming `afterSeqField`, the request's field: Chat's
+ * `attach.after_seq`, Watch's `after_seq`), or one stream more than `maxStreams`.
  */
 export function checkAttach(
   target: AttachTarget,
   afterSeq: number,
   maxStreams: number | undefined,
+  afterSeqField: string,
 ): void {
   const sessionId = target.id;
   const first = target.firstAvailableSeq;
@@ -44,7 +46,7 @@ export function checkAttach(
   if (afterSeq > lastSeq) {
     throw invalidArgument([
       {
-        field: "attach.after_seq",
+        field: afterSeqField,
         description: `is ${afterSeq}, beyond the session's last seq ${lastSeq}`,
       },
     ]);

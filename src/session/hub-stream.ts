@@ -17,6 +17,7 @@ export function hubStream(
   afterSeq: number,
   signal: AbortSignal,
   limits: FollowLimits,
+  afterSeqField: string,
 ): SessionStream {
   try {
     checkAttach(
@@ -28,6 +29,7 @@ export function hubStream(
       },
       afterSeq,
       limits.streamsPerSession,
+      afterSeqField,
     );
     return new HubStream(actors, actor, actor.attach(afterSeq, signal, limits.streamBacklogEvents));
   } finally {

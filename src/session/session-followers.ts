@@ -84,13 +84,14 @@ export class SessionFollowers {
     for (const take of this.streams.get(sessionId)?.values() ?? []) take(events);
   }
 
-  /** Attaches a stream after `afterSeq` (see the class). */
+  /** Attaches a stream after `afterSeq`, the request's `afterSeqField` (see the class). */
   async follow(
     tenant: string,
     sessionId: string,
     afterSeq: number,
     signal: AbortSignal,
     limits: FollowLimits,
+    afterSeqField: string,
   ): Promise<SessionStream> {
     const { store, reader, signals, pollMs } = this.deps;
     const { data, reply } = await reader.read(sessionId, tenant);
@@ -107,6 +108,7 @@ export class SessionFollowers {
       },
       afterSeq,
       limits.streamsPerSession,
+      afterSeqField,
     );
     const subscriber = new Subscriber(limits.streamBacklogEvents);
     const log = new EventLog(store, sessionId, upto);

@@ -239,21 +239,22 @@ export class SessionManager {
   }
 
   /**
-   * Attaches a stream to a session: to its actor's hub (see `SessionActor.attach`), or with
-   * several nodes, following it through the store (see `SessionFollowers`).
+   * Attaches a stream after `afterSeq` (`field`: its name in the request) to the session actor's hub
+   * (see `SessionActor.attach`), or on several nodes through the store (see `SessionFollowers`).
    */
   async attach(
     tenant: string,
     sessionId: string,
     afterSeq: number,
     signal: AbortSignal,
+    field = "after_seq",
   ): Promise<SessionStream> {
     if (this.store.failure) throw this.store.failure;
     if (!sessionId) throw invalidArgument([{ field: "session_id", description: "is required" }]);
     const followers = this.node.followers;
-    if (followers) return followers.follow(tenant, sessionId, afterSeq, signal, this.limits);
+    if (followers) return followers.follow(tenant, sessionId, afterSeq, signal, this.limits, field);
     const actor = await this.actors.acquire(sessionId, tenant);
-    return hubStream(this.actors, actor, afterSeq, signal, this.limits);
+    return hubStream(this.actors, actor, afterSeq, signal, this.limits, field);
   }
 
   /**

@@ -155,12 +155,20 @@ describe("sessions", () => {
     expect(err.details).toMatch(/attach/);
   });
 
-  it("refuses attach with an after_seq beyond the log", async () => {
+  it("refuses attach and Watch with an after_seq beyond the log, naming each request's field", async () => {
     h = await startHarness({ turns: [{ text: "ok" }] });
     const session = await h.client.createSession({ agentId: "test" });
     const err = await rejection(h.client.attach(session.id, { afterSeq: 5 }));
     expect(err.code).toBe(status.INVALID_ARGUMENT);
     expect(err.fieldViolations[0]?.field).toBe("attach.after_seq");
+    // Watch names its own request's field.
+    const watched = await rejection(
+      h.client.watch(session.id, { afterSeq: 999, reconnectForMs: 0 }).next(),
+    );
+    expect(watched.code).toBe(status.INVALID_ARGUMENT);
+    expect(watched.fieldViolations).toEqual([
+      { field: "after_seq", description: "is 999, beyond the session's last seq 0" },
+    ]);
   });
 
   it("lists the configured agents with their tools", async () => {
