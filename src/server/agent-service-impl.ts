@@ -3,6 +3,7 @@ import { type Metrics, noMetrics } from "../common/telemetry.js";
 import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
 import type { SessionManager, SessionView } from "../session/session-manager.js";
+import { encodeSessionPageToken } from "../session/session-list.js";
 import { type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
 import { PermissionMode } from "../generated/parkway/v1/permission.js";
 import type { ClientEvent } from "../generated/parkway/v1/events.js";
@@ -246,7 +247,10 @@ export function createAgentService(
       // A page also ends where the next session would make it too large to receive.
       const fit = sessionsThatFit(sessions);
       return fit < sessions.length
-        ? { sessions: sessions.slice(0, fit), nextPageToken: sessions[fit - 1]!.id }
+        ? {
+            sessions: sessions.slice(0, fit),
+            nextPageToken: encodeSessionPageToken(sessions[fit - 1]!.id),
+          }
         : { sessions, nextPageToken: page.nextPageToken ?? "" };
     },
 

@@ -1,4 +1,5 @@
 import type { Store } from "../store/store.js";
+import { pageTokens } from "./page-token.js";
 import { type SessionStatus, TenantSessionRecord, tenantSessionKey } from "./records.js";
 import type { SessionView } from "./session-view.js";
 
@@ -7,7 +8,7 @@ export interface SessionFilter {
   status?: SessionStatus;
   agentId?: string;
   pageSize: number;
-  /** The last session id of the previous page. */
+  /** The opaque token of the previous page (see `encodeSessionPageToken`). */
   pageToken?: string;
 }
 
@@ -17,9 +18,15 @@ export interface SessionPage {
   nextPageToken?: string;
 }
 
+const tokens = pageTokens("s1", /^ses_[0-9a-z]{22}$/, "ListSessions");
+
+/** The token of a page that ended at session `id`: opaque to clients, checked when it comes back. */
+export const encodeSessionPageToken = tokens.encode;
+
 /**
  * A tenant's sessions newest first, filtered by status and agent, `pageSize` at a time; `view`
- * reads each one (a session that cannot be read is left out).
+ * reads each one (a session that cannot be read is left out). A page token that ListSessions did
+ * not return is INVALID_ARGUMENT naming page_token.
  */
 export async function listSessions(
   store: Store,
@@ -27,20 +34,21 @@ export async function listSessions(
   filter: SessionFilter,
   view: (sessionId: string) => Promise<SessionView>,
 ): Promise<SessionPage> {
+  const before = filter.pageToken ? tokens.decode(filter.pageToken) : undefined;
   const sessions: SessionView[] = [];
-  let last: string | undefined;
   for await (const [, { sessionId: id }] of store.entries(TenantSessionRecord, {
     reverse: true,
     gte: tenantSessionKey(tenant, ""),
-    lt: filter.pageToken ? tenantSessionKey(tenant, filter.pageToken) : `${tenant}/\uffff`,
+    lt: before ? tenantSessionKey(tenant, before) : `${tenant}/\uffff`,
   })) {
     const found = await view(id).catch(() => undefined);
     if (!found) continue;
     if (filter.status && found.status !== filter.status) continue;
     if (filter.agentId && found.agentId !== filter.agentId) continue;
-    if (sessions.length === filter.pageSize) return { sessions, nextPageToken: last };
+    if (sessions.length === filter.pageSize) {
+      return { sessions, nextPageToken: encodeSessionPageToken(sessions.at(-1)!.id) };
+    }
     sessions.push(found);
-    last = id;
   }
   return { sessions };
 }

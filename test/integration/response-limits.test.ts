@@ -56,7 +56,9 @@ describe("response limits", () => {
     expect(ListSessionsResponse.encode(first).finish().length).toBeLessThan(CLIENT_LIMIT);
     expect(first.sessions).toHaveLength(2);
     expect(first.sessions.every((s) => s.pendingToolCalls.length === 3)).toBe(true);
-    expect(first.nextPageToken).toBe(first.sessions[1]!.id);
+    // The page ended early; its token is opaque, as every ListSessions token.
+    expect(first.nextPageToken).not.toBe("");
+    expect(first.nextPageToken).not.toContain(first.sessions[1]!.id);
     const second = await h.client.listSessions({ pageToken: first.nextPageToken });
     expect(second.sessions).toHaveLength(1);
     expect(second.nextPageToken).toBe("");

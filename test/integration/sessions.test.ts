@@ -42,6 +42,17 @@ describe("sessions", () => {
     const page3 = await h.client.listSessions({ pageSize: 2, pageToken: page2.nextPageToken });
     expect(page3.sessions.map((s) => s.id)).toEqual([created[0]!.id]);
     expect(page3.nextPageToken).toBe("");
+    // A page token is opaque: only one ListSessions returned is taken, as ListMessages' and
+    // ListAuditRecords' are.
+    expect(page1.nextPageToken).not.toContain(created[3]!.id);
+    const audit = Buffer.from(`a1:aud_${"0".repeat(22)}`).toString("base64url");
+    for (const pageToken of ["garbage!!", "zzz", "ses_", created[3]!.id, audit, "x".repeat(300)]) {
+      const bad = await rejection(h.client.listSessions({ pageSize: 2, pageToken }));
+      expect(bad.code, pageToken).toBe(status.INVALID_ARGUMENT);
+      expect(bad.fieldViolations, pageToken).toEqual([
+        { field: "page_token", description: "is not a token returned by ListSessions" },
+      ]);
+    }
 
     const running = await h.client.listSessions({ status: 2 });
     expect(running.sessions).toEqual([]);

@@ -752,7 +752,8 @@ export type ListSessionsRequest = Message<"parkway.v1.ListSessionsRequest"> & {
   pageSize: number;
 
   /**
-   * The next_page_token of the previous page; empty for the first page.
+   * The next_page_token of the previous page (opaque); empty for the first page. A token
+   * ListSessions did not return is refused with INVALID_ARGUMENT naming page_token.
    *
    * @generated from field: string page_token = 4;
    */

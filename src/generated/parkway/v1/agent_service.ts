@@ -426,7 +426,10 @@ export interface ListSessionsRequest {
   agentId: string;
   /** Most sessions per page (1–1000); 0 means 100. */
   pageSize: number;
-  /** The next_page_token of the previous page; empty for the first page. */
+  /**
+   * The next_page_token of the previous page (opaque); empty for the first page. A token
+   * ListSessions did not return is refused with INVALID_ARGUMENT naming page_token.
+   */
   pageToken: string;
 }
 

@@ -1394,7 +1394,8 @@ type ListSessionsRequest struct {
 	AgentId string `protobuf:"bytes,2,opt,name=agent_id,json=agentId,proto3" json:"agent_id,omitempty"`
 	// Most sessions per page (1–1000); 0 means 100.
 	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// The next_page_token of the previous page; empty for the first page.
+	// The next_page_token of the previous page (opaque); empty for the first page. A token
+	// ListSessions did not return is refused with INVALID_ARGUMENT naming page_token.
 	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
