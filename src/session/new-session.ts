@@ -30,9 +30,9 @@ export interface CreateSessionInput {
 /**
  * The record of a new session of `agent` (undefined: the id asked for is not configured), or
  * INVALID_ARGUMENT naming the field that is wrong: among them an external tool named like one of
- * the agent's own tools (built-in, custom, configured or MCP), which would take its place. For an agent that does not share its working
- * directories, the session's are `<dir>/<session id>` for each of the agent's; they do not exist
- * until `makeSessionDirectories` creates them.
+ * the agent's own tools (built-in, custom, configured or MCP), which would take its place. For an
+ * agent that does not share its working directories, the session's are `<dir>/<session id>` for
+ * each of the agent's; they do not exist until `makeSessionDirectories` creates them.
  */
 export function newSession(
   tenant: string,
