@@ -1,13 +1,17 @@
-import { readdirSync, realpathSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+
+/** How many dangling links one path may pass through before it is taken as it is (as ELOOP). */
+const MAX_LINKS = 40;
 
 /**
  * Where an absolute path really leads: every symbolic link resolved, and `..` taken as the system
  * takes it (the parent of where the path so far leads); for a path that does not exist yet, its
- * nearest existing ancestor's real path joined with the missing segments. A path that cannot be
- * resolved (a loop, no permission) is returned as it is.
+ * nearest existing ancestor's real path joined with the missing segments, where a missing segment
+ * that is itself a link (a dangling one: `touch dl` creates its target) is followed too. A path
+ * that cannot be resolved (a loop, no permission) is returned as it is.
  */
-export function realPathOf(path: string): string {
+export function realPathOf(path: string, links = 0): string {
   const missing: string[] = [];
   let current = path;
   for (;;) {
@@ -17,10 +21,24 @@ export function realPathOf(path: string): string {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") return path;
     }
+    const target = linkTarget(current);
+    if (target !== undefined) {
+      if (links >= MAX_LINKS) return path;
+      return realPathOf(join(resolve(dirname(current), target), ...missing), links + 1);
+    }
     const parent = dirname(current);
     if (parent === current) return path;
     missing.unshift(basename(current));
     current = parent;
+  }
+}
+
+/** The target of the link at `path`, or undefined when there is no link there. */
+function linkTarget(path: string): string | undefined {
+  try {
+    return lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

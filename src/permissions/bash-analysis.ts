@@ -2,8 +2,10 @@ import { HARMLESS_DEVICES } from "./dangerous-path.js";
 import { type Move, type Ran, walkDirectories } from "./directory-walk.js";
 import { dotGlobVariants } from "./dot-globs.js";
 import { MAX_GLOB_MATCHES, globMatches } from "./expand-glob.js";
+import { expandWords } from "./expand-words.js";
 import { findInjection } from "./find-injection.js";
 import type { ShellCommand, ShellRedirect, ShellScript } from "./parse-shell.js";
+import { ProbeBudgetSpent } from "./probe-budget.js";
 import { unwrapForReading } from "./read-only-wrappers.js";
 import { isReader, readerVerdict } from "./reader-verdict.js";
 import {
@@ -82,9 +84,23 @@ const CHANGES_OPERANDS = new Set([
 
 /** Analyses every simple command of `script`, in order, from each directory it may run in. */
 export function analyzeBash(script: ShellScript, context: PathContext): BashAnalysis {
-  const commands = walkDirectories(script.commands, context.workingDirectories[0], (command, cwd) =>
-    analyzeCommand(command, context, cwd),
-  ).map(merge);
+  let commands: CommandAnalysis[];
+  try {
+    commands = walkDirectories(script.commands, context.workingDirectories[0], (command, cwd) =>
+      analyzeCommand(command, context, cwd),
+    ).map(merge);
+  } catch (err) {
+    if (!(err instanceof ProbeBudgetSpent)) throw err;
+    const why = err.message;
+    commands = script.commands.map(() => ({
+      readOnly: false,
+      why,
+      notable: true,
+      reads: [],
+      writes: [],
+      readerApartFromOutput: false,
+    }));
+  }
   const injection = findInjection(script);
   const firstNo = commands.find((command) => !command.readOnly);
   const why = injection ?? firstNo?.why ?? (commands.length === 0 ? "no command" : undefined);
@@ -158,6 +174,9 @@ function analyzeCommand(
       const located = at(path);
       if (located === undefined) unknownPath ??= path;
       else writes.push(located);
+      const matches = located === undefined ? [] : globMatches(path, context, cwd);
+      if (matches === undefined) tooMany ??= path;
+      for (const match of matches ?? []) writes.push(locate(match, context, cwd, true));
     }
   };
   for (const redirect of command.redirects) {
@@ -166,7 +185,9 @@ function analyzeCommand(
     else if (redirect.op === "<") read(target);
   }
   const redirected = writes.length;
-  const { assignments, argv } = splitAssignments(command);
+  const { assignments, argv: asWritten } = splitAssignments(command);
+  const expanded = expandWords(command.words.slice(assignments.length), context, cwd);
+  const argv = expanded.ok ? expanded.words : asWritten;
   for (const inner of innerCommands(argv)) {
     if (CHANGES_OPERANDS.has(inner.argv[0] ?? "")) {
       for (const path of pathArguments(inner.argv)) write(path);
@@ -186,7 +207,8 @@ function analyzeCommand(
     plain = true;
   } else if (assignments.length > 0) {
     why = `sets ${assignments[0]?.split("=")[0]}, which a program may act on`;
-  } else if (argv.length === 0) why = "a redirection without a command";
+  } else if (!expanded.ok) why = expanded.reason;
+  else if (argv.length === 0) why = "a redirection without a command";
   else {
     const unwrapped = unwrapForReading(argv);
     if (!unwrapped.ok) why = unwrapped.reason;

@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { type OptionTable, optionTable, parseArgs } from "./command-options.js";
 import { effectText } from "./read-only-wrappers.js";
 
@@ -44,6 +45,9 @@ const EDIT_PROGRAMS: Record<string, OptionTable> = {
   }),
 };
 
+/** cp's options that copy a tree into the target, writing through any link already in it. */
+const COPIES_TREES: ReadonlySet<string> = new Set(["-a", "-r", "--archive", "--recursive"]);
+
 /** The names of the edit programs, sed included. */
 export const EDIT_PROGRAM_NAMES: ReadonlySet<string> = new Set([
   ...Object.keys(EDIT_PROGRAMS),
@@ -51,7 +55,17 @@ export const EDIT_PROGRAM_NAMES: ReadonlySet<string> = new Set([
 ]);
 
 export type EditCall =
-  { ok: true; reads: string[]; writes: string[] } | { ok: false; reason: string };
+  | {
+      ok: true;
+      reads: string[];
+      writes: string[];
+      /**
+       * A recursive copy's landing places (DIR/name of each source when the target is a
+       * directory): one that exists already is a tree the copy writes into, through its links.
+       */
+      landings?: string[];
+    }
+  | { ok: false; reason: string };
 
 /**
  * Reads an edit program's words (`argv` with the program name): the files it writes (its operands
@@ -74,5 +88,18 @@ export function readEdit(argv: readonly string[]): EditCall {
     }
   }
   if (writes.length === 0) return { ok: false, reason: `${name} without an operand` };
-  return { ok: true, reads, writes };
+  if (name !== "cp" && name !== "mv") return { ok: true, reads, writes };
+  // Into a directory, each source lands at DIR/its name (with --parents, DIR/its path), which may
+  // be a link that leads out.
+  const given = (names: ReadonlySet<string>) =>
+    parsed.options.some((option) => names.has(option.spec.name));
+  const target = parsed.options.find((option) => option.spec.effect === "target")?.value;
+  const sources = target === undefined ? parsed.operands.slice(0, -1) : parsed.operands;
+  const dir = (target ?? parsed.operands.at(-1) ?? "").replace(/\/+$/, "");
+  const parents = name === "cp" && given(new Set(["--parents"]));
+  const landings = sources.map((source) => `${dir}/${parents ? source : posix.basename(source)}`);
+  writes.push(...landings);
+  return name === "cp" && given(COPIES_TREES)
+    ? { ok: true, reads, writes, landings }
+    : { ok: true, reads, writes };
 }

@@ -1,9 +1,13 @@
+import { posix } from "node:path";
 import type { CallView } from "./describe-call.js";
 import { dotGlobVariants } from "./dot-globs.js";
-import { EDIT_PROGRAM_NAMES, readEdit } from "./edit-programs.js";
+import { globMatches } from "./expand-glob.js";
+import { expandWords } from "./expand-words.js";
+import { EDIT_PROGRAM_NAMES, type EditCall, readEdit } from "./edit-programs.js";
 import { dependsOnVariable, isInsideWorkingDirectory, locate } from "./resolve-path.js";
+import { ProbeBudgetSpent } from "./probe-budget.js";
 import { readSed } from "./sed-script.js";
-import { expandBraces, splitAssignments } from "./shell-command.js";
+import { expandBraces, flagsOf, splitAssignments } from "./shell-command.js";
 import type { PathContext } from "./types.js";
 
 /**
@@ -19,39 +23,76 @@ export function editsInsideWorkingDirectories(
   view: Extract<CallView, { kind: "bash" }>,
   context: PathContext,
 ): boolean {
+  if (view.script.risks.length > 0 || context.workingDirectories.length === 0) return false;
+  try {
+    return editsInside(view, context);
+  } catch (err) {
+    if (err instanceof ProbeBudgetSpent) return false;
+    throw err;
+  }
+}
+
+function editsInside(view: Extract<CallView, { kind: "bash" }>, context: PathContext): boolean {
   const { script, analysis } = view;
-  if (script.risks.length > 0 || context.workingDirectories.length === 0) return false;
+  const leadsInside = (path: string): boolean =>
+    isInsideWorkingDirectory(locate(path, context, undefined, true).real, context);
   const inside = (word: string): boolean =>
     expandBraces(word)
       .flatMap(dotGlobVariants)
       .every(
         (path) =>
           !dependsOnVariable(path) &&
-          isInsideWorkingDirectory(locate(path, context, undefined, true).real, context),
+          leadsInside(path) &&
+          globMatches(path, context, undefined)?.every(leadsInside) === true,
       );
   let edits = 0;
   for (const [k, command] of script.commands.entries()) {
     const facts = analysis.commands[k];
     if (facts === undefined || facts.directoryChange !== undefined) return false;
     if (facts.readOnly) continue;
-    const { assignments, argv } = splitAssignments(command);
+    const { assignments } = splitAssignments(command);
     if (assignments.length > 0) return false;
+    const expanded = expandWords(command.words, context, undefined);
+    if (!expanded.ok) return false;
+    const argv = expanded.words;
+    // A move, or a copy of links as links, may carry a relative link to where it leads
+    // elsewhere: what comes after it would be judged against the tree as it was before.
+    if (k < script.commands.length - 1 && (argv[0] === "mv" || copiesLinks(argv))) return false;
     if (!facts.writes.every((write) => isInsideWorkingDirectory(write.real, context))) return false;
     const program = argv[0] ?? "";
     if (EDIT_PROGRAM_NAMES.has(program)) {
       const files = editedFiles(argv);
       if (files === undefined || ![...files.reads, ...files.writes].every(inside)) return false;
+      if (files.landings?.some((landing) => exists(landing, context)) === true) return false;
     } else if (!facts.readerApartFromOutput || facts.writes.length === 0) return false;
     edits += 1;
   }
   return edits > 0;
 }
 
+type EditedFiles = Omit<Extract<EditCall, { ok: true }>, "ok">;
+
+/** Whether `argv` is a cp that copies links as links (`-P`, `-d`, `-a`, `--no-dereference`). */
+function copiesLinks(argv: readonly string[]): boolean {
+  if (argv[0] !== "cp") return false;
+  const flags = flagsOf([...argv]);
+  return flags.has("P") || flags.has("d") || flags.has("a") || flags.has("--no-dereference");
+}
+
+/** Whether something is at `path` (from the first working directory); true when not known. */
+function exists(path: string, context: PathContext): boolean {
+  if (context.listDirectory === undefined) return true;
+  const real = locate(path, context, undefined, true).real;
+  return context.listDirectory(posix.dirname(real))?.includes(posix.basename(real)) === true;
+}
+
 /** The files an edit program reads and writes, or undefined when it is more than an edit. */
-function editedFiles(argv: readonly string[]): { reads: string[]; writes: string[] } | undefined {
+function editedFiles(argv: readonly string[]): EditedFiles | undefined {
   if (argv[0] === "sed") {
     const sed = readSed(argv.slice(1));
     if (!sed.ok || !sed.inPlace || sed.followsLinks || sed.files.length === 0) return undefined;
+    // A backup suffix with a `/` puts the backup in another directory, `*` names it after the file.
+    if (sed.backupSuffix !== undefined && /[/*]/.test(sed.backupSuffix)) return undefined;
     return { reads: sed.effects.reads, writes: sed.files };
   }
   const edit = readEdit(argv);

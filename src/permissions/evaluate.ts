@@ -6,6 +6,7 @@ import { findAllowingRule, ruleMatchesCall } from "./match-rule.js";
 import { isInsideWorkingDirectory } from "./resolve-path.js";
 import { formatRule } from "./rule-syntax.js";
 import { suggestRules } from "./suggest-rules.js";
+import { withProbeBudget } from "./probe-budget.js";
 import type {
   Decision,
   PathContext,
@@ -47,12 +48,12 @@ type ToolCheck =
  */
 export function evaluate(request: PermissionRequest): Decision {
   const { toolName, mode, rules } = request;
-  const context: PathContext = {
+  const context: PathContext = withProbeBudget({
     workingDirectories: request.workingDirectories,
     homeDir: request.homeDir,
     ...(request.realPath === undefined ? {} : { realPath: request.realPath }),
     ...(request.listDirectory === undefined ? {} : { listDirectory: request.listDirectory }),
-  };
+  });
   const view = describeCall(toolName, request.input, context, request.external === true);
   const decide = (
     behavior: PermissionBehavior,

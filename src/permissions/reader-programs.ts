@@ -344,8 +344,9 @@ const date: ReaderSpec = {
       ? "date with an operand that is not a +FORMAT sets the clock"
       : undefined,
   options: optionTable({
-    flags: "Ru",
-    values: "dI",
+    // -I takes its format only attached (-Iseconds), so it is read as a flag.
+    flags: "RuI",
+    values: "d",
     long: "date= debug iso-8601[=] resolution rfc-email rfc-3339= utc universal",
     effects: {
       "-s": ["state", "required"],
@@ -412,12 +413,14 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
   ),
   sort,
   uniq,
+  // util-linux 2.38's column.
   column: plainFiles(
-    "eJtnLxr",
-    "cdNoOsRTWHl",
-    "columns= table table-columns= table-order= table-name= table-noextreme= " +
-      "table-noheadings table-maxout table-right= table-truncate= table-wrap= table-hide= " +
-      "json keep-empty-lines output-separator= separator= fillrows tree= tree-id= tree-parent=",
+    "tdeLJx",
+    "nONlEHRTWripcos",
+    "table table-name= table-order= table-columns= table-columns-limit= table-noextreme= " +
+      "table-noheadings table-header-repeat table-hide= table-right= table-truncate= " +
+      "table-wrap= keep-empty-lines json tree= tree-id= tree-parent= output-width= " +
+      "output-separator= separator= fillrows",
   ),
   fold: plainFiles("bs", "w", "bytes spaces width="),
   rev: plainFiles("0", "", "zero"),
@@ -427,24 +430,15 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
   unexpand: plainFiles("a", "t", "all first-only tabs="),
   od: files(
     optionTable({
-      flags: "bcdfilosxv",
-      values: "AjNSwt",
+      // -w takes its width only attached (-w16), so it is read as a flag.
+      flags: "bcdfilosxvw",
+      values: "AjNSt",
       long:
         "address-radix= endian= skip-bytes= read-bytes= strings[=] format= output-duplicates " +
         "width[=] traditional",
     }),
   ),
   hexdump,
-  xxd: files(
-    optionTable({
-      flags: "aCEeiuRdpr",
-      values: "clgnos",
-      long:
-        "autoskip capitalize cols= EBCDIC groupsize= include len= name= offset= postscript " +
-        "plain uppercase revert",
-    }),
-    { writesFrom: 1 },
-  ),
   strings: {
     ...plainFiles(
       "afwd",
@@ -452,8 +446,11 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
       "all data bytes= radix= encoding= target= print-file-name include-all-whitespace " +
         "output-separator= unicode=",
     ),
-    check: (_, operands) =>
-      operands.some((operand) => operand.startsWith("@"))
+    // binutils read every word that starts with @ as a file of more words, option values too.
+    check: (options, operands) =>
+      [...operands, ...options.map((option) => option.value ?? "")].some((word) =>
+        word.startsWith("@"),
+      )
         ? "strings reads options from an @FILE"
         : undefined,
   },

@@ -30,6 +30,8 @@ export type SedCall =
       inPlace: boolean;
       /** `--follow-symlinks` with `-i`. */
       followsLinks: boolean;
+      /** The backup suffix given to `-i` (a `*` in it stands for the file's name). */
+      backupSuffix?: string;
       effects: SedEffects;
       /** The input files. */
       files: string[];
@@ -58,11 +60,15 @@ export function readSed(args: readonly string[]): SedCall {
   let fromFile = false;
   let inPlace = false;
   let followsLinks = false;
+  let backupSuffix: string | undefined;
   for (const option of parsed.options) {
     const name = option.spec.name;
     if (name === "-e" || name === "--expression") scripts.push(option.value ?? "");
     if (name === "-f" || name === "--file") fromFile = true;
-    if (name === "-i" || name === "--in-place") inPlace = true;
+    if (name === "-i" || name === "--in-place") {
+      inPlace = true;
+      if (option.value) backupSuffix = option.value;
+    }
     if (name === "--follow-symlinks") followsLinks = true;
   }
   const files = [...parsed.operands];
@@ -74,7 +80,8 @@ export function readSed(args: readonly string[]): SedCall {
   const effects = fromFile
     ? { writes: [], reads: [], unreadable: "the script comes from a file (-f)" }
     : readSedScript(scripts.join("\n"));
-  return { ok: true, inPlace, followsLinks, effects, files };
+  const call = { ok: true, inPlace, followsLinks, effects, files } as const;
+  return backupSuffix === undefined ? call : { ...call, backupSuffix };
 }
 
 const SIMPLE_COMMANDS = new Set([..."=dDgGhHnNpPxzF"]);

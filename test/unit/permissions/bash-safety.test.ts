@@ -218,7 +218,7 @@ describe("accept_edits and dont_ask: edits inside the working directories", () =
     ["rm -r build"],
     ["rmdir build/empty"],
     ["mv a.ts src/a.ts"],
-    ["cp -r src /work/repo/backup"],
+    ["cp src/a.ts /work/repo/backup.ts"],
     ["sed -i 's/foo/bar/' src/a.ts"],
     ["mkdir -p out && cp a out/ && ls out"],
     ["cat > notes.md <<'EOF'\nhello\nEOF"],

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listDirectoryOf, realPathOf } from "../../../src/agent/real-path.js";
 import type { PermissionRequest } from "../../../src/permissions/index.js";
 import { expandGlob } from "../../../src/permissions/expand-glob.js";
+import { bash, decide } from "./helpers.js";
 import { expectNotReadOnly, expectReadOnly } from "./modes.js";
 
 /**
@@ -18,6 +19,11 @@ import { expectNotReadOnly, expectReadOnly } from "./modes.js";
  *   wd/link -> ../out/secret.txt, wd/dirlink -> ../out/dir
  *   wd/d1/leak -> ../../out/secret.txt, wd/d2/leak       a file and a link of the same name
  *   wd/repo/.git/, wd/repo/src/m.ts                     a repository inside
+ *   wd/g/1, wd/g/zlink -> ../../out/secret.txt          a wildcard's matches in a non-file place
+ *   wd/dl -> ../out/created                             a dangling link that leads out
+ *   wd/into/a.txt -> ../../out/secret.txt               where `cp a.txt into` lands
+ *   wd/dst/d2/leak -> ../../../out/secret.txt           a tree `cp -r d2 dst` writes into
+ *   wd/many/0 … wd/many/899                             a large directory
  */
 let root: string;
 let wd: string;
@@ -46,6 +52,16 @@ beforeAll(() => {
     writeFileSync(path.join(root, name), content);
   }
   mkdirSync(path.join(root, "outer/.git"));
+  mkdirSync(path.join(wd, "g"), { recursive: true });
+  writeFileSync(path.join(wd, "g/1"), "1");
+  symlinkSync("../../out/secret.txt", path.join(wd, "g/zlink"));
+  symlinkSync("../out/created", path.join(wd, "dl"));
+  mkdirSync(path.join(wd, "into"));
+  symlinkSync("../../out/secret.txt", path.join(wd, "into/a.txt"));
+  mkdirSync(path.join(wd, "dst/d2"), { recursive: true });
+  symlinkSync("../../../out/secret.txt", path.join(wd, "dst/d2/leak"));
+  mkdirSync(path.join(wd, "many"));
+  for (let k = 0; k < 900; k += 1) writeFileSync(path.join(wd, "many", String(k)), "");
   mkdirSync(path.join(root, "wd/repo/.git"));
   mkdirSync(path.join(wd, "d1"));
   symlinkSync("../out/secret.txt", path.join(wd, "link"));
@@ -128,5 +144,78 @@ describe("brace expansion, nested", () => {
   it("{{..,x},y} names .. among its words", () => {
     expectNotReadOnly("cat {{..,x},y}/out/secret.txt", at(wd));
     expectReadOnly("cat {{a,b},sub/c}.txt", at(wd));
+  });
+});
+
+describe("words are expanded as bash expands them before options are read", () => {
+  it.each([
+    "head -n {1,../out/secret.txt}",
+    "grep -v {x,../out/secret.txt}",
+    "nl -s {x,../out/secret.txt}",
+    "grep -v g/*",
+    "nl -s g/*",
+    "grep -v -e g/*",
+  ])("%s hands the program a file outside: not read-only", (command) =>
+    expectNotReadOnly(command, at(wd)),
+  );
+
+  it.each(["grep -e '{x,y}' a.txt", "grep 'g/*' a.txt", "ls g/1*", "wc -l {a,b}.txt"])(
+    "%s: quoted braces and wildcards stay words; matches inside: read-only",
+    (command) => expectReadOnly(command, at(wd)),
+  );
+
+  it.each(["cat 'a'{x,y}", 'cat "g"/*', "cat {1..3}"])(
+    "%s mixes quoting with expansion, or holds a sequence: not followed",
+    (command) => expectNotReadOnly(command, at(wd)),
+  );
+});
+
+describe("options read as the program reads them", () => {
+  it.each([
+    "column -d ../out/secret.txt",
+    "od -c -w ../out/secret.txt",
+    "date -I 010101012000",
+    "strings -n @../out/secret.txt a.txt",
+    "strings -s @../out/secret.txt a.txt",
+  ])("%s: not read-only", (command) => expectNotReadOnly(command, at(wd)));
+});
+
+describe("accept_edits: edits judged where they land", () => {
+  const edits = (command: string) => decide("Bash", bash(command), "accept_edits", [], at(wd));
+  it.each([
+    "cp a.txt li*",
+    "touch li?k",
+    "sed -i s/a/b/ li*",
+    "touch dl",
+    "echo x > dl",
+    "cp a.txt into",
+    "cp -t into a.txt",
+    "cp -r d2 dst",
+    "sed -i'../out/*' s/a/b/ a.txt",
+    "sed --in-place=bak/* s/a/b/ a.txt",
+    "mv b.txt c.txt; cp a.txt c.txt",
+    "cp -P link copy && cat copy",
+  ])("%s asks", (command) => {
+    expect(edits(command)).toMatchObject({ behavior: "ask" });
+  });
+
+  it.each([
+    "cp -r sub fresh-copy",
+    "cp -r d2 repo",
+    "cp a.txt b.txt",
+    "mkdir -p new && cp a.txt new/ && ls new",
+    "sed -i.bak s/a/b/ a.txt",
+    "touch *.txt",
+  ])("%s edits inside: allowed", (command) => {
+    expect(edits(command)).toMatchObject({ behavior: "allow", check: "working_directory.edit" });
+  });
+});
+
+describe("a line's decision has a bound on the file system probes it makes", () => {
+  it("wildcards over a large directory, many times over, ask once the bound is spent", () => {
+    const line = `cat ${Array.from({ length: 40 }, () => "many/*").join(" ")}`;
+    const decision = decide("Bash", bash(line), "default", [], at(wd));
+    expect(decision.behavior).toBe("ask");
+    expect(decision.reason).toMatch(/more paths than the check follows/);
   });
 });

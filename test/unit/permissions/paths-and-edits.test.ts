@@ -229,7 +229,7 @@ describe("edit programs in accept_edits and dont_ask", () => {
     "rmdir -p empty/dir",
     "mv -f a.txt b.txt",
     "mv -t dest a.txt",
-    "cp -r src copy",
+    "cp src/a.ts copy.ts",
     "cp --target-directory=dest a.txt",
     "sed -i 's/a/b/' a.txt",
     "sed -i.bak -e 's/a/b/' a.txt",

@@ -136,7 +136,6 @@ const PROGRAMS: Record<string, ProgramCases> = {
   unexpand: { ok: "unexpand -a a.txt" },
   od: { ok: "od -c a.bin" },
   hexdump: { ok: "hexdump -C a.bin", no: { "-f": "hexdump {} /srv/format a.bin" } },
-  xxd: { ok: "xxd -l 64 a.bin", no: { writes: "xxd a.bin out.hex" } },
   strings: { ok: "strings -n 8 a.bin", no: { "@FILE": "strings @../x" } },
   md5sum: checksum("md5sum"),
   sha1sum: checksum("sha1sum"),

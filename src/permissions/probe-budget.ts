@@ -1,0 +1,46 @@
+import type { PathContext } from "./types.js";
+
+/**
+ * A bound on the file system probes one decision makes. The check runs on the server's request
+ * path with synchronous probes (a link resolved, a directory listed); a command line built to make
+ * it work (wildcards over large directories, thousands of paths, many directories a `cd` may leave
+ * it in) is not judged past the bound, and asks.
+ */
+export const MAX_PROBES = 5_000;
+
+/** Thrown by a probe of a context from `withProbeBudget` once its budget is spent. */
+export class ProbeBudgetSpent extends Error {
+  constructor() {
+    super(`the command names more paths than the check follows (${MAX_PROBES} probes)`);
+  }
+}
+
+/** `context` with probes that spend one budget: a link resolved costs 1, a listing 1 per 64 names. */
+export function withProbeBudget(context: PathContext, budget = MAX_PROBES): PathContext {
+  let left = budget;
+  const spend = (cost: number): void => {
+    left -= cost;
+    if (left < 0) throw new ProbeBudgetSpent();
+  };
+  const { realPath, listDirectory } = context;
+  return {
+    ...context,
+    ...(realPath === undefined
+      ? {}
+      : {
+          realPath: (path: string) => {
+            spend(1);
+            return realPath(path);
+          },
+        }),
+    ...(listDirectory === undefined
+      ? {}
+      : {
+          listDirectory: (path: string) => {
+            const names = listDirectory(path);
+            spend(1 + Math.ceil((names?.length ?? 0) / 64));
+            return names;
+          },
+        }),
+  };
+}
