@@ -149,6 +149,12 @@ const CASES: Case[] = [
     expect: "park",
   },
   {
+    name: "head -n {1,OUT/secret.txt} (bash splits the word before head reads -n)",
+    mode: "default",
+    input: bash((c) => `head -n {1,${c.out}/secret.txt}`),
+    expect: "park",
+  },
+  {
     name: "grep -r secret .* (bash before 5.2 and dash expand .* to .. as well)",
     mode: "default",
     input: bash(() => "grep -r secret .*"),
