@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { deadline } from "../common/deadline.js";
 import type { PolicyConfig } from "../config/policy-schema.js";
 import type { PolicyAnswer } from "./policy-decision.js";
 import type { DecisionInfo, ToolCallBlock } from "./types.js";
@@ -112,7 +113,7 @@ export async function askPolicy(
   signal: AbortSignal,
 ): Promise<PolicyAnswer | undefined> {
   const started = performance.now();
-  const timeout = AbortSignal.timeout(config.timeout);
+  const request = deadline(signal, config.timeout);
   let answer: Omit<PolicyAnswer, "latencyMs">;
   try {
     const response = await fetch(config.url, {
@@ -124,14 +125,16 @@ export async function askPolicy(
       },
       body: JSON.stringify(body),
       redirect: "error",
-      signal: AbortSignal.any([signal, timeout]),
+      signal: request.signal,
     });
     answer = await readAnswer(response);
   } catch (err) {
     if (signal.aborted) return undefined;
-    answer = timeout.aborted
+    answer = request.timedOut()
       ? { result: "timeout", reason: `timed out after ${config.timeout} ms` }
       : { result: "error", reason: `unreachable (${describe(err)})` };
+  } finally {
+    request.clear();
   }
   if (signal.aborted) return undefined;
   return { ...answer, latencyMs: Math.round((performance.now() - started) * 1000) / 1000 };

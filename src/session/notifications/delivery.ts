@@ -1,3 +1,4 @@
+import { deadline } from "../../common/deadline.js";
 import type { NotificationTarget } from "../../config/notification-schema.js";
 import type { NotificationBody } from "./notification-body.js";
 import { SIGNATURE_HEADER, signature } from "./signature.js";
@@ -17,6 +18,7 @@ export async function deliver(
 ): Promise<string | undefined> {
   const text = JSON.stringify(body);
   const timestamp = Math.floor(Date.now() / 1000);
+  const attempt = deadline(signal, target.timeout);
   try {
     const response = await fetch(target.url, {
       method: "POST",
@@ -29,7 +31,7 @@ export async function deliver(
       },
       body: text,
       redirect: "manual",
-      signal: AbortSignal.any([signal, AbortSignal.timeout(target.timeout)]),
+      signal: attempt.signal,
     });
     if (response.ok) {
       await response.body?.cancel();
@@ -39,11 +41,11 @@ export async function deliver(
     return `HTTP ${response.status}${answer ? `: ${answer}` : ""}`;
   } catch (err) {
     if (signal.aborted) return "the server stopped";
-    if (err instanceof Error && err.name === "TimeoutError") {
-      return `no answer within ${target.timeout} ms`;
-    }
+    if (attempt.timedOut()) return `no answer within ${target.timeout} ms`;
     const cause = err instanceof Error && err.cause instanceof Error ? err.cause.message : "";
     return `${err instanceof Error ? err.message : String(err)}${cause ? ` (${cause})` : ""}`;
+  } finally {
+    attempt.clear();
   }
 }
 

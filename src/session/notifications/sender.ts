@@ -19,6 +19,11 @@ import {
 
 /** Most notifications taken per sweep, and sent at once. */
 const SWEEP_LIMIT = 32;
+/**
+ * Most attempts under way at once to one receiver: a receiver that holds its requests fills only
+ * its own slots, and the rest of its notifications wait (still due) for one of them to end.
+ */
+const RECEIVER_LIMIT = 32;
 /** How long a claimed notification waits past its timeout before another sweep may take it. */
 const CLAIM_GRACE_MS = 5_000;
 
@@ -32,11 +37,16 @@ export type TargetOf = (owner: OutboxEntry["owner"], url: string) => TargetRef |
  * attempt's timeout), so one node sends it; a node that dies while sending leaves it due again
  * after the claim. A failed attempt is retried with backoff; after the last, it is a dead letter.
  * A parked reply's notification is re-checked when sent: calls answered since are left out, and
- * it is not sent when none is left.
+ * it is not sent when none is left. A sweep only starts its attempts: each runs on its own, bounded
+ * by its receiver's timeout, so a slow receiver delays neither later sweeps nor other receivers.
  */
 export class NotificationSender {
   private readonly timer = new DueTimer(() => this.fire());
   private running: Promise<void> = Promise.resolve();
+  /** The attempts under way on this node, by notification id. */
+  private readonly underWay = new Map<string, Promise<void>>();
+  /** How many attempts are under way per receiver url. */
+  private readonly perReceiver = new Map<string, number>();
   private stopped = false;
   private readonly abort = new AbortController();
 
@@ -65,20 +75,46 @@ export class NotificationSender {
       });
   }
 
-  /** Sends every due notification (a page at a time), then arms the timer for the next. */
+  /**
+   * Starts an attempt at every due notification (a page at a time) not already under way and whose
+   * receiver has room, then arms the timer for the next. It does not wait for the attempts.
+   */
   private async sweep(): Promise<void> {
     const now = Date.now();
-    const due: [string, OutboxEntry][] = [];
+    let taken = 0;
     let next: string | undefined;
     for await (const [key, entry] of this.store.entries(OutboxRecord)) {
-      if (Date.parse(dueOf(key)) > now || due.length >= SWEEP_LIMIT) {
+      if (this.stopped) return;
+      if (Date.parse(dueOf(key)) > now || taken >= SWEEP_LIMIT) {
         next = dueOf(key);
         break;
       }
-      due.push([key, entry]);
+      const receiver = entry.url;
+      if (this.underWay.has(entry.id)) continue;
+      if ((this.perReceiver.get(receiver) ?? 0) >= RECEIVER_LIMIT) continue; // swept when one ends
+      taken += 1;
+      this.launch(key, entry, receiver);
     }
-    await Promise.all(due.map(([key, entry]) => this.attempt(key, entry)));
     if (next) this.note(next);
+  }
+
+  /** Runs one attempt on its own, counted against its receiver until it ends. */
+  private launch(key: string, entry: OutboxEntry, receiver: string): void {
+    this.perReceiver.set(receiver, (this.perReceiver.get(receiver) ?? 0) + 1);
+    const run = this.attempt(key, entry)
+      .catch((err: unknown) => {
+        if (!(err instanceof StorageFailure))
+          this.log.error({ err }, "notification attempt failed");
+      })
+      .finally(() => {
+        this.underWay.delete(entry.id);
+        const left = (this.perReceiver.get(receiver) ?? 1) - 1;
+        if (left > 0) this.perReceiver.set(receiver, left);
+        else this.perReceiver.delete(receiver);
+        // Its receiver was full: what that left due can go now.
+        if (left + 1 >= RECEIVER_LIMIT) this.note();
+      });
+    this.underWay.set(entry.id, run);
   }
 
   /** One attempt at one notification, if this node claims it. */
@@ -184,6 +220,7 @@ export class NotificationSender {
     this.timer.stop();
     this.abort.abort();
     await this.running;
+    await Promise.all(this.underWay.values());
   }
 }
 
