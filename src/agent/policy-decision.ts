@@ -1,4 +1,5 @@
 import type { PolicyConfig } from "../config/policy-schema.js";
+import type { PermissionMode } from "../permissions/index.js";
 import { shortReason } from "./gate.js";
 import type { DecisionInfo, PolicyResult } from "./types.js";
 
@@ -26,20 +27,28 @@ function defaultReason(behavior: "ask" | "deny"): string {
     : "denied by the policy service";
 }
 
+/** The modes in which nothing asks a person: what would ask is denied instead. */
+const NEVER_ASK: ReadonlySet<PermissionMode> = new Set(["dont_ask", "explore"]);
+
 /**
  * The decision that takes effect once the policy service answered: only tightening counts (ALLOW
  * into ASK or DENY, ASK into DENY); an answer that would loosen the engine's decision is ignored
- * (and marked `ignored`). A failure (error, timeout) asks or denies as `onError` says. A decision
- * the service changed names the check "policy" and its reason (or a default), carries no rule
- * and no suggested rules, and is bypass-immune: no rule a person accepts would clear it.
+ * (and marked `ignored`). A failure (error, timeout) asks or denies as `onError` says. In the
+ * session's `dont_ask` and `explore` modes, which never ask a person, an ASK (the service's or
+ * onError's) is a DENY, as the engine's own ASKs are there. A decision the service changed names
+ * the check "policy" and its reason (or a default), carries no rule and no suggested rules, and
+ * is bypass-immune: no rule a person accepts would clear it.
  */
 export function applyPolicy(
   engine: DecisionInfo,
   answer: PolicyAnswer,
   onError: PolicyConfig["onError"],
+  mode: PermissionMode,
 ): DecisionInfo {
   const failed = answer.result === "error" || answer.result === "timeout";
-  const wanted = failed ? onError : (answer.result as keyof typeof STRICTNESS);
+  const asked = failed ? onError : (answer.result as keyof typeof STRICTNESS);
+  const neverAsks = asked === "ask" && NEVER_ASK.has(mode);
+  const wanted = neverAsks ? "deny" : asked;
   const policy = {
     result: answer.result,
     ...(answer.reason === undefined ? {} : { reason: shortReason(answer.reason) }),
@@ -52,10 +61,10 @@ export function applyPolicy(
   if (delta === 0 || wanted === "allow") return { ...engine, policy };
   const reason = failed
     ? `policy service ${answer.reason ?? "failed"}; onError ${onError === "ask" ? "asks" : "denies"}`
-    : (answer.reason ?? defaultReason(wanted));
+    : (answer.reason ?? defaultReason(asked === "deny" ? "deny" : "ask"));
   return {
     behavior: wanted,
-    reason: shortReason(reason),
+    reason: shortReason(neverAsks ? `${reason}, and ${mode} mode denies instead` : reason),
     check: POLICY_CHECK,
     bypassImmune: true,
     suggestedRules: [],

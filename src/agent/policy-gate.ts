@@ -38,7 +38,11 @@ export async function consultPolicy(
       if (!engine || !consultsPolicy(policy.config, engine.decision)) return;
       const body = policyRequest(call, engine.input, engine.decision, policy.session, engine.state);
       const answer = await askPolicy(policy.config, body, env.signal);
-      if (answer) decided.set(call, applyPolicy(engine.decision, answer, policy.config.onError));
+      if (!answer) return;
+      decided.set(
+        call,
+        applyPolicy(engine.decision, answer, policy.config.onError, engine.state.mode),
+      );
     }),
   );
   return decided;

@@ -41,13 +41,27 @@ const script: Script = {
       ],
     },
     { match: { lastUser: "^search" }, toolCalls: [{ name: "Grep", input: { pattern: "x" } }] },
+    {
+      match: { lastUser: "^check" },
+      repeat: true,
+      toolCalls: [
+        { name: "Grep", input: { pattern: "x" } },
+        { name: "Glob", input: { pattern: "ask-me/**" } },
+      ],
+    },
     { repeat: true, text: "done" },
   ],
 };
 
-/** Denies Read and any Bash command naming "forbidden", never answers about Grep, allows the rest. */
+/**
+ * Denies Read and any Bash command naming "forbidden", asks about any input naming "ask-me", never
+ * answers about Grep, allows the rest.
+ */
 const decide = (body: { tool: string; input: Record<string, unknown> }) => {
   if (body.tool === "Grep") return "hang" as const;
+  if (JSON.stringify(body.input).includes("ask-me")) {
+    return { decision: "ask", reason: "a person should look at this" };
+  }
   if (body.tool === "Read") return { decision: "deny", reason: "reading notes is off limits" };
   if (JSON.stringify(body.input).includes("forbidden")) {
     return { decision: "deny", reason: "no forbidden directories" };
@@ -292,6 +306,48 @@ describe("an external policy decision point", () => {
       finishedReason: FinishedReason.FINISHED_REASON_COMPLETED,
     });
   });
+
+  it.each([
+    ["dont_ask", PermissionMode.PERMISSION_MODE_DONT_ASK],
+    ["explore", PermissionMode.PERMISSION_MODE_EXPLORE],
+  ])(
+    "denies what it (or onError) would ask in %s mode, which never asks a person",
+    async (name, mode) => {
+      const { client } = await start();
+      const session = await client.createSession({ agentId: "asker" });
+      await client.setMode(session.id, mode);
+      const chat = await client.attach(session.id);
+      const events = await collect(chat.message("check"));
+      chat.close();
+      const [grep, glob] = [callId(events, "Grep"), callId(events, "Glob")];
+      expect(confirmRequests(events)).toEqual([]);
+      expect(result(events, glob)).toEqual({
+        text: `Permission denied: a person should look at this, and ${name} mode denies instead`,
+        state: ToolResultState.TOOL_RESULT_STATE_DENIED,
+      });
+      expect(result(events, grep)).toEqual({
+        text: `Permission denied: policy service timed out after 300 ms; onError asks, and ${name} mode denies instead`,
+        state: ToolResultState.TOOL_RESULT_STATE_DENIED,
+      });
+      expect(last(events)?.$case === "replyEnd" && last(events)?.value).toMatchObject({
+        finishedReason: FinishedReason.FINISHED_REASON_COMPLETED,
+      });
+
+      // Audited as the service's denials are, with what it answered.
+      const audit = (await client.listAuditRecords({ sessionId: session.id })).records;
+      const of = (id: string) => audit.find((r) => r.toolCallId === id && r.actor === "server")!;
+      expect(of(glob)).toMatchObject({
+        kind: AuditKind.AUDIT_KIND_DENIED_BY_CHECK,
+        check: "policy",
+        policy: { result: PolicyResult.POLICY_RESULT_ASK, engineCheck: "read_only" },
+      });
+      expect(of(grep)).toMatchObject({
+        kind: AuditKind.AUDIT_KIND_DENIED_BY_CHECK,
+        check: "policy",
+        policy: { result: PolicyResult.POLICY_RESULT_TIMEOUT },
+      });
+    },
+  );
 
   it("never loosens an engine ASK, but may deny it (calls: all)", async () => {
     const { pdp, client, log } = await start();
