@@ -13,6 +13,7 @@ import { formQuestion } from "./mcp-elicitation.js";
 import { linkSignals } from "../../common/abort.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
+import { oversizedReason } from "./mcp-oversized.js";
 import { endSession, openTransport } from "./mcp-transport.js";
 
 /** How long connecting (start, handshake, tool listing) may take before the attempt fails. */
@@ -74,6 +75,8 @@ export class McpConnection {
   private readonly log: Logger;
   /** How each call under way asks the person, for the forms its server sends. */
   private readonly askers = new Set<Asker>();
+  /** Why a client's connection closed, when it was a message too large to read. */
+  private readonly tooLarge = new WeakMap<Client, string>();
 
   constructor(private readonly options: McpConnectionOptions) {
     this.name = options.name;
@@ -137,7 +140,7 @@ export class McpConnection {
       })) as CallToolResult;
     } catch (err) {
       if (signal.aborted || isServerAnswer(err)) throw err;
-      const reason = message(err);
+      const reason = this.tooLarge.get(state.client) ?? message(err);
       this.lost(state.client, reason);
       throw new McpUnavailableError(reason);
     } finally {
@@ -198,8 +201,13 @@ export class McpConnection {
       this.elicit(request.params as ElicitRequestFormParams, extra.signal),
     );
     // Transport errors (a dropped event stream, an unparsable line) are logged; a lost
-    // connection is reported by onclose or by the call that meets it.
-    client.onerror = (err) => this.log.debug({ err }, "MCP transport error");
+    // connection is reported by onclose or by the call that meets it. A message too large for the
+    // stdio reader closes the connection: that is why it closed, for the log and the calls it fails.
+    client.onerror = (err) => {
+      const oversized = oversizedReason(err);
+      if (oversized === undefined) this.log.debug({ err }, "MCP transport error");
+      else this.tooLarge.set(client, oversized);
+    };
     let transport: Transport | undefined;
     let stderr: () => string = () => "";
     try {
@@ -227,7 +235,11 @@ export class McpConnection {
       this.tools = tools;
       this.failures = 0;
       this.state = { kind: "ready", client, transport };
-      client.onclose = () => this.lost(client, withStderr("the connection closed", stderr()));
+      client.onclose = () =>
+        this.lost(
+          client,
+          this.tooLarge.get(client) ?? withStderr("the connection closed", stderr()),
+        );
       this.log.info({ tools: tools.length }, "MCP server connected");
       this.options.onConnected?.(tools);
     } catch (err) {
