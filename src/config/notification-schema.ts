@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { duration } from "./duration.js";
+import { hasCredentials } from "./url-credentials.js";
 
 /** What a notification is sent for. */
 export const NOTIFICATION_EVENTS = ["reply.parked", "call.expired", "reply.ended"] as const;
@@ -13,9 +14,15 @@ export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
  * `maxRetryDelay` with jitter, until `maxAttempts`; then it is a dead letter.
  */
 export const notificationTargetSchema = z.strictObject({
-  url: z.string().refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), {
-    message: "expected an http:// or https:// URL",
-  }),
+  url: z
+    .string()
+    .refine((url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol), {
+      message: "expected an http:// or https:// URL",
+    })
+    .refine((url) => !hasCredentials(url), {
+      message:
+        "a URL with a user name or password cannot be used: the signature (secret) authenticates Parkway",
+    }),
   events: z
     .array(z.enum(NOTIFICATION_EVENTS))
     .min(1)

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { duration } from "./duration.js";
+import { hasCredentials } from "./url-credentials.js";
 
 /** HTTP headers by name; each name must be an RFC 9110 token, e.g. "Authorization". */
 const headers = z.record(z.string(), z.string()).superRefine((record, ctx) => {
@@ -23,10 +24,15 @@ const headers = z.record(z.string(), z.string()).superRefine((record, ctx) => {
  */
 export const policyConfigSchema = z.strictObject({
   /** Where the decisions are asked, e.g. https://pdp.internal/parkway/decide. */
-  url: z.url({
-    protocol: /^https?$/,
-    error: "expected an http or https URL such as https://pdp.example.com/decide",
-  }),
+  url: z
+    .url({
+      protocol: /^https?$/,
+      error: "expected an http or https URL such as https://pdp.example.com/decide",
+    })
+    .refine((url) => !hasCredentials(url), {
+      message:
+        "a URL with a user name or password cannot be used: send credentials in headers (Authorization)",
+    }),
   /** How long one answer may take, from 10 ms to 1 min; default 2 s. */
   timeout: duration({ min: 10, max: 60_000, text: ["10ms", "1m"] }).default(2000),
   /** What a call becomes when the service fails or does not answer in time: ASK or DENY. */

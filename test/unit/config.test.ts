@@ -235,6 +235,52 @@ describe("config", () => {
     expect(() => parseConfig(input as never)).toThrow(expected);
   });
 
+  it.each([
+    [
+      {
+        agents: [
+          {
+            id: "a",
+            notifications: [
+              { url: "http://hookuser:HOOK-PASSWORD@x/hook", secret: "s".repeat(16) },
+            ],
+          },
+        ],
+      },
+      "agents[0].notifications[0].url: a URL with a user name or password cannot be used",
+    ],
+    [
+      {
+        tenants: [
+          {
+            id: "t",
+            tokens: [{ name: "n", sha256: "a".repeat(64) }],
+            notifications: [{ url: "https://hookuser@x/hook", secret: "s".repeat(16) }],
+          },
+        ],
+      },
+      "tenants[0].notifications[0].url: a URL with a user name or password cannot be used",
+    ],
+    [
+      { agents: [{ id: "a", policy: { url: "http://pdpuser:HOOK-PASSWORD@pdp/decide" } }] },
+      "agents[0].policy.url: a URL with a user name or password cannot be used",
+    ],
+  ])(
+    "refuses a receiver or policy URL with credentials, in one line without them: %j",
+    (input, expected) => {
+      let message = "";
+      try {
+        parseConfig(input);
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        message = (err as Error).message;
+      }
+      expect(message).toContain(expected);
+      expect(message).not.toContain("HOOK-PASSWORD");
+      expect(message.split("\n")).toHaveLength(1);
+    },
+  );
+
   it("takes an external policy decision point per agent and per tenant, with defaults", () => {
     const config = parseConfig({
       agents: [{ id: "a", policy: { url: "https://pdp.example.com/decide" } }],
