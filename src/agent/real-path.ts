@@ -1,5 +1,6 @@
 import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { ProbeRefused } from "../permissions/index.js";
 
 /** How many dangling links one path may pass through before it is taken as it is (as ELOOP). */
 const MAX_LINKS = 40;
@@ -42,11 +43,22 @@ function linkTarget(path: string): string | undefined {
   }
 }
 
-/** The names in the directory at `path` (links followed), or undefined when it cannot be listed. */
+/**
+ * The names in the directory at `path` (links followed), or undefined when it cannot be listed.
+ * A name that is not UTF-8 cannot be written back as a path the check could follow: it refuses.
+ */
 export function listDirectoryOf(path: string): readonly string[] | undefined {
+  let raw: Buffer[];
   try {
-    return readdirSync(path);
+    raw = readdirSync(path, { encoding: "buffer" });
   } catch {
     return undefined;
   }
+  return raw.map((name) => {
+    const text = name.toString("utf8");
+    if (!Buffer.from(text, "utf8").equals(name)) {
+      throw new ProbeRefused(`a name in ${path} is not UTF-8, so where it leads is not known`);
+    }
+    return text;
+  });
 }

@@ -5,7 +5,7 @@ import { MAX_GLOB_MATCHES, globMatches } from "./expand-glob.js";
 import { expandWords } from "./expand-words.js";
 import { findInjection } from "./find-injection.js";
 import type { ShellCommand, ShellRedirect, ShellScript } from "./parse-shell.js";
-import { ProbeBudgetSpent } from "./probe-budget.js";
+import { ProbeRefused } from "./probe-budget.js";
 import { unwrapForReading } from "./read-only-wrappers.js";
 import { isReader, readerVerdict } from "./reader-verdict.js";
 import {
@@ -90,7 +90,7 @@ export function analyzeBash(script: ShellScript, context: PathContext): BashAnal
       analyzeCommand(command, context, cwd),
     ).map(merge);
   } catch (err) {
-    if (!(err instanceof ProbeBudgetSpent)) throw err;
+    if (!(err instanceof ProbeRefused)) throw err;
     const why = err.message;
     commands = script.commands.map(() => ({
       readOnly: false,
@@ -280,7 +280,23 @@ function directoryChange(
   const matches = globMatches(written, context, cwd);
   // Bash hands cd every match; with more than one, cd fails.
   if (matches === undefined || matches.length > 1) return lost;
+  // Without -P, bash folds `..` against $PWD before it follows links (`cd link/..` stays where
+  // it was) when that directory exists, and the walk keeps that logical directory; else it
+  // takes the path as the system does.
   const located = locate(matches[0] ?? written, context, cwd, true);
-  const inside = isInsideWorkingDirectory(located.real, context);
-  return { move: { kind: name === "pushd" ? "pushd" : "cd", to: located.real }, inside };
+  const modes = args.filter((arg) => /^-[LPe@]+$/.test(arg)).join("");
+  const logical = !modes.replace(/[^LP]/g, "").endsWith("P");
+  let to = located.real;
+  let real = located.real;
+  if (logical) {
+    const folded = context.realPath?.(located.path) ?? located.path;
+    if (folded === located.real) to = located.path;
+    else if (context.listDirectory === undefined) return lost;
+    else if (context.listDirectory(located.path) !== undefined) {
+      to = located.path;
+      real = folded;
+    }
+  }
+  const inside = isInsideWorkingDirectory(real, context);
+  return { move: { kind: name === "pushd" ? "pushd" : "cd", to }, inside };
 }

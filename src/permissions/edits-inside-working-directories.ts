@@ -5,7 +5,7 @@ import { globMatches } from "./expand-glob.js";
 import { expandWords } from "./expand-words.js";
 import { EDIT_PROGRAM_NAMES, type EditCall, readEdit } from "./edit-programs.js";
 import { dependsOnVariable, isInsideWorkingDirectory, locate } from "./resolve-path.js";
-import { ProbeBudgetSpent } from "./probe-budget.js";
+import { ProbeRefused } from "./probe-budget.js";
 import { readSed } from "./sed-script.js";
 import { expandBraces, flagsOf, splitAssignments } from "./shell-command.js";
 import type { PathContext } from "./types.js";
@@ -27,7 +27,7 @@ export function editsInsideWorkingDirectories(
   try {
     return editsInside(view, context);
   } catch (err) {
-    if (err instanceof ProbeBudgetSpent) return false;
+    if (err instanceof ProbeRefused) return false;
     throw err;
   }
 }
@@ -72,11 +72,18 @@ function editsInside(view: Extract<CallView, { kind: "bash" }>, context: PathCon
 
 type EditedFiles = Omit<Extract<EditCall, { ok: true }>, "ok">;
 
-/** Whether `argv` is a cp that copies links as links (`-P`, `-d`, `-a`, `--no-dereference`). */
+/**
+ * Whether `argv` is a cp that copies links as links: `-P`, `-d`, `-a`, `--no-dereference`, or a
+ * recursive copy without `-L`.
+ */
 function copiesLinks(argv: readonly string[]): boolean {
   if (argv[0] !== "cp") return false;
   const flags = flagsOf([...argv]);
-  return flags.has("P") || flags.has("d") || flags.has("a") || flags.has("--no-dereference");
+  const recursive = flags.has("r") || flags.has("R") || flags.has("--recursive");
+  return (
+    ["P", "d", "a", "--no-dereference"].some((flag) => flags.has(flag)) ||
+    (recursive && !flags.has("L") && !flags.has("--dereference"))
+  );
 }
 
 /** Whether something is at `path` (from the first working directory); true when not known. */

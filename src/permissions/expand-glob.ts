@@ -101,8 +101,9 @@ function bracketEnd(segment: string, start: number): number {
   if (segment[i] === "!" || segment[i] === "^") i += 1;
   if (segment[i] === "]") i += 1;
   for (; i < segment.length; i += 1) {
-    if (segment[i] === "[" && segment[i + 1] === ":") {
-      const close = segment.indexOf(":]", i + 2);
+    const kind = segment[i + 1] ?? "";
+    if (segment[i] === "[" && (kind === ":" || kind === "." || kind === "=")) {
+      const close = segment.indexOf(`${kind}]`, i + 2);
       if (close !== -1) i = close + 1;
     } else if (segment[i] === "]") return i;
   }
@@ -111,10 +112,11 @@ function bracketEnd(segment: string, start: number): number {
 
 /**
  * A bracket expression's body (`!a-z`) as a JavaScript character class. One with a character
- * class (`[:digit:]`) is taken as any character: more matches, never fewer.
+ * class, a collating symbol or an equivalence class (`[:digit:]`, `[.k.]`, `[=k=]`) is taken as
+ * any character: more matches, never fewer.
  */
 function bracketClass(body: string): string {
-  if (body.includes("[:")) return ".";
+  if (/\[[:.=]/.test(body)) return ".";
   const negated = body.startsWith("!") || body.startsWith("^");
   const inner = (negated ? body.slice(1) : body).replace(/[\\\]^[]/g, "\\$&");
   return `[${negated ? "^" : ""}${inner}]`;

@@ -10,6 +10,7 @@ export {
   ruleFields,
 } from "./permission-rule-schema.js";
 export { isBuiltin } from "./describe-call.js";
+export { ProbeRefused } from "./probe-budget.js";
 export {
   BUILTIN_TOOL_NAMES,
   PERMISSION_BEHAVIORS,

@@ -8,8 +8,11 @@ import type { PathContext } from "./types.js";
  */
 export const MAX_PROBES = 5_000;
 
+/** Thrown by a probe when what it found cannot be judged: the call then asks. */
+export class ProbeRefused extends Error {}
+
 /** Thrown by a probe of a context from `withProbeBudget` once its budget is spent. */
-export class ProbeBudgetSpent extends Error {
+export class ProbeBudgetSpent extends ProbeRefused {
   constructor() {
     super(`the command names more paths than the check follows (${MAX_PROBES} probes)`);
   }

@@ -140,6 +140,14 @@ const grepOptions = optionTable({
 const grep = files(grepOptions, {
   leading: { count: 1, unless: ["-e", "--regexp", "-f", "--file"] },
   defaultOperand: walksWhen("-r", "--recursive"),
+  // -d recurse (or an abbreviation) is -r; with no file it walks the current directory.
+  check: (options) =>
+    options.some(
+      (option) =>
+        given([option], "-d", "--directories") && !["read", "skip"].includes(option.value ?? ""),
+    )
+      ? "grep -d with other than read or skip walks directories"
+      : undefined,
 });
 
 const rg = files(

@@ -24,6 +24,8 @@ import { expectNotReadOnly, expectReadOnly } from "./modes.js";
  *   wd/into/a.txt -> ../../out/secret.txt               where `cp a.txt into` lands
  *   wd/dst/d2/leak -> ../../../out/secret.txt           a tree `cp -r d2 dst` writes into
  *   wd/many/0 … wd/many/899                             a large directory
+ *   wd/deep/b/, wd/l2 -> deep/b                         a link `cd` takes logically
+ *   wd/n<0xff> -> ../out/secret.txt                     a name that is not UTF-8
  */
 let root: string;
 let wd: string;
@@ -62,6 +64,8 @@ beforeAll(() => {
   symlinkSync("../../../out/secret.txt", path.join(wd, "dst/d2/leak"));
   mkdirSync(path.join(wd, "many"));
   for (let k = 0; k < 900; k += 1) writeFileSync(path.join(wd, "many", String(k)), "");
+  mkdirSync(path.join(wd, "deep/b"), { recursive: true });
+  symlinkSync("deep/b", path.join(wd, "l2"));
   mkdirSync(path.join(root, "wd/repo/.git"));
   mkdirSync(path.join(wd, "d1"));
   symlinkSync("../out/secret.txt", path.join(wd, "link"));
@@ -217,5 +221,50 @@ describe("a line's decision has a bound on the file system probes it makes", () 
     const decision = decide("Bash", bash(line), "default", [], at(wd));
     expect(decision.behavior).toBe("ask");
     expect(decision.reason).toMatch(/more paths than the check follows/);
+  });
+});
+
+describe("cd takes .. logically, as bash does without -P", () => {
+  it.each([
+    "cd l2/../.. && cat out/secret.txt",
+    "cd l2 && cd ../.. && cat out/secret.txt",
+    "pushd l2/../.. && cat out/secret.txt",
+  ])("%s leaves the working directory: not read-only", (command) =>
+    expectNotReadOnly(command, at(wd)),
+  );
+
+  it.each(["cd l2/.. && cat a.txt", "cd -P l2/.. && cat ../a.txt", "cd l2 && cd .. && cat a.txt"])(
+    "%s stays inside: read-only",
+    (command) => expectReadOnly(command, at(wd)),
+  );
+});
+
+describe("third look", () => {
+  it("a name that is not UTF-8 among a wildcard's matches: not read-only", () => {
+    const name = Buffer.concat([Buffer.from(`${wd}/n`), Buffer.from([0xff])]);
+    symlinkSync("../out/secret.txt", name);
+    try {
+      expectNotReadOnly("cat n*", at(wd));
+      expect(decide("Bash", bash("touch n*"), "accept_edits", [], at(wd)).behavior).toBe("ask");
+    } finally {
+      rmSync(name);
+    }
+  });
+
+  it("grep -d recurse walks the directory it runs in", () => {
+    expectNotReadOnly("cd ../out && grep -d recurse secret", at(wd));
+    expectNotReadOnly("grep --directories=rec secret", at(wd));
+    expectReadOnly("grep -d skip a a.txt", at(wd));
+  });
+
+  it("collating symbols and equivalence classes in brackets match", () => {
+    expectNotReadOnly("cat lin[[.k.]]", at(wd));
+    expectNotReadOnly("cat lin[[=k=]]", at(wd));
+  });
+
+  it("a recursive copy carries links as links: another command after it asks", () => {
+    const edits = (command: string) => decide("Bash", bash(command), "accept_edits", [], at(wd));
+    expect(edits("cp -r d1 x && cat x/leak").behavior).toBe("ask");
+    expect(edits("cp -r d1 x")).toMatchObject({ behavior: "allow" });
   });
 });
