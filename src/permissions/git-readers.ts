@@ -215,9 +215,13 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
         return "a remote helper URL (::) runs a program";
       }
       const repository = operands[0];
-      return repository !== undefined && namesHost(repository)
-        ? "a repository named by URL or host:path is reached outside the working directories"
-        : undefined;
+      if (repository !== undefined && namesHost(repository)) {
+        return "a repository named by URL or host:path is reached outside the working directories";
+      }
+      // A remote's name (or none: the default remote) stands for a URL the check does not read.
+      return repository !== undefined && /^(\.\.?)?(\/|$)/.test(repository)
+        ? undefined
+        : "git ls-remote reaches a configured remote, wherever its URL leads";
     },
   },
   "cat-file": text(

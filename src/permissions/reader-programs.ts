@@ -49,7 +49,7 @@ const ps: ReaderSpec = {
         continue;
       }
       if (word.startsWith("--")) value = PS_LONG_VALUE_OPTIONS.has(word);
-      else if (word.startsWith("-")) value = /[oOpqugGUtsCN]$/.test(word);
+      else if (word.startsWith("-")) value = /[oOpqugGUtsC]$/.test(word);
       else if (word.includes("e")) return "ps e prints the environment of processes";
       else value = /[oOpUtk]$/.test(word);
     }
@@ -495,7 +495,8 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
     }),
   ),
   which: text(optionTable({ flags: "as" })),
-  whereis: text(optionTable({ flags: "bmsulg", values: "BMSf" })),
+  // Its -B, -M and -S would list directories anywhere.
+  whereis: text(optionTable({ flags: "bmsulgf" })),
   type: text(optionTable({ flags: "afptP" })),
   printenv: text(optionTable({ flags: "0", long: "null" })),
   env: none(optionTable({ flags: "0", long: "null" })),

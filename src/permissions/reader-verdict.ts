@@ -113,22 +113,46 @@ function gitVerdict(
   const verdict = specVerdict(`git ${sub}`, spec, subArgs, (word) => read(word, gitBase));
   if (verdict !== undefined || WITHOUT_REPOSITORY.has(sub) || gitDir) return verdict;
   if (gitBase === undefined) return "the directory git runs in is not known";
-  const top = repositoryTop(gitBase, context);
-  return top !== undefined && !isInsideWorkingDirectory(top, context)
-    ? `git works on the repository at ${top}, outside the working directories`
-    : undefined;
+  const found = repositoryOf(gitBase, context);
+  if (found === undefined) return undefined;
+  if ("why" in found) return found.why;
+  return isInsideWorkingDirectory(found.top, context)
+    ? undefined
+    : `git works on the repository at ${found.top}, outside the working directories`;
 }
 
 /** git subcommands that do not open a repository. */
 const WITHOUT_REPOSITORY = new Set(["version", "help"]);
 
-/** The nearest directory from `dir` up that holds `.git`, or undefined (none, or not listable). */
-function repositoryTop(dir: string, context: PathContext): string | undefined {
+/**
+ * The repository git finds from `dir`, as git looks for it: up from `dir`, the first directory
+ * with a `.git` that is a repository (one without HEAD, objects and refs is passed over), or one
+ * laid out as a bare repository itself (whose configuration the check does not read: it may run
+ * programs or name a work tree anywhere). A `.git` file points to a repository elsewhere, which
+ * the check does not follow either. Undefined: none found, or directories cannot be listed.
+ */
+function repositoryOf(
+  dir: string,
+  context: PathContext,
+): { top: string } | { why: string } | undefined {
   const list = context.listDirectory;
   if (list === undefined) return undefined;
+  const isRepository = (names: readonly string[] | undefined) =>
+    names !== undefined && ["HEAD", "objects", "refs"].every((name) => names.includes(name));
   let current = context.realPath?.(dir) ?? dir;
   for (;;) {
-    if (list(current)?.includes(".git") === true) return current;
+    const names = list(current);
+    if (names?.includes(".git") === true) {
+      const inner = list(posix.join(current, ".git"));
+      if (inner === undefined) {
+        return { why: `${current}/.git is a file naming a repository elsewhere, not followed` };
+      }
+      if (isRepository(inner)) return { top: current };
+    } else if (isRepository(names)) {
+      return {
+        why: `git would take ${current} as a bare repository, whose settings may run programs`,
+      };
+    }
     const parent = posix.dirname(current);
     if (parent === current) return undefined;
     current = parent;

@@ -53,7 +53,15 @@ beforeAll(() => {
     mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     writeFileSync(path.join(root, name), content);
   }
-  mkdirSync(path.join(root, "outer/.git"));
+  const repository = (dir: string) => {
+    for (const name of ["objects", "refs"]) mkdirSync(path.join(dir, name), { recursive: true });
+    writeFileSync(path.join(dir, "HEAD"), "ref: refs/heads/main\n");
+  };
+  repository(path.join(root, "outer/.git"));
+  mkdirSync(path.join(root, "outer/wd2/empty/.git"), { recursive: true });
+  repository(path.join(wd, "bareish"));
+  mkdirSync(path.join(wd, "worktree"));
+  writeFileSync(path.join(wd, "worktree/.git"), "gitdir: /elsewhere/.git\n");
   mkdirSync(path.join(wd, "g"), { recursive: true });
   writeFileSync(path.join(wd, "g/1"), "1");
   symlinkSync("../../out/secret.txt", path.join(wd, "g/zlink"));
@@ -66,7 +74,7 @@ beforeAll(() => {
   for (let k = 0; k < 900; k += 1) writeFileSync(path.join(wd, "many", String(k)), "");
   mkdirSync(path.join(wd, "deep/b"), { recursive: true });
   symlinkSync("deep/b", path.join(wd, "l2"));
-  mkdirSync(path.join(root, "wd/repo/.git"));
+  repository(path.join(root, "wd/repo/.git"));
   mkdirSync(path.join(wd, "d1"));
   symlinkSync("../out/secret.txt", path.join(wd, "link"));
   symlinkSync("../out/dir", path.join(wd, "dirlink"));
@@ -135,6 +143,14 @@ describe("git works on the repository around the directory it runs in", () => {
     for (const command of ["git show HEAD:../secret", "git log -p", "git status --short"]) {
       expectNotReadOnly(command, at(path.join(root, "outer/wd2")));
     }
+  });
+
+  it("what git would take as a repository, and where the check cannot follow it: not read-only", () => {
+    // An empty .git is passed over, as git passes over it: the repository above is outer's.
+    expectNotReadOnly("git log -p", at(path.join(root, "outer/wd2/empty")));
+    expectNotReadOnly("git -C bareish status", at(wd));
+    expectNotReadOnly("cd bareish && git status", at(wd));
+    expectNotReadOnly("git -C worktree show HEAD:x", at(wd));
   });
 
   it("a repository inside: read-only; git --version opens none", () => {

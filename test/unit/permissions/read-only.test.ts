@@ -117,6 +117,8 @@ describe("read-only Bash", () => {
     ["cat <<EOF\nEO\\\nF\ntouch x\nEOF", "a heredoc's line continuation moves its end"],
     ["ps axeww", "ps e prints every process's environment"],
     ["ps -u root e", "ps e after an option's value"],
+    ["ps -N e", "-N takes no value: e is ps's"],
+    ["whereis -B /srv -f x", "whereis -B lists a directory anywhere"],
   ])("%s is not read-only (%s)", (command) => {
     expect(readOnly(command)).toBe(false);
     expect(decide("Bash", bash(command)).check).not.toBe("read_only");

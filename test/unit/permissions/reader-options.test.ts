@@ -239,7 +239,7 @@ const GIT: Record<string, ProgramCases> = {
   },
   "ls-tree": { ok: "git ls-tree -r HEAD" },
   "ls-remote": {
-    ok: "git ls-remote --heads origin",
+    ok: "git ls-remote --heads .",
     no: {
       "--upload-pack": "git ls-remote {}='touch X' .",
       "--exec": "git ls-remote {}='touch X' .",
@@ -247,6 +247,8 @@ const GIT: Record<string, ProgramCases> = {
       url: "git ls-remote https://example.com/x.git",
       scp: "git ls-remote git@example.com:x.git",
       file: "git ls-remote file:///srv/x.git",
+      "a remote's name": "git ls-remote --heads origin",
+      "the default remote": "git ls-remote",
     },
   },
   "cat-file": { ok: "git cat-file -p HEAD" },
