@@ -88,6 +88,17 @@ export function readEdit(argv: readonly string[]): EditCall {
     }
   }
   if (writes.length === 0) return { ok: false, reason: `${name} without an operand` };
+  if (
+    name === "rmdir" &&
+    parsed.options.some((option) => option.spec.name === "-p" || option.spec.name === "--parents")
+  ) {
+    // rmdir -p a/b/c removes a/b and a too (an absolute path's parents up to /).
+    for (const operand of parsed.operands) {
+      for (let dir = posix.dirname(operand); !/^(\.|\/)?$/.test(dir); dir = posix.dirname(dir)) {
+        writes.push(dir);
+      }
+    }
+  }
   if (name !== "cp" && name !== "mv") return { ok: true, reads, writes };
   // Into a directory, each source lands at DIR/its name (with --parents, DIR/its path), which may
   // be a link that leads out.

@@ -47,6 +47,9 @@ export function locate(
 ): Located {
   const path = resolvePath(written, context, cwd);
   if (!context.realPath) return { written, path, real: path };
+  // The links under /proc/self and /dev/fd lead into the process that opens them: for a shell
+  // command that is bash, not the server that judges it, so they are taken as written.
+  if (physical && /^\/(proc|dev\/fd)(\/|$)/.test(path)) return { written, path, real: path };
   const raw = physical ? unfolded(written, context, cwd) : path;
   return { written, path, real: context.realPath(/(^|\/)\.\.(\/|$)/.test(raw) ? raw : path) };
 }

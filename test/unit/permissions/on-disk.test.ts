@@ -284,3 +284,34 @@ describe("third look", () => {
     expect(edits("cp -r d1 x")).toMatchObject({ behavior: "allow" });
   });
 });
+
+describe("fifth look", () => {
+  it("rmdir -p removes the parents it names: an absolute path's reach the working directory", () => {
+    const edits = (command: string) => decide("Bash", bash(command), "accept_edits", [], at(wd));
+    expect(edits(`rmdir -p ${wd}/deep/b`).behavior).toBe("ask");
+    expect(edits("rmdir -p deep/b")).toMatchObject({ behavior: "allow" });
+  });
+
+  it("/proc/self leads into bash, not into the server: taken as written", () => {
+    // The server's own /proc/self/cwd, as if it ran in the working directory.
+    const serverInWd = {
+      ...at(wd),
+      realPath: (p: string) => realPathOf(p.replace(/^\/proc\/self\/cwd/, wd)),
+    };
+    const command = "cd d1 && cat /proc/self/cwd/leak";
+    const decision = decide("Bash", bash(command), "default", [], serverInWd);
+    expect(decision.behavior).toBe("ask");
+    expect(decision.check).not.toBe("read_only");
+  });
+
+  it("a deny rule with several ** against a path with many ** is decided at once", () => {
+    const rules = [
+      { toolName: "Read", ruleContent: "./**/a/**/b/**/c/**/key", behavior: "deny" as const },
+    ];
+    const deep = `cat nodir/${"**/".repeat(60)}x`;
+    expect(decide("Bash", bash(deep), "default", rules, at(wd)).behavior).toBe("allow");
+    expect(decide("Bash", bash(`cat x/**/a/b/c/key`), "default", rules, at(wd)).behavior).toBe(
+      "deny",
+    );
+  });
+});
