@@ -277,13 +277,11 @@ function directoryChange(
   const written = target ?? "~";
   if (dependsOnVariable(written)) return lost;
   if (cwd === undefined && !written.startsWith("/") && !written.startsWith("~")) return lost;
-  const matches = globMatches(written, context, cwd);
-  // Bash hands cd every match; with more than one, cd fails.
-  if (matches === undefined || matches.length > 1) return lost;
   // Without -P, bash folds `..` against $PWD before it follows links (`cd link/..` stays where
   // it was) when that directory exists, and the walk keeps that logical directory; else it
   // takes the path as the system does.
-  const located = locate(matches[0] ?? written, context, cwd, true);
+  // Its wildcards and braces were expanded with the line's words (expand-words).
+  const located = locate(written, context, cwd, true);
   const modes = args.filter((arg) => /^-[LPe@]+$/.test(arg)).join("");
   const logical = !modes.replace(/[^LP]/g, "").endsWith("P");
   let to = located.real;

@@ -1,13 +1,12 @@
 import { posix } from "node:path";
 import type { CallView } from "./describe-call.js";
 import { dotGlobVariants } from "./dot-globs.js";
-import { globMatches } from "./expand-glob.js";
 import { expandWords } from "./expand-words.js";
 import { EDIT_PROGRAM_NAMES, type EditCall, readEdit } from "./edit-programs.js";
 import { dependsOnVariable, isInsideWorkingDirectory, locate } from "./resolve-path.js";
 import { ProbeRefused } from "./probe-budget.js";
 import { readSed } from "./sed-script.js";
-import { expandBraces, flagsOf, splitAssignments } from "./shell-command.js";
+import { flagsOf, splitAssignments } from "./shell-command.js";
 import type { PathContext } from "./types.js";
 
 /**
@@ -34,17 +33,13 @@ export function editsInsideWorkingDirectories(
 
 function editsInside(view: Extract<CallView, { kind: "bash" }>, context: PathContext): boolean {
   const { script, analysis } = view;
-  const leadsInside = (path: string): boolean =>
-    isInsideWorkingDirectory(locate(path, context, undefined, true).real, context);
+  // The words were expanded (braces, wildcards) as bash expands them, before they were read.
   const inside = (word: string): boolean =>
-    expandBraces(word)
-      .flatMap(dotGlobVariants)
-      .every(
-        (path) =>
-          !dependsOnVariable(path) &&
-          leadsInside(path) &&
-          globMatches(path, context, undefined)?.every(leadsInside) === true,
-      );
+    dotGlobVariants(word).every(
+      (path) =>
+        !dependsOnVariable(path) &&
+        isInsideWorkingDirectory(locate(path, context, undefined, true).real, context),
+    );
   let edits = 0;
   for (const [k, command] of script.commands.entries()) {
     const facts = analysis.commands[k];

@@ -132,17 +132,12 @@ export function parseShell(source: string): ShellScript {
   };
   /** Reads `$…` at `start`; returns the index after it. */
   const readDollar = (start: number): number => {
-    const next = source[start + 1];
+    const next = source[start + 1] ?? "";
+    const expansion = EXPANSIONS[next];
     let end = start + 1;
-    if (next === "(") {
-      risks.add("command substitution $(…)");
-      end = skipBalanced(start + 2, "(", ")");
-    } else if (next === "{") {
-      risks.add("parameter expansion ${…}");
-      end = skipBalanced(start + 2, "{", "}");
-    } else if (next === "[") {
-      risks.add("arithmetic expansion $[…]");
-      end = skipBalanced(start + 2, "[", "]");
+    if (expansion !== undefined) {
+      risks.add(expansion[1]);
+      end = skipBalanced(start + 2, next, expansion[0]);
     } else if (next === "'") {
       risks.add("ANSI-C quoting $'…'");
       end = start + 2;

@@ -18,7 +18,12 @@ export class ProbeBudgetSpent extends ProbeRefused {
   }
 }
 
-/** `context` with probes that spend one budget: a link resolved costs 1, a listing 1 per 64 names. */
+/**
+ * `context` with probes that spend one budget: a path resolved costs 1, a listing 1 and 1 per 64
+ * names. Each answer is kept for the rest of the decision (a line's commands, judged from each
+ * directory they may run in, ask for the same paths again); asked again, it costs 1 all the same,
+ * so the budget bounds the paths a decision judges, not only the probes it makes.
+ */
 export function withProbeBudget(context: PathContext, budget = MAX_PROBES): PathContext {
   let left = budget;
   const spend = (cost: number): void => {
@@ -26,6 +31,8 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
     if (left < 0) throw new ProbeBudgetSpent();
   };
   const { realPath, listDirectory } = context;
+  const real = new Map<string, string>();
+  const listed = new Map<string, readonly string[] | undefined>();
   return {
     ...context,
     ...(realPath === undefined
@@ -33,15 +40,23 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
       : {
           realPath: (path: string) => {
             spend(1);
-            return realPath(path);
+            let found = real.get(path);
+            if (found === undefined) {
+              found = realPath(path);
+              real.set(path, found);
+            }
+            return found;
           },
         }),
     ...(listDirectory === undefined
       ? {}
       : {
           listDirectory: (path: string) => {
+            spend(1);
+            if (listed.has(path)) return listed.get(path);
             const names = listDirectory(path);
-            spend(1 + Math.ceil((names?.length ?? 0) / 64));
+            spend(Math.ceil((names?.length ?? 0) / 64));
+            listed.set(path, names);
             return names;
           },
         }),

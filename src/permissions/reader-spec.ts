@@ -1,4 +1,4 @@
-import type { GivenOption, OptionTable } from "./command-options.js";
+import { type GivenOption, type OptionTable, optionTable } from "./command-options.js";
 
 /**
  * How a program on the read-only list is read: its options (with the ones that disqualify it), what
@@ -36,3 +36,26 @@ export const walksWhen =
   (...names: string[]) =>
   (options: readonly GivenOption[]): string | undefined =>
     given(options, ...names) ? "." : undefined;
+
+/** A program whose operands are files it reads. */
+export const files = (options: OptionTable, extra: Partial<ReaderSpec> = {}): ReaderSpec => ({
+  options,
+  operands: "files",
+  ...extra,
+});
+
+/** A file reader from its flag letters, value letters and long options. */
+export const plainFiles = (flags: string, values: string, long: string): ReaderSpec =>
+  files(optionTable({ flags, values, long }));
+
+/** A program whose operands are text, not paths. */
+export const text = (options: OptionTable): ReaderSpec => ({ options, operands: "text" });
+
+/** A program whose every word is text, options included (`echo -delete` prints `-delete`). */
+export const anyText: ReaderSpec = { options: optionTable({}), operands: "text", anyArgs: true };
+
+/** A program that takes no operand. */
+export const none = (options: OptionTable = optionTable({})): ReaderSpec => ({
+  options,
+  operands: "none",
+});
