@@ -6,7 +6,7 @@ import { checkEffects, readEventLog, transient } from "./fault-checks.js";
 import type { WitnessedCall } from "./model-witness.js";
 import type { NodeLife } from "./node-cluster.js";
 import { checkOverlaps, type OverlapCounts } from "./reply-overlaps.js";
-import type { WatchedSession } from "./stream-watchers.js";
+import { checkJumps, type WatchedSession } from "./stream-watchers.js";
 
 /** A session as its driver knows it. */
 export interface DrivenSession extends WatchedSession {
@@ -42,6 +42,8 @@ export interface FinalCounts extends OverlapCounts {
   effects: number;
   /** Events the streams saw that are not stored: shown ahead of a write that a node's death lost. */
   lost: number;
+  /** Gaps a stream crossed after events it saw were lost (see `checkJumps`). */
+  crossed: number;
 }
 
 /** `f` on random nodes until it does not fail with a transient error (20 tries at most). */
@@ -74,7 +76,7 @@ const codeOf = (err: unknown) => (err instanceof ParkwayClientError ? err.codeNa
  * The promises, checked over what the cluster stored once the faults are over: every tool ran at
  * most once, and once for every completed answer; every acknowledged park is still parked and its
  * tool did not run; no answered call is parked again or was asked twice; each session's event log
- * is gap-free and holds every event its stream saw; an answer sent again is refused; and no two
+ * is gap-free, holds every event its stream saw, and explains every gap its stream crossed; an answer sent again is refused; and no two
  * nodes ran one reply at once (see `checkOverlaps`).
  */
 export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
@@ -82,6 +84,7 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
   const effects = await checkEffects(check.effects, check.completed, violations);
   const effectLines = new Set((await readFile(check.effects, "utf8").catch(() => "")).split("\n"));
   let lost = 0;
+  let crossed = 0;
   for (const s of check.sessions) {
     const name = `session s${s.index} (${s.id})`;
     const state = await anyNode(check, (c) => c.getSession(s.id));
@@ -112,6 +115,8 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
       }
     }
     const stored = new Set(events.map((e) => e.seq));
+    checkJumps(s, stored, (text) => violations.push(text));
+    crossed += s.jumps.length;
     for (const seq of s.seen.keys()) if (!stored.has(seq)) lost++;
     if (replaced.length > 0) {
       violations.push(
@@ -144,5 +149,5 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
     }
   }
   const runs = await readFile(check.runs, "utf8").catch(() => "");
-  return { effects, lost, ...checkOverlaps(check.modelCalls, runs, check.lives, violations) };
+  return { effects, lost, crossed, ...checkOverlaps(check.modelCalls, runs, check.lives, violations) };
 }

@@ -188,6 +188,7 @@ export async function runMultiNodeFaults(
       id: created.id,
       watchedSeq: 0,
       seen: new Map(),
+      jumps: [],
       n: 0,
       parked: undefined,
       parkedIds: new Set(),

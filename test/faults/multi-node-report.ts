@@ -71,6 +71,7 @@ export function emptyReport(): MultiNodeFaultReport {
     retried: {},
     streamed: 0,
     lost: 0,
+    crossed: 0,
     lives: 0,
     failedStarts: 0,
     exits: {},

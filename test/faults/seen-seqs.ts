@@ -1,6 +1,6 @@
 import type { ParkwayClient } from "../../src/client/index.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
-import { StreamWatchers, type WatchedSession } from "./stream-watchers.js";
+import { checkJumps, StreamWatchers, type WatchedSession } from "./stream-watchers.js";
 
 /**
  * A Chat stream on each session of the SIGKILL harness, attached again after every restart from
@@ -21,7 +21,7 @@ export class SeenSeqs {
 
   /** Watches a new session. */
   async add(client: ParkwayClient, index: number, id: string): Promise<void> {
-    const s: WatchedSession = { index, id, watchedSeq: 0, seen: new Map() };
+    const s: WatchedSession = { index, id, watchedSeq: 0, seen: new Map(), jumps: [] };
     this.sessions.push(s);
     await this.watchers.watch(client, s);
   }
@@ -44,6 +44,7 @@ export class SeenSeqs {
     let lost = 0;
     for (const s of this.sessions) {
       const stored = new Map((logs.get(s.id) ?? []).map((e) => [e.seq, e.id]));
+      checkJumps(s, new Set(stored.keys()), (text) => this.violations.push(text));
       for (const [seq, id] of s.seen) {
         const kept = stored.get(seq);
         if (kept === undefined) lost++;

@@ -5,6 +5,7 @@ import { messageText } from "../../src/model/scripted/chat-request.js";
 import type { ScriptedModelServer } from "../../src/model/scripted/index.js";
 import { confirmInput } from "../helpers/confirm-input.js";
 import { crashSkip } from "./fault-checks.js";
+import { checkJumps } from "./stream-watchers.js";
 import {
   countLines,
   isSubsequence,
@@ -122,6 +123,7 @@ async function checkEventLog(
 ): Promise<void> {
   const ended = new Set<string>();
   const asked = new Map<string, number>();
+  const stored = new Set<number>();
   const chat = await ctx.client.attach(s.id, { reconnectForMs: 0 });
   try {
     let expected = 1;
@@ -137,6 +139,7 @@ async function checkEventLog(
         break;
       }
       expected = event.seq + 1;
+      stored.add(event.seq);
       const seen = s.seen.get(event.seq);
       if (seen !== undefined && seen !== event.id) {
         ctx.ledger.violation(
@@ -154,6 +157,8 @@ async function checkEventLog(
   }
   // A stream may have seen the model's stream before a crash lost it (not yet stored): those seqs
   // stay noted, so that an event stored under one of them later is a violation.
+  checkJumps(s, stored, (text) => ctx.ledger.violation(text));
+  s.jumps = [];
   for (const seq of s.seen.keys()) if (seq <= lastSeq) s.seen.delete(seq);
   for (const call of s.confirmed) {
     if (!ended.has(call.callId)) {

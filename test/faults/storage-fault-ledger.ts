@@ -37,6 +37,8 @@ export interface TrackedSession {
   watchedSeq: number;
   /** The events its Chat stream saw since the last restart: seq → event id. */
   seen: Map<number, string>;
+  /** Gaps its Chat stream crossed, to be explained by the stored log (see `checkJumps`). */
+  jumps: [number, number][];
   /** Not found after a restart (a violation): no longer driven or checked. */
   lost?: boolean;
 }
@@ -83,6 +85,7 @@ export class Ledger {
       unsure: undefined,
       watchedSeq: 0,
       seen: new Map(),
+      jumps: [],
     };
     this.sessions.push(session);
     this.counts.sessions++;
