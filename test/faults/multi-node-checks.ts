@@ -149,5 +149,10 @@ export async function finalCheck(check: FinalCheck): Promise<FinalCounts> {
     }
   }
   const runs = await readFile(check.runs, "utf8").catch(() => "");
-  return { effects, lost, crossed, ...checkOverlaps(check.modelCalls, runs, check.lives, violations) };
+  return {
+    effects,
+    lost,
+    crossed,
+    ...checkOverlaps(check.modelCalls, runs, check.lives, violations),
+  };
 }
