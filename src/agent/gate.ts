@@ -1,6 +1,13 @@
-import { coveredBySuggested, evaluate, type PermissionMode } from "../permissions/index.js";
+import {
+  coveredBySuggested,
+  evaluate,
+  formatRule,
+  matchesRule,
+  type PermissionMode,
+  readRuleCovering,
+} from "../permissions/index.js";
 import { cutUtf8 } from "../tools/output-cap.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool, ToolContext } from "../tools/tool.js";
 import { listDirectoryOf, realPathOf } from "./real-path.js";
 import { type DecisionInfo, type Rule, ruleSchema, type ToolCallBlock } from "./types.js";
 
@@ -67,6 +74,37 @@ export function decide(
       .filter((r) => Buffer.byteLength(r.ruleContent ?? "") <= MAX_DECISION_TEXT_BYTES)
       .map((r) => ({ ...r, source: "suggested" as const })),
   };
+}
+
+/**
+ * What a searching tool leaves out under the session's rules (see `ToolContext.readRule`): the
+ * deny or ask `Read(…)` rule that covers a file, as written. An ask rule that matched the call
+ * itself (`Grep` of `secret/`) was put to the person, who allowed it: it keeps nothing out.
+ */
+export function readRuleOf(state: PermissionState, call: ToolCallBlock): ToolContext["readRule"] {
+  const context = { workingDirectories: state.workingDirectories, homeDir: state.homeDir };
+  const input = jsonOf(call.input);
+  const rules = state.rules.filter(
+    (rule) =>
+      rule.behavior !== "ask" ||
+      rule.toolName !== "Read" ||
+      !matchesRule(rule, call.name, input, { ...context, realPath: realPathOf }),
+  );
+  const covering = readRuleCovering(rules, context);
+  if (covering === undefined) return undefined;
+  return (path, real) => {
+    const rule = covering(path, real);
+    return rule && formatRule(rule);
+  };
+}
+
+/** A call's raw input as parsed JSON (undefined when it is not JSON: no rule matches it then). */
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_BLOCK_BYTES } from "./agent.js";
 import { DEFAULT_MAX_REPLY_BYTES, ReplyBudget } from "./reply-budget.js";
-import { decide, findHolder } from "./gate.js";
+import { decide, findHolder, readRuleOf } from "./gate.js";
 import { consultPolicy } from "./policy-gate.js";
 import type { ReplyEnv } from "./reply-env.js";
 import { parseToolInput } from "./tool-input.js";
@@ -121,13 +121,16 @@ function outputShare(env: ReplyEnv, count: number): number {
 
 function run(call: ToolCallBlock, env: ReplyEnv, maxOutputBytes: number): Promise<void> {
   const ask = askerFor(call, env);
+  const permissions = env.permissions();
+  const readRule = readRuleOf(permissions, call);
   return runToolCall(call, {
     tools: env.agent.tools,
-    workingDirectories: env.permissions().workingDirectories,
+    workingDirectories: permissions.workingDirectories,
     maxOutputBytes,
     signal: env.toolSignal ?? env.signal,
     emit: env.emit,
     ...(ask ? { ask } : {}),
+    ...(readRule ? { readRule } : {}),
   }).then((result) => {
     env.message.content.push(result);
   });

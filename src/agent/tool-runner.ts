@@ -12,6 +12,8 @@ export interface ToolRunEnv {
   emit: (body: EventBody) => void;
   /** How the tool asks the person a question while it runs; absent where nobody can be asked. */
   ask?: ToolContext["ask"];
+  /** The rules that keep files out of a search (see `ToolContext.readRule`). */
+  readRule?: ToolContext["readRule"];
 }
 
 /** The text a result carries when a call was stopped by an interrupt. */
@@ -96,6 +98,7 @@ export async function runToolCall(call: ToolCallBlock, env: ToolRunEnv): Promise
       emitText,
       maxOutputBytes: env.maxOutputBytes,
       ...(env.ask ? { ask: env.ask } : {}),
+      ...(env.readRule ? { readRule: env.readRule } : {}),
     });
     state = env.signal.aborted ? "interrupted" : result.state;
     output = result.output;

@@ -3,6 +3,7 @@ import { type Move, type Ran, walkDirectories } from "./directory-walk.js";
 import { dotGlobVariants } from "./dot-globs.js";
 import { MAX_GLOB_MATCHES, globMatches } from "./expand-glob.js";
 import { expandWords } from "./expand-words.js";
+import { readEdit } from "./edit-programs.js";
 import { findInjection } from "./find-injection.js";
 import type { ShellCommand, ShellRedirect, ShellScript } from "./parse-shell.js";
 import { ProbeRefused } from "./probe-budget.js";
@@ -147,7 +148,8 @@ function analyzeCommand(
       : locate(word, context, base, true);
   let unknownPath: string | undefined;
   let tooMany: string | undefined;
-  const read = (word: string, base = cwd): void => {
+  const read = (word: string, base = cwd, below = false): void => {
+    const tree = below ? ({ below: true } as const) : {};
     for (const written of expandBraces(word)) {
       for (const path of dotGlobVariants(written)) {
         if (path === "-" || HARMLESS_DEVICES.has(path)) continue;
@@ -158,13 +160,14 @@ function analyzeCommand(
         }
         reads.push(
           path === written
-            ? located
-            : { ...located, written: `${written} (which may expand to ${path})` },
+            ? { ...located, ...tree }
+            : { ...located, ...tree, written: `${written} (which may expand to ${path})` },
         );
         const matches = globMatches(path, context, base);
         if (matches === undefined) tooMany ??= path;
         for (const match of matches ?? []) {
-          reads.push({ ...locate(match, context, base, true), written: `${written} (${match})` });
+          const found = locate(match, context, base, true);
+          reads.push({ ...found, ...tree, written: `${written} (${match})` });
         }
       }
     }
@@ -191,6 +194,9 @@ function analyzeCommand(
   for (const inner of innerCommands(argv)) {
     if (CHANGES_OPERANDS.has(inner.argv[0] ?? "")) {
       for (const path of pathArguments(inner.argv)) write(path);
+      // What a copy or a move takes is read: a `Read(…)` rule covers `cp -r secret pub`.
+      const edit = readEdit(inner.argv);
+      if (edit.ok) for (const source of edit.sources ?? []) read(source, cwd, true);
     }
     if (inner.argv[0] === "sed") {
       const sed = readSed(inner.argv.slice(1));
@@ -222,7 +228,13 @@ function analyzeCommand(
         inShell = unwrapped.wrappers.every((wrapper) => IN_SHELL_WRAPPERS.has(wrapper));
         change = { inside: moved.inside };
       } else {
-        why = readerVerdict(name, args, (word, from) => read(word, from ?? base), base, context);
+        why = readerVerdict(
+          name,
+          args,
+          (word, from, below) => read(word, from ?? base, below),
+          base,
+          context,
+        );
         plain = !isReader(name);
       }
     }

@@ -64,6 +64,8 @@ export type EditCall =
        * directory): one that exists already is a tree the copy writes into, through its links.
        */
       landings?: string[];
+      /** What a copy or a move takes (its content ends up elsewhere): read, tree and all. */
+      sources?: string[];
     }
   | { ok: false; reason: string };
 
@@ -111,6 +113,6 @@ export function readEdit(argv: readonly string[]): EditCall {
   const landings = sources.map((source) => `${dir}/${parents ? source : posix.basename(source)}`);
   writes.push(...landings);
   return name === "cp" && given(COPIES_TREES)
-    ? { ok: true, reads, writes, landings }
-    : { ok: true, reads, writes };
+    ? { ok: true, reads, writes, landings, sources }
+    : { ok: true, reads, writes, sources };
 }

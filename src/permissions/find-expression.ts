@@ -95,7 +95,9 @@ const DISQUALIFYING: Record<string, string> = {
   "-L": "follows symbolic links, possibly outside the working directories",
 };
 
-export type FindCall = { ok: true; reads: string[] } | { ok: false; reason: string };
+/** find's starting points (whose trees it walks) and the files its primaries read. */
+export type FindCall =
+  { ok: true; roots: string[]; reads: string[] } | { ok: false; reason: string };
 
 /** Reads find's arguments (`args` without the program name). */
 export function readFind(args: readonly string[]): FindCall {
@@ -110,12 +112,13 @@ export function readFind(args: readonly string[]): FindCall {
     if (arg === "-L") return { ok: false, reason: `find -L ${DISQUALIFYING["-L"]}` };
     break;
   }
-  const reads: string[] = [];
+  const roots: string[] = [];
   while (k < args.length && !isExpressionStart(args[k] as string)) {
-    reads.push(args[k] as string);
+    roots.push(args[k] as string);
     k += 1;
   }
-  if (reads.length === 0) reads.push(".");
+  if (roots.length === 0) roots.push(".");
+  const reads: string[] = [];
   for (; k < args.length; k += 1) {
     const arg = args[k] as string;
     const why = Object.hasOwn(DISQUALIFYING, arg) ? DISQUALIFYING[arg] : undefined;
@@ -130,7 +133,7 @@ export function readFind(args: readonly string[]): FindCall {
     }
     return { ok: false, reason: `find: unknown primary ${arg}` };
   }
-  return { ok: true, reads };
+  return { ok: true, roots, reads };
 }
 
 function isExpressionStart(arg: string): boolean {

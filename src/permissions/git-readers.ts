@@ -5,7 +5,7 @@ import {
   optionTable,
   parseArgs,
 } from "./command-options.js";
-import { type ReaderSpec, given } from "./reader-spec.js";
+import { type ReaderSpec, alwaysWalks, given } from "./reader-spec.js";
 
 /**
  * The git subcommands that only read, as data: each with the options the check accepts and the
@@ -88,7 +88,11 @@ const grep = spec(
     "-f": ["read", "required"],
     "--file": "read",
   },
-  { leading: { count: 1, unless: ["-e", "-f", "--file"] } },
+  {
+    leading: { count: 1, unless: ["-e", "-f", "--file"] },
+    defaultOperand: () => ".",
+    walks: alwaysWalks,
+  },
 );
 
 const blame = spec(
@@ -197,6 +201,7 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
       "resolve-undo exclude= exclude-per-directory= exclude-standard error-unmatch with-tree= " +
       "full-name recurse-submodules abbrev[=] debug eol deduplicate sparse format=",
     { "--exclude-from": "read", "-X": ["read", "required"] },
+    { defaultOperand: () => ".", walks: alwaysWalks },
   ),
   "ls-tree": spec(
     "drtlz",

@@ -2,6 +2,7 @@
 export { evaluate } from "./evaluate.js";
 export { coveredBySuggested } from "./covered-by-suggested.js";
 export { matchesRule } from "./match-rule.js";
+export { readRuleCovering } from "./read-rules.js";
 export { formatRule, parseRule, sameRule } from "./rule-syntax.js";
 export {
   permissionBehaviorSchema,

@@ -21,8 +21,10 @@ import type { PathContext, PermissionRule } from "./types.js";
  *   of that server (rules without content).
  *
  * Deny and ask rules match a path as written and where its links lead; a `Read(…)` rule also
- * reaches what Grep, Glob and Bash commands read, an `Edit(…)`/`Write(…)` rule what the other
- * file-writing tool and Bash commands write (see `accessedPaths`).
+ * reaches what Grep, Glob and Bash commands read (a command that reads a directory's whole tree,
+ * such as `grep -r`, whatever in it the rule covers; the Grep and Glob tools leave such files out
+ * instead, see `readRuleCovering`), an `Edit(…)`/`Write(…)` rule what the other file-writing tool
+ * and Bash commands write (see `accessedPaths`).
  *
  * Compound commands and several paths: an allow rule must cover all of the call, a deny or ask rule
  * applies when it matches any part. For Bash, an allow rule matches when it matches every simple
@@ -117,13 +119,15 @@ function accessedPaths(ruleTool: string, view: CallView): readonly Located[] {
 
 /**
  * Whether a path glob matches a path as written (resolved) or where it really leads; a path with
- * wildcards, when it may name a matching file.
+ * wildcards, when it may name a matching file; a tree read whole, when it may hold one.
  */
-function matchesLocated(pattern: string, located: Located, context: PathContext): boolean {
-  return (
-    mayCover(pattern, located.path, context) ||
-    (located.real !== located.path && mayCover(pattern, located.real, context))
-  );
+export function matchesLocated(pattern: string, located: Located, context: PathContext): boolean {
+  const tree = (path: string) =>
+    `${(hasWildcard(path) ? path : escapeGlob(path)).replace(/\/+$/, "")}/**`;
+  const covers = (path: string) =>
+    mayCover(pattern, path, context) ||
+    (located.below === true && mayCover(pattern, tree(path), context));
+  return covers(located.path) || (located.real !== located.path && covers(located.real));
 }
 
 /**

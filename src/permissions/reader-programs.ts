@@ -5,8 +5,10 @@ import {
   given,
   plainFiles,
   text,
+  alwaysWalks,
   walksCurrentDirectory,
   walksWhen,
+  walksWith,
 } from "./reader-spec.js";
 import { TEXT_AND_SYSTEM_READERS } from "./text-and-system-readers.js";
 
@@ -31,7 +33,7 @@ const ls = files(
       "sort= time= time-style= tabsize= width= context zero",
     effects: { "-L": "follow", "--dereference": "follow" },
   }),
-  { defaultOperand: walksCurrentDirectory },
+  { defaultOperand: walksCurrentDirectory, walks: walksWith("-R", "--recursive") },
 );
 
 const cat = files(
@@ -90,6 +92,7 @@ const grepOptions = optionTable({
 const grep = files(grepOptions, {
   leading: { count: 1, unless: ["-e", "--regexp", "-f", "--file"] },
   defaultOperand: walksWhen("-r", "--recursive"),
+  walks: walksWith("-r", "--recursive"),
   // -d recurse (or an abbreviation) is -r; with no file it walks the current directory.
   check: (options) =>
     options.some(
@@ -133,6 +136,7 @@ const rg = files(
   {
     leading: { count: 1, unless: ["-e", "--regexp", "-f", "--file", "--files", "--type-list"] },
     defaultOperand: walksCurrentDirectory,
+    walks: alwaysWalks,
   },
 );
 
@@ -182,7 +186,7 @@ const tree = files(
       "--gitfile": "read",
     },
   }),
-  { defaultOperand: walksCurrentDirectory },
+  { defaultOperand: walksCurrentDirectory, walks: alwaysWalks },
 );
 
 const file = files(
@@ -234,7 +238,7 @@ const du = files(
       "--exclude-from": "read",
     },
   }),
-  { defaultOperand: walksCurrentDirectory },
+  { defaultOperand: walksCurrentDirectory, walks: alwaysWalks },
 );
 
 const diff = files(
@@ -259,6 +263,7 @@ const diff = files(
     },
   }),
   {
+    walks: walksWith("-r", "--recursive"),
     check: (options) =>
       given(options, "-r", "--recursive") && !given(options, "--no-dereference")
         ? "diff -r follows symbolic links while it walks, possibly outside the working directories"

@@ -19,6 +19,8 @@ export interface ReaderSpec {
   writesFrom?: number;
   /** With no file operand, what it reads: `.` for programs that walk the current directory. */
   defaultOperand?: (options: readonly GivenOption[]) => string | undefined;
+  /** Whether it reads the whole tree under each directory it is given (`grep -r`, `du`). */
+  walks?: (options: readonly GivenOption[]) => boolean;
   /** A last check on the parsed words; says why the call is not read-only. */
   check?: (options: readonly GivenOption[], operands: readonly string[]) => string | undefined;
 }
@@ -36,6 +38,15 @@ export const walksWhen =
   (...names: string[]) =>
   (options: readonly GivenOption[]): string | undefined =>
     given(options, ...names) ? "." : undefined;
+
+/** Always reads the whole tree under a directory it is given. */
+export const alwaysWalks = (): boolean => true;
+
+/** Reads the whole tree under a directory it is given when one of `names` was given (`ls -R`). */
+export const walksWith =
+  (...names: string[]) =>
+  (options: readonly GivenOption[]): boolean =>
+    given(options, ...names);
 
 /** A program whose operands are files it reads. */
 export const files = (options: OptionTable, extra: Partial<ReaderSpec> = {}): ReaderSpec => ({

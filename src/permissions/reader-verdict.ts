@@ -18,12 +18,12 @@ import type { PathContext } from "./types.js";
 
 /**
  * Why `name args` is more than a read (undefined when it only reads). `read` records each file it
- * reads, from `base` or the directory given.
+ * reads, from `base` or the directory given; `below`: the whole tree under it (`grep -r`).
  */
 export function readerVerdict(
   name: string,
   args: readonly string[],
-  read: (word: string, from?: string) => void,
+  read: (word: string, from?: string, below?: boolean) => void,
   base: string | undefined,
   context: PathContext,
 ): string | undefined {
@@ -31,6 +31,7 @@ export function readerVerdict(
   if (name === "find") {
     const found = readFind(args);
     if (!found.ok) return found.reason;
+    for (const path of found.roots) read(path, undefined, true);
     for (const path of found.reads) read(path);
     return undefined;
   }
@@ -50,7 +51,7 @@ export function readerVerdict(
   const spec = lookup(READER_PROGRAMS, name);
   if (spec === undefined) return `${name} is not a known read-only program`;
   if (name === "diff") return diffVerdict(spec, args, read, base, context);
-  return specVerdict(name, spec, args, (word) => read(word));
+  return specVerdict(name, spec, args, (word, below) => read(word, undefined, below));
 }
 
 /**
@@ -60,14 +61,14 @@ export function readerVerdict(
 function diffVerdict(
   spec: ReaderSpec,
   args: readonly string[],
-  read: (word: string) => void,
+  read: (word: string, from?: string, below?: boolean) => void,
   base: string | undefined,
   context: PathContext,
 ): string | undefined {
   const words: string[] = [];
-  const verdict = specVerdict("diff", spec, args, (word) => {
+  const verdict = specVerdict("diff", spec, args, (word, below) => {
     words.push(word);
-    read(word);
+    read(word, undefined, below);
   });
   if (verdict !== undefined || context.listDirectory === undefined) return verdict;
   for (const word of words) {
@@ -86,7 +87,7 @@ function diffVerdict(
  */
 function gitVerdict(
   args: readonly string[],
-  read: (word: string, from?: string) => void,
+  read: (word: string, from?: string, below?: boolean) => void,
   base: string | undefined,
   context: PathContext,
 ): string | undefined {
@@ -110,7 +111,9 @@ function gitVerdict(
   const spec = lookup(GIT_READERS, sub);
   if (spec === undefined) return `git ${sub} is not a read-only git command`;
   const subArgs = nested ? call.args.slice(1) : call.args;
-  const verdict = specVerdict(`git ${sub}`, spec, subArgs, (word) => read(word, gitBase));
+  const verdict = specVerdict(`git ${sub}`, spec, subArgs, (word, below) =>
+    read(word, gitBase, below),
+  );
   if (verdict !== undefined || WITHOUT_REPOSITORY.has(sub) || gitDir) return verdict;
   if (gitBase === undefined) return "the directory git runs in is not known";
   const found = repositoryOf(gitBase, context);
@@ -171,7 +174,7 @@ function specVerdict(
   name: string,
   spec: ReaderSpec,
   args: readonly string[],
-  read: (word: string) => void,
+  read: (word: string, below?: boolean) => void,
 ): string | undefined {
   if (spec.anyArgs === true) return spec.check?.([], args);
   const parsed = parseArgs(spec.options, args);
@@ -196,10 +199,11 @@ function specVerdict(
   if (spec.writesFrom !== undefined && operands.length > spec.writesFrom) {
     return `${name} writes ${operands[spec.writesFrom]}`;
   }
-  for (const operand of operands) read(operand);
+  const below = spec.walks?.(parsed.options) === true;
+  for (const operand of operands) read(operand, below);
   if (operands.length === 0) {
     const fallback = spec.defaultOperand?.(parsed.options);
-    if (fallback !== undefined) read(fallback);
+    if (fallback !== undefined) read(fallback, below);
   }
   return undefined;
 }

@@ -25,11 +25,15 @@ export function unfolded(path: string, context: PathContext, cwd?: string): stri
   return `${base}/${expanded}`;
 }
 
-/** A path as written, resolved as written (`path`), and where it really leads (`real`). */
+/**
+ * A path as written, resolved as written (`path`), and where it really leads (`real`); `below`: a
+ * directory whose whole tree is read (`grep -r`, `find`, `du`).
+ */
 export interface Located {
   written: string;
   path: string;
   real: string;
+  below?: true;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { lstat } from "node:fs/promises";
 import { z } from "zod";
-import { listFiles, patternError, searchRoot } from "./list-files.js";
+import { listFiles, patternError, searchRoot, withheldNote } from "./list-files.js";
 import { OutputCap } from "./output-cap.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { errorResult, interruptedResult } from "./tool-result.js";
@@ -47,14 +47,24 @@ async function runGlob(input: GlobInput, ctx: ToolContext): Promise<ToolResult> 
   if (!root.ok) return errorResult(root.error);
 
   let files: string[];
+  let withheld: ReadonlyMap<string, number>;
   try {
-    files = await listFiles(root.path, [input.pattern], ctx.workingDirectories, ctx.signal);
+    ({ files, withheld } = await listFiles(
+      root.path,
+      [input.pattern],
+      ctx.workingDirectories,
+      ctx.signal,
+      ctx.readRule,
+    ));
   } catch (err) {
     if (ctx.signal.aborted) return interruptedResult();
     return errorResult(`Could not search ${root.shown}: ${(err as Error).message}`);
   }
+  const note = withheldNote(withheld);
+  const left =
+    withheld.size > 0 ? { withheld: [...withheld.values()].reduce((a, b) => a + b) } : {};
   if (files.length === 0) {
-    return { state: "success", output: "No files found.", metadata: { count: 0 } };
+    return { state: "success", output: `No files found.${note}`, metadata: { count: 0, ...left } };
   }
 
   const dated: { file: string; mtime: number }[] = [];
@@ -83,7 +93,8 @@ async function runGlob(input: GlobInput, ctx: ToolContext): Promise<ToolResult> 
   if (dated.length > shown.length) {
     output += `\n(showing the ${shown.length} most recently modified of ${dated.length} files; narrow the pattern or path to see others)`;
   }
-  const metadata: Record<string, unknown> = { count: dated.length };
+  output += note;
+  const metadata: Record<string, unknown> = { count: dated.length, ...left };
   if (dated.length > shown.length || cap.truncated) metadata.truncated = true;
   return { state: "success", output, metadata };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { contentLines, GrepOutput } from "./grep-output.js";
-import { listFiles, patternError, searchRoot } from "./list-files.js";
+import { listFiles, patternError, searchRoot, withheldNote } from "./list-files.js";
 import { createLineMatcher, type LineMatcher } from "./line-matcher.js";
 import { openRegularFile, READ_FLAGS } from "./open-file.js";
 import { RegexBudget, RegexTimeoutError } from "./regex-budget.js";
@@ -128,10 +128,18 @@ async function runGrep(
   if (!root.ok) return errorResult(root.error);
 
   let files: string[];
+  let withheld: ReadonlyMap<string, number> = new Map();
   try {
-    files = root.isFile
-      ? [root.path]
-      : await listFiles(root.path, globPatterns(input.glob), ctx.workingDirectories, ctx.signal);
+    if (root.isFile) files = [root.path];
+    else {
+      ({ files, withheld } = await listFiles(
+        root.path,
+        globPatterns(input.glob),
+        ctx.workingDirectories,
+        ctx.signal,
+        ctx.readRule,
+      ));
+    }
   } catch (err) {
     if (ctx.signal.aborted) return interruptedResult();
     return errorResult(`Could not search ${root.shown}: ${(err as Error).message}`);
@@ -198,8 +206,10 @@ async function runGrep(
   if (skippedHardLinked > 0) {
     output += `\n(skipped ${skippedHardLinked} file${skippedHardLinked === 1 ? "" : "s"} with more than one hard link: a hard-linked file may also be reachable from outside the working directories, so Grep does not search hard-linked files)`;
   }
+  output += withheldNote(withheld);
   const metadata: Record<string, unknown> = { files: matched.length, entries: out.count };
   if (skippedHardLinked > 0) metadata.skippedHardLinked = skippedHardLinked;
+  if (withheld.size > 0) metadata.withheld = [...withheld.values()].reduce((a, b) => a + b);
   if (out.full) metadata.truncated = true;
   return { state: "success", output, metadata };
 }

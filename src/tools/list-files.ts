@@ -1,5 +1,5 @@
 import { stat, realpath } from "node:fs/promises";
-import { dirname, isAbsolute } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { glob } from "tinyglobby";
 import { isInside, realWorkingDirectories, resolveInside } from "./paths.js";
 
@@ -47,19 +47,27 @@ export function patternError(pattern: string): string | null {
   return null;
 }
 
+/** What a search lists: the files, and how many each permission rule kept out (by the rule). */
+export interface ListedFiles {
+  files: string[];
+  withheld: Map<string, number>;
+}
+
 /**
  * The regular files under `root` matching the glob `patterns` (relative to `root`; dot files
  * included), as absolute paths in no particular order. Symbolic links are neither listed nor
  * followed (as ripgrep does by default); a directory reached through a symlink that a pattern names
  * is kept only when its real path lies inside the working directories. `node_modules` and `.git`
- * are skipped unless a pattern names them. Rejects when `signal` aborts.
+ * are skipped unless a pattern names them; so is a file a deny or ask rule keeps from being read
+ * (`readRule`), counted in `withheld`. Rejects when `signal` aborts.
  */
 export async function listFiles(
   root: string,
   patterns: readonly string[],
   workingDirectories: readonly string[],
   signal: AbortSignal,
-): Promise<string[]> {
+  readRule?: (path: string, real: string) => string | undefined,
+): Promise<ListedFiles> {
   const ignore = SKIPPED_DIRS.filter(
     (dir) => !patterns.some((p) => p.split(/[/\\]/).includes(dir)),
   ).map((dir) => `**/${dir}/**`);
@@ -74,18 +82,37 @@ export async function listFiles(
     signal,
   });
   const allowed = await realWorkingDirectories(workingDirectories);
-  const dirInside = new Map<string, Promise<boolean>>();
-  const inside = (dir: string) => {
-    let known = dirInside.get(dir);
+  // Each directory's real path when it lies inside the working directories.
+  const realDirs = new Map<string, Promise<string | undefined>>();
+  const realInside = (dir: string) => {
+    let known = realDirs.get(dir);
     if (known === undefined) {
       known = realpath(dir).then(
-        (real) => isInside(real, allowed),
-        () => false,
+        (real) => (isInside(real, allowed) ? real : undefined),
+        () => undefined,
       );
-      dirInside.set(dir, known);
+      realDirs.set(dir, known);
     }
     return known;
   };
-  const keep = await Promise.all(found.map((file) => inside(dirname(file))));
-  return found.filter((_, i) => keep[i] === true);
+  const reals = await Promise.all(found.map((file) => realInside(dirname(file))));
+  const files: string[] = [];
+  const withheld = new Map<string, number>();
+  found.forEach((file, i) => {
+    const dir = reals[i];
+    if (dir === undefined) return;
+    const rule = readRule?.(file, join(dir, basename(file)));
+    if (rule === undefined) files.push(file);
+    else withheld.set(rule, (withheld.get(rule) ?? 0) + 1);
+  });
+  return { files, withheld };
+}
+
+/** A line that says how many files the permission rules kept out of a search; empty when none. */
+export function withheldNote(withheld: ReadonlyMap<string, number>): string {
+  if (withheld.size === 0) return "";
+  const count = [...withheld.values()].reduce((a, b) => a + b, 0);
+  const rules = [...withheld.keys()].join(", ");
+  const files = count === 1 ? "1 file" : `${count} files`;
+  return `\n(left out ${files} covered by the permission rules ${rules})`;
 }

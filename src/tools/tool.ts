@@ -18,6 +18,12 @@ export interface ToolContext {
    * `signal` aborts first, and when the reply stops. Absent where nobody can be asked.
    */
   readonly ask?: (question: ToolQuestion, signal: AbortSignal) => Promise<ToolAnswer>;
+  /**
+   * The deny or ask rule (as written, `Read(./secret/**)`) that keeps a file from being read
+   * unasked, for a tool that searches many files: it leaves such files out, and says how many.
+   * `path` as found, `real` where it leads. Absent when no rule could cover a file.
+   */
+  readonly readRule?: (path: string, real: string) => string | undefined;
 }
 
 /** The outcome of a tool run. `output` is the whole text the model reads. */

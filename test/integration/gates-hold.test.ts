@@ -155,10 +155,11 @@ const CASES: Case[] = [
     expect: "park",
   },
   {
+    // Its walk of `..` (and of `.`) reads WD/secret/ too: the deny rule of every case refuses it.
     name: "grep -r secret .* (bash before 5.2 and dash expand .* to .. as well)",
     mode: "default",
     input: bash(() => "grep -r secret .*"),
-    expect: "park",
+    expect: "deny",
   },
   {
     name: "git ls-remote file://OUT (a repository named by URL, outside WD)",
@@ -341,6 +342,36 @@ const CASES: Case[] = [
     secretDir: true,
     input: bash(() => "cat alias/key.txt"),
     expect: "deny",
+  },
+  {
+    name: "deny rule: Bash grep -r for the key from WD (the walk reads secret/)",
+    mode: "default",
+    secretDir: true,
+    input: bash(() => "grep -rE 'KEY-[0-9a-f]+-END' ."),
+    expect: "deny",
+  },
+  {
+    name: "deny rule: Bash cd notes && grep -r for the key in .. (the walk reads secret/)",
+    mode: "accept_edits",
+    secretDir: true,
+    input: bash(() => "cd notes && grep -rE 'KEY-[0-9a-f]+-END' .."),
+    expect: "deny",
+  },
+  {
+    name: "deny rule: Bash find . -type f (the walk lists secret/)",
+    mode: "default",
+    secretDir: true,
+    input: bash(() => "find . -type f"),
+    expect: "deny",
+  },
+  {
+    name: "deny rule: Grep for the key from WD runs and leaves secret/ out",
+    mode: "default",
+    tool: "Grep",
+    secretDir: true,
+    input: () => ({ pattern: "KEY-[0-9a-f]+-END|foo", path: ".", output_mode: "content" }),
+    expect: "run",
+    shows: () => "left out 1 file covered by the permission rules Read(./secret/**)",
   },
   // --- a hard link inside WD to a file outside: the file tools refuse it ---
   {

@@ -159,6 +159,29 @@ describe("deny rules match where a path leads", () => {
     ["Bash", bash("cat s[a-z]cret/*")],
     ["Bash", bash("grep -r KEY *")],
     ["Bash", bash("cat {public,secret}/key.txt")],
+    // A command that reads a directory's whole tree reads what the rule covers in it.
+    ["Bash", bash("grep -r KEY .")],
+    ["Bash", bash("grep -rn KEY")],
+    ["Bash", bash("grep --recursive KEY ./")],
+    ["Bash", bash("cd public && grep -r KEY ..")],
+    ["Bash", bash(`grep -r KEY ${WORKDIR}`)],
+    ["Bash", bash("rg KEY")],
+    ["Bash", bash("rg -l KEY . public")],
+    ["Bash", bash("find .")],
+    ["Bash", bash("find . -name '*.txt'")],
+    ["Bash", bash("du -a")],
+    ["Bash", bash("tree")],
+    ["Bash", bash("ls -R")],
+    ["Bash", bash("ls -laR .")],
+    ["Bash", bash("diff -r --no-dereference . public")],
+    ["Bash", bash("git grep KEY")],
+    ["Bash", bash("git ls-files")],
+    // What a copy or a move takes, it reads: it would be readable where it lands.
+    ["Bash", bash("cp -r secret pub")],
+    ["Bash", bash("cp alias/key.txt pub.txt")],
+    ["Bash", bash("mv secret pub")],
+    ["Bash", bash("cp -r . ../copy")],
+    ["Bash", bash("cp -t pub secret/key.txt")],
   ])("%s %j is denied in every mode", (tool, input) => {
     for (const mode of MODES) {
       const decision = decide(tool, input, mode, rules, WITH_LINKS);
@@ -190,6 +213,17 @@ describe("deny rules match where a path leads", () => {
     ["Bash", bash("cat *.txt")],
     ["Bash", bash("cat public/*")],
     ["Bash", bash("cat src/secret/x")],
+    ["Bash", bash("ls")],
+    ["Bash", bash("ls -la .")],
+    ["Bash", bash("grep KEY .")],
+    ["Bash", bash("grep -r KEY public src")],
+    ["Bash", bash("rg KEY public")],
+    ["Bash", bash("find public -name '*.txt'")],
+    ["Bash", bash("du -sh public")],
+    ["Bash", bash("ls -R public")],
+    ["Bash", bash("git grep KEY public")],
+    ["Grep", { pattern: "KEY" }],
+    ["Grep", { pattern: "KEY", path: "." }],
   ])("%s %j neither names nor may name a file under the rule: not denied", (tool, input) => {
     const decision = decide(tool, input, "default", rules, WITH_LINKS);
     expect(decision).toMatchObject({ behavior: "allow", check: "read_only" });
