@@ -117,11 +117,30 @@ function gitVerdict(
   if (verdict !== undefined || WITHOUT_REPOSITORY.has(sub) || gitDir) return verdict;
   if (gitBase === undefined) return "the directory git runs in is not known";
   const found = repositoryOf(gitBase, context);
+  // A `rev:path` operand shows a file (or a whole tree) of the repository, from its top.
+  const top = found !== undefined && "top" in found ? found.top : gitBase;
+  for (const path of objectPaths(subArgs)) {
+    read(path, /^\.\.?(\/|$)/.test(path) ? gitBase : top, true);
+  }
   if (found === undefined) return undefined;
   if ("why" in found) return found.why;
   return isInsideWorkingDirectory(found.top, context)
     ? undefined
     : `git works on the repository at ${found.top}, outside the working directories`;
+}
+
+/**
+ * The paths that `rev:path` operands name (`HEAD:src/a.ts`, `:0:a.ts`, `:a.ts`; `HEAD:` is the
+ * whole tree): files or trees of the repository that git prints.
+ */
+function objectPaths(args: readonly string[]): string[] {
+  const paths: string[] = [];
+  for (const arg of args) {
+    if (arg.startsWith("-")) continue;
+    const match = /^(?::[0-3])?:(.*)$/s.exec(arg) ?? /^[^:{]*(?:\{[^}]*\}[^:{]*)*:(.*)$/s.exec(arg);
+    if (match) paths.push(match[1] || ".");
+  }
+  return paths;
 }
 
 /** git subcommands that do not open a repository. */

@@ -182,6 +182,14 @@ describe("deny rules match where a path leads", () => {
     ["Bash", bash("mv secret pub")],
     ["Bash", bash("cp -r . ../copy")],
     ["Bash", bash("cp -t pub secret/key.txt")],
+    // A file of the repository named by `rev:path`, or a tree that holds it.
+    ["Bash", bash("git show HEAD:secret/key.txt")],
+    ["Bash", bash("git show HEAD~2:./secret/key.txt")],
+    ["Bash", bash("cd public && git show HEAD:../secret/key.txt")],
+    ["Bash", bash("git cat-file -p :secret/key.txt")],
+    ["Bash", bash("git show :0:secret/key.txt")],
+    ["Bash", bash("git diff HEAD:secret/key.txt HEAD:public/a.txt")],
+    ["Bash", bash("git ls-tree -r HEAD:")],
   ])("%s %j is denied in every mode", (tool, input) => {
     for (const mode of MODES) {
       const decision = decide(tool, input, mode, rules, WITH_LINKS);
@@ -222,6 +230,7 @@ describe("deny rules match where a path leads", () => {
     ["Bash", bash("du -sh public")],
     ["Bash", bash("ls -R public")],
     ["Bash", bash("git grep KEY public")],
+    ["Bash", bash("git show HEAD:public/a.txt")],
     ["Grep", { pattern: "KEY" }],
     ["Grep", { pattern: "KEY", path: "." }],
   ])("%s %j neither names nor may name a file under the rule: not denied", (tool, input) => {
