@@ -87,6 +87,19 @@ describe("config", () => {
     expect(config.agents.map((a) => a.shareWorkingDirectories)).toEqual([false, true]);
   });
 
+  it("refuses an agent's external tool named like a built-in tool or like another of them", () => {
+    for (const name of ["Bash", "Read", "AskUser"]) {
+      expect(() =>
+        parseConfig({ agents: [{ id: "a", externalTools: [{ name: "ok" }, { name }] }] }),
+      ).toThrow(`agents[0].externalTools[1].name: ${name} is the name of a built-in tool`);
+    }
+    expect(() =>
+      parseConfig({ agents: [{ id: "a", externalTools: [{ name: "pick" }, { name: "pick" }] }] }),
+    ).toThrow("agents[0].externalTools[1].name: duplicate external tool name pick");
+    const config = parseConfig({ agents: [{ id: "a", externalTools: [{ name: "pick_file" }] }] });
+    expect(config.agents[0]!.externalTools.map((t) => t.name)).toEqual(["pick_file"]);
+  });
+
   it("pings every connection every 30 s with a 20 s timeout by default; durations as strings", () => {
     expect(parseConfig({}).keepalive).toEqual({ enabled: true, time: 30_000, timeout: 20_000 });
     expect(parseConfig({ keepalive: { time: "2m", timeout: 500 } }).keepalive).toEqual({
