@@ -72,7 +72,7 @@ const GATED: [command: string, why: string][] = [
   ["cd / && cat etc/passwd", "reads etc/passwd outside the working directories"],
   ["cat < /etc/passwd", "reads /etc/passwd outside the working directories"],
   ["grep -R foo .", "grep -R follows symbolic links, possibly outside the working directories"],
-  ["find / -name x", "reads / outside the working directories"],
+  ["find /opt -name x", "reads /opt outside the working directories"],
   ["git -C / log", "reads / outside the working directories"],
 ];
 
@@ -116,7 +116,7 @@ const CONTROLS: string[] = [
   "cat f.txt",
   "sed -n 1,5p f.txt",
   "git log --oneline -5",
-  "grep -rn TODO .",
+  "grep -rn TODO f.txt notes",
   "nice cat f.txt",
   "timeout 5 ls",
 ];
@@ -126,6 +126,8 @@ const THROUGH_SYMLINK: [tool: string, input: Record<string, unknown>][] = [
   ["Read", { file_path: "alias/key.txt" }],
   ["Grep", { pattern: "x", path: "alias" }],
   ["Bash", { command: "cat alias/key.txt" }],
+  // A walk of the whole working directory reads secret/ too.
+  ["Bash", { command: "grep -rn TODO ." }],
 ];
 
 /** One-column rows for it.each. */

@@ -654,7 +654,8 @@ export enum PermissionMode {
   ACCEPT_EDITS = 2,
 
   /**
-   * Read-only: anything that is not read-only is denied.
+   * Read-only: anything that is not read-only is denied, also what an allow rule or a tool's own
+   * check would allow; deny and ask rules still apply first (an ask rule asks).
    *
    * @generated from enum value: PERMISSION_MODE_EXPLORE = 3;
    */

@@ -189,7 +189,10 @@ export enum PermissionMode {
   PERMISSION_MODE_DEFAULT = 1,
   /** PERMISSION_MODE_ACCEPT_EDITS - Like DEFAULT, but file edits inside the working directories are allowed. */
   PERMISSION_MODE_ACCEPT_EDITS = 2,
-  /** PERMISSION_MODE_EXPLORE - Read-only: anything that is not read-only is denied. */
+  /**
+   * PERMISSION_MODE_EXPLORE - Read-only: anything that is not read-only is denied, also what an allow rule or a tool's own
+   * check would allow; deny and ask rules still apply first (an ask rule asks).
+   */
   PERMISSION_MODE_EXPLORE = 3,
   /** PERMISSION_MODE_BYPASS - Allow everything except deny rules and ask rules; safety checks are skipped. */
   PERMISSION_MODE_BYPASS = 4,

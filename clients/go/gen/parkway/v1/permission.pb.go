@@ -207,7 +207,8 @@ const (
 	PermissionMode_PERMISSION_MODE_DEFAULT PermissionMode = 1
 	// Like DEFAULT, but file edits inside the working directories are allowed.
 	PermissionMode_PERMISSION_MODE_ACCEPT_EDITS PermissionMode = 2
-	// Read-only: anything that is not read-only is denied.
+	// Read-only: anything that is not read-only is denied, also what an allow rule or a tool's own
+	// check would allow; deny and ask rules still apply first (an ask rule asks).
 	PermissionMode_PERMISSION_MODE_EXPLORE PermissionMode = 3
 	// Allow everything except deny rules and ask rules; safety checks are skipped.
 	PermissionMode_PERMISSION_MODE_BYPASS PermissionMode = 4
