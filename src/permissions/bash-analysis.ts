@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { HARMLESS_DEVICES } from "./dangerous-path.js";
 import { type Move, type Ran, walkDirectories } from "./directory-walk.js";
 import { dotGlobVariants } from "./dot-globs.js";
@@ -41,6 +42,11 @@ export interface CommandAnalysis {
   notable?: true;
   /** Files it reads that the analysis can name: operands, option values, input redirections. */
   reads: Located[];
+  /**
+   * Directories whose listing its words' wildcards show (`echo secret/*` shows `secret`'s, as
+   * `ls secret` would), whatever the program does with the names.
+   */
+  names?: Located[];
   /** Files it writes that the analysis can name: output redirections, an edit command's operands. */
   writes: Located[];
   /** Whether it only reads apart from its output redirections (`cat > notes.md <<EOF`). */
@@ -120,6 +126,7 @@ function merge(analyses: readonly CommandAnalysis[]): CommandAnalysis {
   const merged: CommandAnalysis = {
     ...verdict,
     reads: analyses.flatMap((analysis) => analysis.reads),
+    names: analyses.flatMap((analysis) => analysis.names ?? []),
     writes: analyses.flatMap((analysis) => analysis.writes),
     readerApartFromOutput: analyses.every((analysis) => analysis.readerApartFromOutput),
   };
@@ -185,12 +192,16 @@ function analyzeCommand(
   for (const redirect of command.redirects) {
     const target = redirect.target?.value ?? "";
     if (writesFile(redirect)) write(target);
-    else if (redirect.op === "<") read(target);
+    if (redirect.op === "<" || (redirect.op === "<>" && !/^(\d+|-)$/.test(target))) read(target);
   }
   const redirected = writes.length;
   const { assignments, argv: asWritten } = splitAssignments(command);
   const expanded = expandWords(command.words.slice(assignments.length), context, cwd);
   const argv = expanded.ok ? expanded.words : asWritten;
+  // A wildcard's matches show the listing of the directories they are in, as `ls DIR` would.
+  const names = (expanded.ok ? expanded.matched : []).flatMap(
+    (word) => at(posix.dirname(word)) ?? [],
+  );
   for (const inner of innerCommands(argv)) {
     if (CHANGES_OPERANDS.has(inner.argv[0] ?? "")) {
       for (const path of pathArguments(inner.argv)) write(path);
@@ -200,7 +211,11 @@ function analyzeCommand(
     }
     if (inner.argv[0] === "sed") {
       const sed = readSed(inner.argv.slice(1));
-      if (sed.ok && sed.inPlace) for (const path of sed.files) write(path);
+      if (sed.ok && sed.inPlace) {
+        // It reads what it edits, and what its script reads (`r`, `R`), wherever it writes them.
+        for (const path of sed.files) write(path);
+        for (const path of [...sed.files, ...sed.effects.reads]) read(path);
+      }
     }
   }
   let why: string | undefined;
@@ -261,6 +276,7 @@ function analyzeCommand(
     ...(why === undefined ? {} : { why }),
     ...(why !== undefined && !plain ? { notable: true } : {}),
     reads,
+    ...(names.length > 0 ? { names } : {}),
     writes,
     readerApartFromOutput,
     ...(change === undefined ? {} : { directoryChange: change }),

@@ -45,6 +45,15 @@ const EDIT_PROGRAMS: Record<string, OptionTable> = {
   }),
 };
 
+/** cp's and mv's options that keep what was at the target under another name (or swap the two). */
+const KEEPS_TARGET: ReadonlySet<string> = new Set([
+  "-b",
+  "--backup",
+  "-S",
+  "--suffix",
+  "--exchange",
+]);
+
 /** cp's options that copy a tree into the target, writing through any link already in it. */
 const COPIES_TREES: ReadonlySet<string> = new Set(["-a", "-r", "--archive", "--recursive"]);
 
@@ -112,7 +121,9 @@ export function readEdit(argv: readonly string[]): EditCall {
   const parents = name === "cp" && given(new Set(["--parents"]));
   const landings = sources.map((source) => `${dir}/${parents ? source : posix.basename(source)}`);
   writes.push(...landings);
+  // A backup or an exchange moves what was at the target aside, where rules on the target miss it.
+  const taken = given(KEEPS_TARGET) ? [...sources, dir, ...landings] : sources;
   return name === "cp" && given(COPIES_TREES)
-    ? { ok: true, reads, writes, landings, sources }
-    : { ok: true, reads, writes, sources };
+    ? { ok: true, reads, writes, landings, sources: taken }
+    : { ok: true, reads, writes, sources: taken };
 }

@@ -12,7 +12,14 @@ import type { PathContext } from "./types.js";
  * quoting with braces or wildcards is not followed: which of its characters expand is not
  * tracked here.
  */
-export type Expanded = { ok: true; words: string[] } | { ok: false; reason: string };
+export type Expanded =
+  | {
+      ok: true;
+      words: string[];
+      /** The words that wildcards matched: the program sees these names, whatever it does. */
+      matched: string[];
+    }
+  | { ok: false; reason: string };
 
 export function expandWords(
   words: readonly ShellWord[],
@@ -20,6 +27,7 @@ export function expandWords(
   cwd: string | undefined,
 ): Expanded {
   const out: string[] = [];
+  const matched: string[] = [];
   for (const word of words) {
     const quoted = word.raw !== word.value;
     const braces = /\{[^{}]*(,|\.\.)[^{}]*\}/.test(word.value) && hasUnquoted(word.raw, "{");
@@ -41,10 +49,14 @@ export function expandWords(
       const matches = glob ? globMatches(piece, context, cwd) : [];
       if (matches === undefined) return { ok: false, reason: `${piece} matches too many paths` };
       if (matches.length === 0) out.push(piece);
-      else out.push(...matches.map((match) => asWritten(match, piece, context, cwd)));
+      else {
+        const written = matches.map((match) => asWritten(match, piece, context, cwd));
+        out.push(...written);
+        matched.push(...written);
+      }
     }
   }
-  return { ok: true, words: out };
+  return { ok: true, words: out, matched };
 }
 
 /** Whether `raw` has one of `chars` outside quotes and not escaped. */

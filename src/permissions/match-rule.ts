@@ -108,7 +108,12 @@ const EDIT_RULE_TOOLS = new Set(["Edit", "Write"]);
 function accessedPaths(ruleTool: string, view: CallView): readonly Located[] {
   if (READ_RULE_TOOLS.has(ruleTool)) {
     if (view.kind === "search") return view.located;
-    if (view.kind === "bash") return view.analysis.commands.flatMap((command) => command.reads);
+    if (view.kind === "bash") {
+      return view.analysis.commands.flatMap((command) => [
+        ...command.reads,
+        ...(command.names ?? []),
+      ]);
+    }
   }
   if (EDIT_RULE_TOOLS.has(ruleTool)) {
     if (view.kind === "file" && view.writes) return [view.located];

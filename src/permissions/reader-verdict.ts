@@ -111,22 +111,38 @@ function gitVerdict(
   const spec = lookup(GIT_READERS, sub);
   if (spec === undefined) return `git ${sub} is not a read-only git command`;
   const subArgs = nested ? call.args.slice(1) : call.args;
-  const verdict = specVerdict(`git ${sub}`, spec, subArgs, (word, below) =>
-    read(word, gitBase, below),
-  );
-  if (verdict !== undefined || WITHOUT_REPOSITORY.has(sub) || gitDir) return verdict;
+  const pathspecs: string[] = [];
+  const verdict = specVerdict(`git ${sub}`, spec, subArgs, (word, below) => {
+    if (below === true) pathspecs.push(word);
+    read(word, gitBase, below);
+  });
+  if (verdict !== undefined || WITHOUT_REPOSITORY.has(sub)) return verdict;
   if (gitBase === undefined) return "the directory git runs in is not known";
-  const found = repositoryOf(gitBase, context);
+  const found = gitDir ? undefined : repositoryOf(gitBase, context);
   // A `rev:path` operand shows a file (or a whole tree) of the repository, from its top.
-  const top = found !== undefined && "top" in found ? found.top : gitBase;
+  const known = found !== undefined && "top" in found;
+  const top = known ? found.top : gitBase;
   for (const path of objectPaths(subArgs)) {
     read(path, /^\.\.?(\/|$)/.test(path) ? gitBase : top, true);
   }
-  if (found === undefined) return undefined;
+  // A pathspec that git matches its own way (`*key` across directories, `:(top)`, `:!pub`), or a
+  // revision (`git grep KEY HEAD`), may reach anything under where git runs, or the repository.
+  for (const word of pathspecs) {
+    if (word.startsWith(":")) read(".", known ? top : (context.workingDirectories[0] ?? top), true);
+    else if (/[*?[\\]/.test(word) || !exists(word, gitBase, context)) read(".", gitBase, true);
+  }
+  if (gitDir || found === undefined) return undefined;
   if ("why" in found) return found.why;
   return isInsideWorkingDirectory(found.top, context)
     ? undefined
     : `git works on the repository at ${found.top}, outside the working directories`;
+}
+
+/** Whether something is at `word` (from `base`); false when directories cannot be listed. */
+function exists(word: string, base: string, context: PathContext): boolean {
+  const real = locate(word, context, base, true).real;
+  if (real === "/") return true;
+  return context.listDirectory?.(posix.dirname(real))?.includes(posix.basename(real)) === true;
 }
 
 /**

@@ -315,3 +315,32 @@ describe("fifth look", () => {
     );
   });
 });
+
+describe("a Read rule reaches what a command sees and what git reaches its own way", () => {
+  // In wd/repo (a repository) the rule covers src/, which holds m.ts.
+  const rules = [{ toolName: "Read", ruleContent: "./src/**", behavior: "deny" as const }];
+  const repo = () => at(path.join(wd, "repo"));
+  const decision = (command: string) => decide("Bash", bash(command), "default", rules, repo());
+
+  it.each([
+    "echo src/*",
+    "printf '%s\\n' */m.ts",
+    "git grep KEY HEAD",
+    "git grep KEY nothing-here",
+    "git grep KEY -- '*m.ts'",
+    "git grep KEY -- 'src/m?ts'",
+    "git ls-files ':(top)'",
+    "git grep --no-index KEY ':!x'",
+  ])("%s is denied", (command) => {
+    expect(decision(command)).toMatchObject({ behavior: "deny", check: "rule.deny" });
+  });
+
+  it.each(["echo *", "ls", "git grep KEY docs", "git ls-files docs/r.md"])(
+    "%s shows nothing the rule covers: read-only",
+    (command) => {
+      mkdirSync(path.join(wd, "repo/docs"), { recursive: true });
+      writeFileSync(path.join(wd, "repo/docs/r.md"), "r");
+      expect(decision(command)).toMatchObject({ behavior: "allow", check: "read_only" });
+    },
+  );
+});
