@@ -1,6 +1,7 @@
 import { limitReached } from "../common/limits.js";
 import type { Store } from "../store/store.js";
 import type { ReplySettled } from "./reply-outcomes.js";
+import { awaitedRun } from "./pending-calls.js";
 import { lookupRequest, type RequestIdLimits } from "./request-ids.js";
 import type { SessionActor } from "./session-actor.js";
 import type { SessionInput } from "./session-input.js";
@@ -31,6 +32,15 @@ export interface ApplyLimits {
   assertAccepting: () => void;
 }
 
+/** Most runs an answer waits out before it is applied (each parks again with its calls). */
+const MAX_RUNS_WAITED = 8;
+
+/** The ids of the calls `input` answers (none for a message or an interrupt). */
+function answeredIds(input: SessionInput): string[] {
+  if (input.kind !== "confirm" && input.kind !== "external_results") return [];
+  return input.answers.map((answer) => answer.toolCallId);
+}
+
 /**
  * Applies one input to `actor`, after every input before it: once per request id (a retry of the
  * same input is a `duplicate` with its first outcome; a different input under a used id is
@@ -38,7 +48,7 @@ export interface ApplyLimits {
  * the input started, answered or interrupted (for a retry, the one it did the first time). `trace`
  * is the `traceparent` of the call that brought it: a reply it starts or resumes is traced under it.
  */
-export function applyInput(
+export async function applyInput(
   limits: ApplyLimits,
   actor: SessionActor,
   input: SessionInput,
@@ -46,7 +56,25 @@ export function applyInput(
   requestId: string | undefined,
   trace?: string,
 ): Promise<Applied> {
-  return actor.serial(async (): Promise<Applied> => {
+  // While the reply runs on from another answer to the same park and the calls this input answers
+  // still await it there (two people answering two calls at once), the run parks again with them:
+  // the answer waits for that, outside the actor's queue (an interrupt still goes first).
+  const ids = answeredIds(input);
+  for (let runs = 0; ; runs++) {
+    const outcome = await actor.serial(
+      async (): Promise<{ run: Promise<void> } | { applied: Applied }> => {
+        const run =
+          runs < MAX_RUNS_WAITED
+            ? awaitedRun(actor.reply.task, actor.reply.message, ids)
+            : undefined;
+        return run ? { run } : { applied: await apply() };
+      },
+    );
+    if ("applied" in outcome) return outcome.applied;
+    await outcome.run;
+  }
+
+  async function apply(): Promise<Applied> {
     limits.assertAccepting();
     let ticket;
     if (requestId) {
@@ -86,5 +114,5 @@ export function applyInput(
           : await actor.externalResults(input.replyId, input.answers, principal, ticket, trace);
     const writtenSeq = actor.events.writtenSeq;
     return active ? { ...applied, replyId: active, writtenSeq } : { ...applied, writtenSeq };
-  });
+  }
 }

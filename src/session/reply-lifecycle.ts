@@ -58,9 +58,9 @@ export class ReplyLifecycle {
   private get active(): ActiveReply | undefined {
     return this.writes.current;
   }
-  /** True while a reply is running (not parked). */
-  get running(): boolean {
-    return this.active?.task !== undefined;
+  /** The reply's run while it runs (not parked): it resolves when the reply finishes or parks. */
+  get task(): Promise<void> | undefined {
+    return this.active?.task;
   }
   /** The running or parked reply as stored (its id, its trace). */
   get data(): ReplyData | undefined {

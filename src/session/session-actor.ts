@@ -53,7 +53,8 @@ export class SessionActor implements LifecycleSession, HubOptions {
   readonly outcomes: ReplyOutcomes;
   /** The mode and rules a decision sees (see `SessionPermissions`). */
   readonly permissions: SessionPermissions;
-  private readonly reply: ReplyLifecycle;
+  /** The reply's lifecycle (see `ReplyLifecycle`). */
+  readonly reply: ReplyLifecycle;
   private held: Lease | undefined;
   readonly telemetry: Telemetry;
   /**
@@ -185,7 +186,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   /** True while a reply is running (not parked). */
   get running(): boolean {
-    return this.reply.running;
+    return this.reply.task !== undefined;
   }
 
   /** The tenant the session belongs to. */
@@ -204,7 +205,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
 
   /** True when nothing needs this actor in memory: no reply, no stream, nothing left to write. */
   get evictable(): boolean {
-    return this.events.attached === 0 && !this.reply.running && !this.events.writing;
+    return this.events.attached === 0 && this.reply.task === undefined && !this.events.writing;
   }
 
   /** Runs `fn` after every input before it has been applied; refused once the actor stopped. */
