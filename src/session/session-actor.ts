@@ -53,7 +53,6 @@ export class SessionActor implements LifecycleSession, HubOptions {
   readonly outcomes: ReplyOutcomes;
   /** The mode and rules a decision sees (see `SessionPermissions`). */
   readonly permissions: SessionPermissions;
-  /** The reply's lifecycle (see `ReplyLifecycle`). */
   readonly reply: ReplyLifecycle;
   private held: Lease | undefined;
   readonly telemetry: Telemetry;
@@ -291,8 +290,9 @@ export class SessionActor implements LifecycleSession, HubOptions {
     await this.events.settled();
   }
 
-  /** Stops the reply, ends every stream with `error`, and waits for pending writes. */
+  /** Stops the reply, ends every stream with `error`, waits for pending writes; refuses inputs. */
   async dispose(error: Error): Promise<void> {
+    this.stopped ??= error;
     await this.reply.dispose();
     this.events.closeAll(error);
     await this.events.settled();

@@ -94,7 +94,10 @@ export async function removeSession(
     if (data && data.tenant !== tenant) throw notFound("session", sessionId);
     return undefined;
   });
-  await actor?.dispose(notFound("session", sessionId));
+  // After the inputs before it (an answer applied first is written first, not over the deletion);
+  // the ones after it are refused.
+  const gone = notFound("session", sessionId);
+  await actor?.serial(() => actor.dispose(gone)).catch(() => actor.dispose(gone));
   actors.forget(sessionId, actor);
   await deleteSession(store, deps.sessionCount, tenant, sessionId, deps.rules);
   deps.published?.(sessionId, []);
