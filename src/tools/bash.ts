@@ -16,6 +16,12 @@ export const BASH_DEFAULT_MAX_PROCESSES = 1024;
 export const BASH_DEFAULT_FLOOD_BYTES = 64 * 1024 * 1024;
 /** How long to wait for the output pipes to close once the command's process group is gone. */
 const DRAIN_MS = 500;
+/**
+ * What bash runs: a guard in the command's process group that waits on fd 3, a pipe the server
+ * holds, and kills the whole group when it reads its end (the server is gone, even SIGKILLed: the
+ * system closes its side), then the command itself in a fresh `bash -c`, without fd 3.
+ */
+const GUARDED = '( read -r -u 3 _; kill -KILL 0 ) </dev/null >/dev/null 2>&1 & exec 3<&- bash -c "$1"';
 
 export const bashInputSchema = z.strictObject({
   command: z
@@ -141,11 +147,11 @@ async function runBash(
     }
   };
 
-  const child = spawn("bash", ["-c", input.command], {
+  const child = spawn("bash", ["-c", GUARDED, "bash", input.command], {
     cwd,
     env: { ...limits.env },
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
   const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;
   const onData = (decoder: StringDecoder, chunk: Buffer) => {
@@ -153,8 +159,8 @@ async function runBash(
     if (written > floodBytes) stop("flood");
     if (!noted) emit(decoder.write(chunk));
   };
-  child.stdout.on("data", (chunk: Buffer) => onData(decoders[0], chunk));
-  child.stderr.on("data", (chunk: Buffer) => onData(decoders[1], chunk));
+  child.stdout?.on("data", (chunk: Buffer) => onData(decoders[0], chunk));
+  child.stderr?.on("data", (chunk: Buffer) => onData(decoders[1], chunk));
   const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
     (resolve, reject) => {
@@ -192,6 +198,7 @@ async function runBash(
   // The group may still hold background processes; none may outlive the call.
   if (child.pid !== undefined) await (ending ?? killGroup(child.pid, killGraceMs));
   await drain(closed, child);
+  child.stdio[3]?.destroy();
   emit(decoders[0].end());
   emit(decoders[1].end());
 

@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -161,6 +162,33 @@ describe("Bash", () => {
     expect(result.state).toBe("error");
     expect(result.output).toBe("killed by signal SIGSEGV");
     expect(result.metadata).toEqual({ exitCode: null, signal: "SIGSEGV" });
+  });
+
+  it("dies with the process that runs it, even SIGKILLed: its whole group goes too", async () => {
+    // A process of its own runs the tool (the build: test/setup/build.ts keeps it current), starts
+    // a command that never ends, and is SIGKILLed.
+    const pids = path.join(box.work, "pids");
+    const script = [
+      `import { bashTool } from ${JSON.stringify(path.resolve("dist/tools/index.js"))};`,
+      "await bashTool.run(",
+      `  { command: "sleep 60 & echo $$ $! > ${pids}; wait" },`,
+      "  { signal: new AbortController().signal, workingDirectories: [process.cwd()],",
+      "    emitText: () => undefined, maxOutputBytes: 1000 },",
+      ");",
+    ].join("\n");
+    const host = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: box.work,
+      stdio: "ignore",
+    });
+    let running: number[] = [];
+    await waitFor(async () => {
+      running = (await readFile(pids, "utf8").catch(() => "")).trim().split(" ").map(Number);
+      return running.length === 2 && running.every((pid) => pid > 0);
+    });
+    expect(running.every(alive), "the command runs").toBe(true);
+    host.kill("SIGKILL");
+    await waitFor(() => !running.some(alive));
+    expect(running.filter(alive), "processes left running after the server died").toEqual([]);
   });
 
   it("is neither read-only nor concurrency-safe", () => {
