@@ -10,10 +10,11 @@ import {
   invalidArgument,
   ParkwayError,
 } from "../common/errors.js";
-import { evaluate, formatRule, type RuleScope } from "../permissions/index.js";
+import { formatRule, type RuleScope } from "../permissions/index.js";
 import { checkQuestionResult } from "../tools/ask-user.js";
 import type { ExternalResult, Tool } from "../tools/tool.js";
 import type { QuestionInput } from "../tools/tool-question.js";
+import { denyingRule, refuseDenied } from "./answer-deny-rules.js";
 import type { RuleScopeKey } from "./rule-book.js";
 
 /** One answer to a confirmation, decoded from the wire. */
@@ -139,25 +140,21 @@ export function applyConfirmations(
   const violations: FieldViolation[] = [];
   answers.forEach((answer, i) => {
     const call = calls[i]!;
-    if (answer.confirmed && answer.editedInput !== undefined && answer.editedInput !== call.input) {
+    const edited = answer.editedInput !== undefined && answer.editedInput !== call.input;
+    // A deny rule added while the call waited holds: what it denies does not run.
+    if (answer.confirmed && !edited) refuseDenied(call, ctx);
+    if (answer.confirmed && edited) {
       const field = `confirm_results[${i}].tool_call.input`;
-      const parsed = parseToolInput(ctx.tools.get(call.name), call.name, answer.editedInput);
+      const parsed = parseToolInput(ctx.tools.get(call.name), call.name, answer.editedInput ?? "");
       if (!parsed.ok) {
         violations.push({ field, description: parsed.error });
         return;
       }
-      const denied = evaluate({
-        toolName: call.name,
-        input: parsed.value,
-        mode: "default",
-        rules: ctx.rules.filter((r) => r.behavior === "deny"),
-        workingDirectories: ctx.workingDirectories,
-        homeDir: ctx.homeDir,
-      });
-      if (denied.behavior === "deny" && denied.rule) {
+      const rule = denyingRule(call.name, answer.editedInput ?? "", ctx);
+      if (rule) {
         violations.push({
           field,
-          description: `the edited input is denied by rule ${formatRule(denied.rule)}`,
+          description: `the edited input is denied by rule ${formatRule(rule)}`,
         });
       }
     }
