@@ -4,7 +4,9 @@ import {
   formatRule,
   matchesRule,
   type PermissionMode,
+  MAX_RULE_CONTENT_BYTES,
   readRuleCovering,
+  ruleProblems,
 } from "../permissions/index.js";
 import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
@@ -23,9 +25,10 @@ export interface PermissionState {
 /**
  * The most bytes of a decision's reason, and of a suggested rule's content, a call carries: both go
  * out with the call to every client and count toward the reply's maxReplyBytes. A longer reason is
- * cut; a longer suggestion is left out (a rule that long would match almost nothing else).
+ * cut; a longer suggestion is left out (a rule that long would match almost nothing else, and no
+ * rule's content may pass MAX_RULE_CONTENT_BYTES).
  */
-export const MAX_DECISION_TEXT_BYTES = 1024;
+export const MAX_DECISION_TEXT_BYTES = MAX_RULE_CONTENT_BYTES;
 
 /** `reason`, cut to MAX_DECISION_TEXT_BYTES. */
 export const shortReason = (reason: string): string =>
@@ -71,7 +74,9 @@ export function decide(
     check: decision.check,
     bypassImmune: decision.bypassImmune,
     suggestedRules: decision.suggestedRules
-      .filter((r) => Buffer.byteLength(r.ruleContent ?? "") <= MAX_DECISION_TEXT_BYTES)
+      // A suggestion the API would refuse (content past MAX_RULE_CONTENT_BYTES, or holding a
+      // control character, as a path may) is left out: a person could not accept it.
+      .filter((r) => ruleProblems(r).length === 0)
       .map((r) => ({ ...r, source: "suggested" as const })),
   };
 }

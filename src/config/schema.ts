@@ -284,7 +284,8 @@ export const configSchema = z
           tokens: z
             .array(
               z.strictObject({
-                name: z.string().min(1),
+                /** Recorded as who created a rule or answered a call (`created_by`). */
+                name: z.string().min(1).max(128),
                 sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "a SHA-256 hex digest of the token"),
               }),
             )

@@ -5,6 +5,13 @@ export { matchesRule } from "./match-rule.js";
 export { readRuleCovering } from "./read-rules.js";
 export { formatRule, parseRule, sameRule } from "./rule-syntax.js";
 export {
+  MAX_RULE_CONTENT_BYTES,
+  MAX_RULE_TOOL_NAME_CHARS,
+  MAX_RULES_PER_SCOPE,
+  type RuleProblem,
+  ruleProblems,
+} from "./rule-limits.js";
+export {
   permissionBehaviorSchema,
   permissionModeSchema,
   permissionRuleSchema,

@@ -7,7 +7,7 @@ import { type AgentConfig, BASH_CONFIG_DEFAULT, type Config } from "../config/sc
 import type { Model } from "../model/model.js";
 import { createOpenAIModel } from "../model/openai-model.js";
 import type { Rule } from "../agent/types.js";
-import { parseRule } from "../permissions/index.js";
+import { MAX_RULES_PER_SCOPE, parseRule, ruleProblems } from "../permissions/index.js";
 import { createBashTool } from "../tools/bash.js";
 import { externalTool } from "../tools/external-tool.js";
 import type { Tool } from "../tools/tool.js";
@@ -46,8 +46,19 @@ function configRules(agent: AgentConfig, index: number): Rule[] {
           `invalid config: agents[${index}].permissions.${behavior}[${i}]: ${JSON.stringify(text)} is not a rule such as "Bash(npm test:*)" or "Read"`,
         );
       }
+      const problem = ruleProblems(rule)[0];
+      if (problem) {
+        throw new AgentConfigError(
+          `invalid config: agents[${index}].permissions.${behavior}[${i}]: ${JSON.stringify(text)}: its ${problem.field === "tool_name" ? "tool name" : "content"} ${problem.description}`,
+        );
+      }
       out.push({ ...rule, source: "config", scope: "agent", agentId: agent.id });
     });
+  }
+  if (out.length > MAX_RULES_PER_SCOPE) {
+    throw new AgentConfigError(
+      `invalid config: agents[${index}].permissions: ${out.length} rules; an agent has at most ${MAX_RULES_PER_SCOPE} (allow, deny and ask together)`,
+    );
   }
   return out;
 }

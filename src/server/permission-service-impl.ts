@@ -1,5 +1,6 @@
 import type { Rule } from "../agent/types.js";
 import { invalidArgument } from "../common/errors.js";
+import { ruleProblems } from "../permissions/index.js";
 import type { PermissionRule } from "../generated/parkway/v1/permission.js";
 import type { PermissionAdmin, RuleToAdd } from "../session/permission-admin.js";
 import { decisionToPb, ruleToPb } from "./mappers/content.js";
@@ -8,8 +9,12 @@ import type { PermissionServiceHandlers } from "./permission-service.js";
 
 function decodeRule(rule: PermissionRule, i: number): RuleToAdd {
   const field = `rules[${i}]`;
-  if (!rule.toolName)
-    throw invalidArgument([{ field: `${field}.tool_name`, description: "is required" }]);
+  const problems = ruleProblems(rule);
+  if (problems.length > 0) {
+    throw invalidArgument(
+      problems.map((p) => ({ field: `${field}.${p.field}`, description: p.description })),
+    );
+  }
   const b = behavior.fromPb(rule.behavior);
   if (!b) {
     throw invalidArgument([
@@ -21,9 +26,7 @@ function decodeRule(rule: PermissionRule, i: number): RuleToAdd {
   const decoded: Rule = {
     toolName: rule.toolName,
     behavior: b,
-    ...(rule.ruleContent !== undefined && rule.ruleContent !== ""
-      ? { ruleContent: rule.ruleContent }
-      : {}),
+    ...(rule.ruleContent !== undefined ? { ruleContent: rule.ruleContent } : {}),
   };
   return {
     rule: decoded,

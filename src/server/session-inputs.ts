@@ -1,4 +1,5 @@
 import { invalidArgument } from "../common/errors.js";
+import { ruleProblems } from "../permissions/index.js";
 import type { ClientEvent } from "../generated/parkway/v1/events.js";
 import type { ReplyRequest } from "../generated/parkway/v1/agent_service.js";
 import type { ConfirmAnswer, ExternalAnswer } from "../session/reply-inputs.js";
@@ -30,11 +31,19 @@ function decodeConfirm(r: ConfirmResult, i: number): ConfirmAnswer {
           { field: `${field}.rules[${j}].scope`, description: "unknown scope" },
         ]);
       }
+      // Rules are ignored when the call is denied; accepted ones must be rules the API would store.
+      const problems = r.confirmed ? ruleProblems(rule) : [];
+      if (problems.length > 0) {
+        throw invalidArgument(
+          problems.map((p) => ({
+            field: `${field}.rules[${j}].${p.field}`,
+            description: p.description,
+          })),
+        );
+      }
       return {
         toolName: rule.toolName,
-        ...(rule.ruleContent !== undefined && rule.ruleContent !== ""
-          ? { ruleContent: rule.ruleContent }
-          : {}),
+        ...(rule.ruleContent !== undefined ? { ruleContent: rule.ruleContent } : {}),
         behavior: b,
         scope,
       };

@@ -2,6 +2,8 @@ import { LRUCache } from "lru-cache";
 import type { RuleScope } from "../permissions/index.js";
 import type { Rule } from "../agent/types.js";
 import { notFound } from "../common/errors.js";
+import { limitReached } from "../common/limits.js";
+import { MAX_RULES_PER_SCOPE } from "../permissions/index.js";
 import { newId } from "../common/ids.js";
 import { sameRule } from "../permissions/index.js";
 import type { StoreSignals } from "../store/signals.js";
@@ -34,6 +36,21 @@ function scopeKey(key: RuleScopeKey): string {
 }
 
 const recordKey = (tenant: string, scope: string, id: string) => `${tenant}/${scope}/${id}`;
+
+/** RESOURCE_EXHAUSTED: the scope holds MAX_RULES_PER_SCOPE rules already. */
+function scopeFull(key: RuleScopeKey) {
+  const where =
+    key.scope === "session"
+      ? `session ${key.sessionId}`
+      : key.scope === "agent"
+        ? `agent ${key.agentId}`
+        : "the tenant";
+  return limitReached(
+    "rulesPerScope",
+    MAX_RULES_PER_SCOPE,
+    `${where} has ${MAX_RULES_PER_SCOPE} rules of its own, the most a scope holds; remove some first`,
+  );
+}
 
 /** How long several nodes keep a scope's rules without reading them again (a lost signal). */
 const SHARED_CACHE_MS = 2000;
@@ -86,9 +103,10 @@ export class RuleBook {
     return rules;
   }
 
-  private async load(key: RuleScopeKey): Promise<StoredRule[]> {
+  /** The rules of a scope, from the cache unless `fresh` (then read from the store). */
+  private async load(key: RuleScopeKey, fresh = false): Promise<StoredRule[]> {
     const k = scopeKey(key);
-    let rules = this.cached(k);
+    let rules = fresh ? undefined : this.cached(k);
     if (!rules) {
       if (this.signals) this.readAt.set(k, Date.now());
       rules = [];
@@ -137,24 +155,32 @@ export class RuleBook {
 
   /**
    * Prepares rules for storing: returns each rule as it will be stored (an equal rule already in
-   * the scope is returned instead of a new one) and the new ones to write. Nothing changes until
-   * `write` puts them into a batch and `committed` is called after the batch is written.
+   * the scope is returned instead of a new one) and the new ones to write; RESOURCE_EXHAUSTED when a
+   * new one would pass MAX_RULES_PER_SCOPE. `reread` reads each scope from the store, not the cache.
+   * Nothing changes until `write` puts them into a batch and `committed` is called after the batch
+   * is written.
    */
   async prepare(
     rules: { rule: Rule; key: RuleScopeKey }[],
+    reread = false,
   ): Promise<{ stored: StoredRule[]; fresh: { rule: StoredRule; key: RuleScopeKey }[] }> {
     const stored: StoredRule[] = [];
     const fresh: { rule: StoredRule; key: RuleScopeKey }[] = [];
+    const read = new Set<string>();
     for (const { rule, key } of rules) {
+      const k = scopeKey(key);
+      const first = reread && !read.has(k);
+      read.add(k);
       const existing = [
-        ...(await this.load(key)),
-        ...fresh.filter((f) => scopeKey(f.key) === scopeKey(key)).map((f) => f.rule),
+        ...(await this.load(key, first)),
+        ...fresh.filter((f) => scopeKey(f.key) === k).map((f) => f.rule),
       ];
       const same = existing.find((r) => sameRule(r, rule));
       if (same) {
         stored.push(same);
         continue;
       }
+      if (existing.length >= MAX_RULES_PER_SCOPE) throw scopeFull(key);
       const created: StoredRule = {
         ...rule,
         id: newId("rule"),

@@ -32,6 +32,7 @@ def test_permission_rule_forms() -> None:
 
     bare = inputs.permission_rule("Read", scope="agent")
     assert bare.tool_name == "Read" and not bare.HasField("rule_content")
+    assert not inputs.permission_rule("Read()").HasField("rule_content")
     assert bare.scope == permission_pb2.RULE_SCOPE_AGENT
 
     mapped = inputs.permission_rule(

@@ -123,7 +123,8 @@ def permission_rule(
         if match is None:
             raise ValueError(f"not a rule: {spec!r} (expected Tool or Tool(content))")
         out = permission_pb2.PermissionRule(tool_name=match.group(1))
-        if match.group(2) is not None:
+        # "Bash()" is the whole tool, as "Bash" is: the server refuses a content set but empty.
+        if match.group(2):
             out.rule_content = match.group(2)
     else:
         out = permission_pb2.PermissionRule(tool_name=str(spec["tool_name"]))

@@ -28,7 +28,9 @@ export type PermissionRule = Message<"parkway.v1.PermissionRule"> & {
   id: string;
 
   /**
-   * The tool the rule applies to, e.g. "Bash", "Write", or an external tool's name.
+   * The tool the rule applies to, e.g. "Bash", "Write", an external tool's name, an MCP tool
+   * ("mcp__server__tool") or every tool of an MCP server ("mcp__server"): 1 to 64 letters, digits,
+   * _ and -.
    *
    * @generated from field: string tool_name = 2;
    */
@@ -36,7 +38,9 @@ export type PermissionRule = Message<"parkway.v1.PermissionRule"> & {
 
   /**
    * What the rule matches: a Bash pattern ("npm test:*", "git *", a substring) or a path glob
-   * ("/repo/src/**"); unset matches every call of the tool.
+   * ("/repo/src/**"); unset matches every call of the tool. At most 1,024 bytes of printable text
+   * (no control characters). Set but empty or blank is refused (INVALID_ARGUMENT naming the field),
+   * never taken for unset: leave it unset for a rule on the whole tool.
    *
    * @generated from field: optional string rule_content = 3;
    */
@@ -272,7 +276,8 @@ export const ListRulesRequestSchema: GenMessage<ListRulesRequest> = /*@__PURE__*
   messageDesc(file_parkway_v1_permission, 3);
 
 /**
- * Response of ListRules.
+ * Response of ListRules. Its largest (a session's configured, tenant, agent and session rules, each
+ * scope full) is about 2.8 MB, within the 4 MiB a client accepts by default.
  *
  * @generated from message parkway.v1.ListRulesResponse
  */
@@ -755,7 +760,9 @@ export const PermissionService: GenService<{
     output: typeof ListRulesResponseSchema;
   },
   /**
-   * Adds rules; a rule equal to one already stored in the same scope is not stored twice.
+   * Adds rules; a rule equal to one already stored in the same scope is not stored twice, also when
+   * several calls add it at once. A scope (a session's, an agent's, the tenant's) holds at most 500
+   * rules: one more is RESOURCE_EXHAUSTED (limit rulesPerScope) and nothing of the call is stored.
    *
    * @generated from rpc parkway.v1.PermissionService.AddRules
    */
@@ -765,7 +772,8 @@ export const PermissionService: GenService<{
     output: typeof AddRulesResponseSchema;
   },
   /**
-   * Removes one rule by id.
+   * Removes one rule by id; NOT_FOUND when there is none, so of several calls removing the same rule
+   * at once one returns it and the others answer NOT_FOUND.
    *
    * @generated from rpc parkway.v1.PermissionService.RemoveRule
    */

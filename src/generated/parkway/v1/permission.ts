@@ -319,11 +319,17 @@ export function policyResultToJSON(object: PolicyResult): string {
 export interface PermissionRule {
   /** Server-assigned id; empty on rules not stored yet (suggestions, new rules). */
   id: string;
-  /** The tool the rule applies to, e.g. "Bash", "Write", or an external tool's name. */
+  /**
+   * The tool the rule applies to, e.g. "Bash", "Write", an external tool's name, an MCP tool
+   * ("mcp__server__tool") or every tool of an MCP server ("mcp__server"): 1 to 64 letters, digits,
+   * _ and -.
+   */
   toolName: string;
   /**
    * What the rule matches: a Bash pattern ("npm test:*", "git *", a substring) or a path glob
-   * ("/repo/src/**"); unset matches every call of the tool.
+   * ("/repo/src/**"); unset matches every call of the tool. At most 1,024 bytes of printable text
+   * (no control characters). Set but empty or blank is refused (INVALID_ARGUMENT naming the field),
+   * never taken for unset: leave it unset for a rule on the whole tool.
    */
   ruleContent?:
     | string
@@ -413,7 +419,10 @@ export interface ListRulesRequest {
   scope: RuleScope;
 }
 
-/** Response of ListRules. */
+/**
+ * Response of ListRules. Its largest (a session's configured, tenant, agent and session rules, each
+ * scope full) is about 2.8 MB, within the 4 MiB a client accepts by default.
+ */
 export interface ListRulesResponse {
   /** The rules, oldest first. */
   rules: PermissionRule[];
@@ -1936,7 +1945,11 @@ export const PermissionServiceService = {
     responseSerialize: (value: ListRulesResponse): Buffer => Buffer.from(ListRulesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ListRulesResponse => ListRulesResponse.decode(value),
   },
-  /** Adds rules; a rule equal to one already stored in the same scope is not stored twice. */
+  /**
+   * Adds rules; a rule equal to one already stored in the same scope is not stored twice, also when
+   * several calls add it at once. A scope (a session's, an agent's, the tenant's) holds at most 500
+   * rules: one more is RESOURCE_EXHAUSTED (limit rulesPerScope) and nothing of the call is stored.
+   */
   addRules: {
     path: "/parkway.v1.PermissionService/AddRules" as const,
     requestStream: false as const,
@@ -1946,7 +1959,10 @@ export const PermissionServiceService = {
     responseSerialize: (value: AddRulesResponse): Buffer => Buffer.from(AddRulesResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): AddRulesResponse => AddRulesResponse.decode(value),
   },
-  /** Removes one rule by id. */
+  /**
+   * Removes one rule by id; NOT_FOUND when there is none, so of several calls removing the same rule
+   * at once one returns it and the others answer NOT_FOUND.
+   */
   removeRule: {
     path: "/parkway.v1.PermissionService/RemoveRule" as const,
     requestStream: false as const,
@@ -1981,9 +1997,16 @@ export const PermissionServiceService = {
 export interface PermissionServiceServer extends UntypedServiceImplementation {
   /** Lists the rules in effect for a session (its own, its agent's and its tenant's), or of one scope. */
   listRules: handleUnaryCall<ListRulesRequest, ListRulesResponse>;
-  /** Adds rules; a rule equal to one already stored in the same scope is not stored twice. */
+  /**
+   * Adds rules; a rule equal to one already stored in the same scope is not stored twice, also when
+   * several calls add it at once. A scope (a session's, an agent's, the tenant's) holds at most 500
+   * rules: one more is RESOURCE_EXHAUSTED (limit rulesPerScope) and nothing of the call is stored.
+   */
   addRules: handleUnaryCall<AddRulesRequest, AddRulesResponse>;
-  /** Removes one rule by id. */
+  /**
+   * Removes one rule by id; NOT_FOUND when there is none, so of several calls removing the same rule
+   * at once one returns it and the others answer NOT_FOUND.
+   */
   removeRule: handleUnaryCall<RemoveRuleRequest, RemoveRuleResponse>;
   /** Changes a session's permission mode. */
   setMode: handleUnaryCall<SetModeRequest, SetModeResponse>;
@@ -2008,7 +2031,11 @@ export interface PermissionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListRulesResponse) => void,
   ): ClientUnaryCall;
-  /** Adds rules; a rule equal to one already stored in the same scope is not stored twice. */
+  /**
+   * Adds rules; a rule equal to one already stored in the same scope is not stored twice, also when
+   * several calls add it at once. A scope (a session's, an agent's, the tenant's) holds at most 500
+   * rules: one more is RESOURCE_EXHAUSTED (limit rulesPerScope) and nothing of the call is stored.
+   */
   addRules(
     request: AddRulesRequest,
     callback: (error: ServiceError | null, response: AddRulesResponse) => void,
@@ -2024,7 +2051,10 @@ export interface PermissionServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: AddRulesResponse) => void,
   ): ClientUnaryCall;
-  /** Removes one rule by id. */
+  /**
+   * Removes one rule by id; NOT_FOUND when there is none, so of several calls removing the same rule
+   * at once one returns it and the others answer NOT_FOUND.
+   */
   removeRule(
     request: RemoveRuleRequest,
     callback: (error: ServiceError | null, response: RemoveRuleResponse) => void,

@@ -334,10 +334,14 @@ type PermissionRule struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Server-assigned id; empty on rules not stored yet (suggestions, new rules).
 	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	// The tool the rule applies to, e.g. "Bash", "Write", or an external tool's name.
+	// The tool the rule applies to, e.g. "Bash", "Write", an external tool's name, an MCP tool
+	// ("mcp__server__tool") or every tool of an MCP server ("mcp__server"): 1 to 64 letters, digits,
+	// _ and -.
 	ToolName string `protobuf:"bytes,2,opt,name=tool_name,json=toolName,proto3" json:"tool_name,omitempty"`
 	// What the rule matches: a Bash pattern ("npm test:*", "git *", a substring) or a path glob
-	// ("/repo/src/**"); unset matches every call of the tool.
+	// ("/repo/src/**"); unset matches every call of the tool. At most 1,024 bytes of printable text
+	// (no control characters). Set but empty or blank is refused (INVALID_ARGUMENT naming the field),
+	// never taken for unset: leave it unset for a rule on the whole tool.
 	RuleContent *string `protobuf:"bytes,3,opt,name=rule_content,json=ruleContent,proto3,oneof" json:"rule_content,omitempty"`
 	// What the rule does.
 	Behavior PermissionBehavior `protobuf:"varint,4,opt,name=behavior,proto3,enum=parkway.v1.PermissionBehavior" json:"behavior,omitempty"`
@@ -732,7 +736,8 @@ func (x *ListRulesRequest) GetScope() RuleScope {
 	return RuleScope_RULE_SCOPE_UNSPECIFIED
 }
 
-// Response of ListRules.
+// Response of ListRules. Its largest (a session's configured, tenant, agent and session rules, each
+// scope full) is about 2.8 MB, within the 4 MiB a client accepts by default.
 type ListRulesResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The rules, oldest first.

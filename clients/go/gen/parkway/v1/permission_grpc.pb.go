@@ -34,9 +34,12 @@ const (
 type PermissionServiceClient interface {
 	// Lists the rules in effect for a session (its own, its agent's and its tenant's), or of one scope.
 	ListRules(ctx context.Context, in *ListRulesRequest, opts ...grpc.CallOption) (*ListRulesResponse, error)
-	// Adds rules; a rule equal to one already stored in the same scope is not stored twice.
+	// Adds rules; a rule equal to one already stored in the same scope is not stored twice, also when
+	// several calls add it at once. A scope (a session's, an agent's, the tenant's) holds at most 500
+	// rules: one more is RESOURCE_EXHAUSTED (limit rulesPerScope) and nothing of the call is stored.
 	AddRules(ctx context.Context, in *AddRulesRequest, opts ...grpc.CallOption) (*AddRulesResponse, error)
-	// Removes one rule by id.
+	// Removes one rule by id; NOT_FOUND when there is none, so of several calls removing the same rule
+	// at once one returns it and the others answer NOT_FOUND.
 	RemoveRule(ctx context.Context, in *RemoveRuleRequest, opts ...grpc.CallOption) (*RemoveRuleResponse, error)
 	// Changes a session's permission mode.
 	SetMode(ctx context.Context, in *SetModeRequest, opts ...grpc.CallOption) (*SetModeResponse, error)
@@ -110,9 +113,12 @@ func (c *permissionServiceClient) Explain(ctx context.Context, in *ExplainReques
 type PermissionServiceServer interface {
 	// Lists the rules in effect for a session (its own, its agent's and its tenant's), or of one scope.
 	ListRules(context.Context, *ListRulesRequest) (*ListRulesResponse, error)
-	// Adds rules; a rule equal to one already stored in the same scope is not stored twice.
+	// Adds rules; a rule equal to one already stored in the same scope is not stored twice, also when
+	// several calls add it at once. A scope (a session's, an agent's, the tenant's) holds at most 500
+	// rules: one more is RESOURCE_EXHAUSTED (limit rulesPerScope) and nothing of the call is stored.
 	AddRules(context.Context, *AddRulesRequest) (*AddRulesResponse, error)
-	// Removes one rule by id.
+	// Removes one rule by id; NOT_FOUND when there is none, so of several calls removing the same rule
+	// at once one returns it and the others answer NOT_FOUND.
 	RemoveRule(context.Context, *RemoveRuleRequest) (*RemoveRuleResponse, error)
 	// Changes a session's permission mode.
 	SetMode(context.Context, *SetModeRequest) (*SetModeResponse, error)

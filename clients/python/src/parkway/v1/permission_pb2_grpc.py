@@ -74,14 +74,17 @@ class PermissionServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AddRules(self, request, context):
-        """Adds rules; a rule equal to one already stored in the same scope is not stored twice.
+        """Adds rules; a rule equal to one already stored in the same scope is not stored twice, also when
+        several calls add it at once. A scope (a session's, an agent's, the tenant's) holds at most 500
+        rules: one more is RESOURCE_EXHAUSTED (limit rulesPerScope) and nothing of the call is stored.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RemoveRule(self, request, context):
-        """Removes one rule by id.
+        """Removes one rule by id; NOT_FOUND when there is none, so of several calls removing the same rule
+        at once one returns it and the others answer NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
