@@ -4,6 +4,8 @@ import type { Rule } from "../agent/types.js";
 import { notFound } from "../common/errors.js";
 import { limitReached } from "../common/limits.js";
 import { MAX_RULES_PER_SCOPE } from "../permissions/index.js";
+import { ConflictError } from "../store/storage-failure.js";
+import { SerialWork } from "./serial-work.js";
 import { newId } from "../common/ids.js";
 import { sameRule } from "../permissions/index.js";
 import type { StoreSignals } from "../store/signals.js";
@@ -80,6 +82,8 @@ export class RuleBook {
   });
   /** When each scope was read, with several nodes. */
   private readonly readAt = new Map<string, number>();
+  /** Adds and removals, one at a time. */
+  private readonly writes = new SerialWork();
 
   constructor(
     private readonly store: Store,
@@ -209,28 +213,42 @@ export class RuleBook {
     if (fresh.length > 0) this.changed();
   }
 
-  /** Adds rules in their own atomic write, with what `extra` puts for the new ones. */
-  async add(
+  /**
+   * Adds rules in their own atomic write, with what `extra` puts for the new ones. Adds and removals
+   * of the tenant's rules run one at a time on this node, so rules added at the same time see each
+   * other: an equal rule is stored once, and a scope never passes MAX_RULES_PER_SCOPE. With several
+   * nodes the scopes are read from the store first, not from the cache.
+   */
+  add(
     rules: { rule: Rule; key: RuleScopeKey }[],
     extra?: (batch: StoreBatch, added: StoredRule[]) => void,
   ): Promise<{ stored: StoredRule[]; added: number }> {
-    const { stored, fresh } = await this.prepare(rules);
-    const batch = this.store.batch();
-    this.write(batch, fresh);
-    extra?.(
-      batch,
-      fresh.map((f) => f.rule),
-    );
-    await batch.write({ sync: true });
-    this.committed(fresh);
-    return { stored, added: fresh.length };
+    return this.writes.run(async () => {
+      const { stored, fresh } = await this.prepare(rules, this.signals !== undefined);
+      const batch = this.store.batch();
+      this.write(batch, fresh);
+      extra?.(
+        batch,
+        fresh.map((f) => f.rule),
+      );
+      await batch.write({ sync: true });
+      this.committed(fresh);
+      return { stored, added: fresh.length };
+    });
   }
 
   /**
    * Removes a rule by id, in one atomic write with what `extra` puts; NOT_FOUND when the tenant has
    * none with that id.
    */
-  async remove(
+  remove(
+    id: string,
+    extra?: (batch: StoreBatch, removed: StoredRule) => void,
+  ): Promise<StoredRule> {
+    return this.writes.run(() => this.removeNow(id, extra));
+  }
+
+  private async removeNow(
     id: string,
     extra?: (batch: StoreBatch, removed: StoredRule) => void,
   ): Promise<StoredRule> {
@@ -240,9 +258,18 @@ export class RuleBook {
       lt: `${prefix}\uffff`,
     })) {
       if (rule.id !== id) continue;
-      const batch = this.store.batch().del(RuleRecord, key);
+      // Deleted only if still there: of removals at the same time (on several nodes) one wins.
+      const batch = this.store
+        .batch()
+        .check(RuleRecord, key, (current) => current !== undefined, `rule ${id} stored`)
+        .del(RuleRecord, key);
       extra?.(batch, rule as StoredRule);
-      await batch.write({ sync: true });
+      try {
+        await batch.write({ sync: true });
+      } catch (err) {
+        if (err instanceof ConflictError) throw notFound("rule", id);
+        throw err;
+      }
       this.changed();
       const scope = key.slice(prefix.length, key.length - id.length - 1);
       const cached = this.cache.get(scope);

@@ -136,3 +136,40 @@ describe("PermissionService rule limits", () => {
     expect(bytes).toBeLessThan(3 * 1024 * 1024);
   });
 });
+
+describe("PermissionService under concurrent calls", () => {
+  it("stores a rule added by several calls at once only once", async () => {
+    h = await startHarness({ turns: [] });
+    const client = h.client;
+    const session = await client.createSession({ agentId: "test" });
+    const rule = {
+      toolName: "Grep",
+      ruleContent: "dupe",
+      behavior: ALLOW,
+      scope: SESSION,
+      sessionId: session.id,
+    };
+    const results = await Promise.all([1, 2, 3, 4].map(() => client.addRules([rule])));
+    expect(results.map((r) => r.added).sort()).toEqual([0, 0, 0, 1]);
+    expect(new Set(results.map((r) => r.rules[0]!.id)).size).toBe(1);
+    const listed = await client.listRules({ sessionId: session.id, scope: SESSION });
+    expect(listed.map((r) => r.id)).toEqual([results[0]!.rules[0]!.id]);
+  });
+
+  it("removes a rule once when several calls remove it at once: the others answer NOT_FOUND", async () => {
+    h = await startHarness({ turns: [] });
+    const client = h.client;
+    const { rules } = await client.addRules([
+      { toolName: "Grep", ruleContent: "gone", behavior: ALLOW, scope: TENANT },
+    ]);
+    const id = rules[0]!.id;
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => client.removeRule(id)));
+    const removed = outcomes.filter((o) => o.status === "fulfilled");
+    expect(removed).toHaveLength(1);
+    expect((removed[0] as PromiseFulfilledResult<PermissionRule>).value.id).toBe(id);
+    for (const o of outcomes.filter((o) => o.status === "rejected")) {
+      expect((o.reason as ParkwayClientError).codeName).toBe("NOT_FOUND");
+    }
+    expect(await client.listRules({ scope: TENANT })).toEqual([]);
+  });
+});
