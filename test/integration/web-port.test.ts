@@ -114,6 +114,23 @@ describe("the web port", () => {
     const bad = await curlPost(url, "AgentService/Send", '{"requestId":"r2"}');
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ code: "invalid_argument", message: /session_id/ });
+    // A misspelled enum value or an unknown field is refused, naming it, and nothing is created.
+    const before = (await h.client.listSessions({})).sessions.length;
+    const mode = await curlPost(
+      url,
+      "AgentService/CreateSession",
+      '{"agentId":"test","permissionMode":"PERMISSION_MODE_YOLO"}',
+    );
+    expect(mode.status).toBe(400);
+    expect(mode.json).toMatchObject({ code: "invalid_argument", message: /permission_mode/ });
+    const unknown = await curlPost(
+      url,
+      "AgentService/CreateSession",
+      '{"agentId":"test","bogus":1}',
+    );
+    expect(unknown.status).toBe(400);
+    expect(unknown.json).toMatchObject({ code: "invalid_argument", message: /bogus/ });
+    expect((await h.client.listSessions({})).sessions.length).toBe(before);
   });
 
   it("refuses a message larger than limits.messageBytes with resource_exhausted", async () => {

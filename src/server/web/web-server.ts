@@ -44,6 +44,9 @@ export function createWebServer(deps: WebServerDeps): WebServer {
   const handler = connectNodeAdapter({
     routes: connectRoutes(deps.services),
     readMaxBytes: deps.maxMessageBytes,
+    // A JSON request with a field or an enum value the contract does not have is refused, naming
+    // it (as protobuf's JSON mapping does by default): a misspelled mode must not be dropped.
+    jsonOptions: { ignoreUnknownFields: false },
     // Connect and gRPC-web; gRPC itself is the gRPC port's.
     grpc: false,
     fallback: deps.answerLink
