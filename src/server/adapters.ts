@@ -20,6 +20,7 @@ import {
 } from "./call-lifecycle.js";
 import { toStatusObject } from "./errors.js";
 import { readMessages } from "./read-messages.js";
+import { checkedRequest, requestRefusal } from "./request-decoding.js";
 import { sendQueuedTogether } from "./batched-writes.js";
 
 export type { AdapterEnv } from "./call-lifecycle.js";
@@ -74,7 +75,7 @@ export function adaptUnary<Req, Res>(
     }
     const work = (async () => {
       try {
-        const response = await handler(call.request, ctx);
+        const response = await handler(checkedRequest(call.request), ctx);
         callback(null, response);
         endSpan(ctx.span, 0);
       } catch (err) {
@@ -184,6 +185,25 @@ export function adaptBidi<Req, Res>(
 }
 
 /**
+ * The responses of a server-streaming handler to `request`; a request refused as it was decoded
+ * (see `withSafeDecoding`) fails at once, without the handler.
+ */
+export function serverStream<Req, Res>(
+  handler: ServerStreamHandler<Req, Res>,
+  request: Req,
+  ctx: CallContext,
+): AsyncIterator<readonly Res[]> {
+  const refusal = requestRefusal(request);
+  if (refusal) {
+    return {
+      next: () => Promise.reject(refusal),
+      return: () => Promise.resolve({ done: true, value: undefined }),
+    };
+  }
+  return handler(request, ctx)[Symbol.asyncIterator]();
+}
+
+/**
  * Adapts an async generator to a grpc-js server-streaming call, as `adaptBidi` does (backpressure,
  * cancel, shutdown → UNAVAILABLE, the call's span), the generator taking the one request.
  */
@@ -200,6 +220,6 @@ export function adaptServerStream<Req, Res>(
       call.emit("error", toStatusObject(err));
       return;
     }
-    pipeResponses(call, ctx, env, handler(call.request, ctx)[Symbol.asyncIterator]());
+    pipeResponses(call, ctx, env, serverStream(handler, call.request, ctx));
   };
 }

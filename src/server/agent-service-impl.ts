@@ -15,6 +15,7 @@ import { agentToPb } from "./mappers/agents.js";
 import { applySent, applyUnary } from "./apply-sent.js";
 import { AttachedEvents, attachCall, endsReply, itemToPb, lazyStream } from "./attached-events.js";
 import { listMessagesHandler } from "./list-messages.js";
+import { checkedRequest } from "./request-decoding.js";
 import { watchSendHandlers } from "./watch-send.js";
 import { checkSessionSpec, sessionsThatFit } from "./response-size.js";
 
@@ -124,6 +125,8 @@ export function createAgentService(
             },
           );
         }
+        // A value the request was refused for as it was decoded (see `withSafeDecoding`).
+        checkedRequest(hello);
         const sessionId = hello.event.value.sessionId || hello.sessionId;
         const attached = await attachCall(
           manager,
@@ -152,6 +155,7 @@ export function createAgentService(
           const sent = { sessionId, requestId: msg.requestId, input: msg.event };
           try {
             const applied = await applySent(manager, metrics, ctx, sent, "event", () => {
+              checkedRequest(msg);
               if (limiter && !limiter.take()) {
                 throw limitReached("inputsPerSecond", rate!, "this stream sends inputs too fast");
               }

@@ -27,6 +27,7 @@ import {
 import { ListenError, listenError } from "./listen-error.js";
 import { pooledSerializer } from "./pooled-serializer.js";
 import { addReflection } from "./reflection.js";
+import { withSafeDecoding } from "./request-decoding.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
 import type { WebOptions } from "./web/web-options.js";
 import type { AnswerLink } from "./web/answer-link.js";
@@ -38,11 +39,17 @@ export { ListenError };
 const serializeEvent = pooledSerializer<ServerEvent>((message, writer) =>
   ServerEvent.encode(message, writer),
 );
-const AGENT_SERVICE = {
+/**
+ * The services as served: requests decoded safely (a 64-bit integer beyond a JavaScript number is
+ * refused naming its field, see `withSafeDecoding`).
+ */
+const AGENT_SERVICE = withSafeDecoding({
   ...AgentServiceService,
   chat: { ...AgentServiceService.chat, responseSerialize: serializeEvent },
   watch: { ...AgentServiceService.watch, responseSerialize: serializeEvent },
-};
+});
+const PERMISSION_SERVICE = withSafeDecoding(PermissionServiceService);
+const AUDIT_SERVICE = withSafeDecoding(AuditServiceService);
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -200,11 +207,11 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     setMode: adaptUnary("SetMode", perms.setMode, permEnv),
     explain: adaptUnary("Explain", perms.explain, permEnv),
   };
-  server.addService(PermissionServiceService, permImpl);
+  server.addService(PERMISSION_SERVICE, permImpl);
 
   const audit = deps.auditService ?? unimplementedAuditService();
   const auditEnv: AdapterEnv = { ...env, service: "parkway.v1.AuditService" };
-  server.addService(AuditServiceService, {
+  server.addService(AUDIT_SERVICE, {
     listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, auditEnv),
     listDeadLetters: adaptUnary("ListDeadLetters", audit.listDeadLetters, auditEnv),
   });
@@ -224,8 +231,8 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     return (web ??= createWebServer({
       services: [
         { definition: AGENT_SERVICE, handlers: agent, env: agentEnv },
-        { definition: PermissionServiceService, handlers: perms, env: permEnv },
-        { definition: AuditServiceService, handlers: audit, env: auditEnv },
+        { definition: PERMISSION_SERVICE, handlers: perms, env: permEnv },
+        { definition: AUDIT_SERVICE, handlers: audit, env: auditEnv },
       ],
       maxMessageBytes: deps.maxMessageBytes ?? 4 * 1024 * 1024,
       tls: deps.tls,

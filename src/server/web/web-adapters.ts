@@ -1,6 +1,7 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { status as Status } from "@grpc/grpc-js";
-import type { ServerStreamHandler, UnaryHandler } from "../adapters.js";
+import { type ServerStreamHandler, serverStream, type UnaryHandler } from "../adapters.js";
+import { checkedRequest } from "../request-decoding.js";
 import {
   type AdapterEnv,
   type Context,
@@ -40,7 +41,7 @@ export function webUnary<WebReq, WebRes, Req, Res>(
     const ctx = open(env, method, hctx);
     const work = (async () => {
       try {
-        const response = codec.response(await handler(codec.request(request), ctx));
+        const response = codec.response(await handler(checkedRequest(codec.request(request)), ctx));
         endSpan(ctx.span, 0);
         return response;
       } catch (err) {
@@ -81,7 +82,7 @@ export function webServerStream<WebReq, WebRes, Req, Res>(
     let code: number = Status.CANCELLED;
     let responses: AsyncIterator<readonly Res[]> | undefined;
     try {
-      responses = handler(codec.request(request), ctx)[Symbol.asyncIterator]();
+      responses = serverStream(handler, codec.request(request), ctx);
       for (;;) {
         const next = await responses.next();
         if (next.done) break;
