@@ -1,4 +1,4 @@
-import { invalidArgument, ParkwayError } from "../common/errors.js";
+import { invalidArgument, ParkwayError, quotedId } from "../common/errors.js";
 import { type Metrics, noMetrics } from "../common/telemetry.js";
 import { limitReached, RateLimiter } from "../common/limits.js";
 import type { ExternalToolSpec } from "../session/records.js";
@@ -6,7 +6,7 @@ import type { SessionManager, SessionView } from "../session/session-manager.js"
 import { encodeSessionPageToken } from "../session/session-list.js";
 import { type Session, SessionStatus } from "../generated/parkway/v1/agent_service.js";
 import { PermissionMode } from "../generated/parkway/v1/permission.js";
-import type { ClientEvent } from "../generated/parkway/v1/events.js";
+import type { Attach, ClientEvent } from "../generated/parkway/v1/events.js";
 import type { AgentServiceHandlers } from "./agent-service.js";
 import { schemaError } from "../tools/external-tool.js";
 import { toolCallToPb, msgToPb } from "./mappers/content.js";
@@ -90,6 +90,27 @@ function parseExternalTools(
   });
 }
 
+/**
+ * The session a Chat stream's first message attaches to: `attach.session_id`, which is required;
+ * the event's own `session_id`, when set, must name the same session. A value the request was
+ * refused for as it was decoded (see `withSafeDecoding`) is refused first.
+ */
+function attachedSession(hello: ClientEvent, attach: Attach): string {
+  checkedRequest(hello);
+  if (!attach.sessionId) {
+    throw invalidArgument([{ field: "attach.session_id", description: "is required" }]);
+  }
+  if (hello.sessionId && hello.sessionId !== attach.sessionId) {
+    throw invalidArgument([
+      {
+        field: "session_id",
+        description: `is ${JSON.stringify(quotedId(hello.sessionId))}, not the session attach.session_id names (${JSON.stringify(quotedId(attach.sessionId))}); leave it empty or name the same session`,
+      },
+    ]);
+  }
+  return attach.sessionId;
+}
+
 /** What the agent service reports and how fast a stream may send. */
 export interface AgentServiceOptions {
   /** Inputs one stream may send per second. */
@@ -125,9 +146,7 @@ export function createAgentService(
             },
           );
         }
-        // A value the request was refused for as it was decoded (see `withSafeDecoding`).
-        checkedRequest(hello);
-        const sessionId = hello.event.value.sessionId || hello.sessionId;
+        const sessionId = attachedSession(hello, hello.event.value);
         const attached = await attachCall(
           manager,
           ctx,

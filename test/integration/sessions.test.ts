@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { status } from "@grpc/grpc-js";
+import { type ServiceError, status } from "@grpc/grpc-js";
 import { afterEach, describe, expect, it } from "vitest";
-import { ParkwayClientError } from "../../src/client/index.js";
+import { fromServiceError, ParkwayClientError } from "../../src/client/index.js";
+import type { ClientEvent, ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { collect, type Harness, startHarness } from "../helpers/parkway-harness.js";
 
 let h: Harness | undefined;
@@ -164,6 +165,55 @@ describe("sessions", () => {
     });
     expect(err.code).toBe(status.FAILED_PRECONDITION);
     expect(err.details).toMatch(/attach/);
+  });
+
+  it("requires attach.session_id, and an event's session_id beside it to name the same session", async () => {
+    h = await startHarness({ turns: [{ text: "ok" }] });
+    const session = await h.client.createSession({ agentId: "test" });
+    /** The status a raw Chat stream ends with after `first`, and what it received before. */
+    const firstMessage = (first: ClientEvent) =>
+      new Promise<{ err: ParkwayClientError | undefined; received: ServerEvent[] }>((resolve) => {
+        const call = h!.client.agentService.chat();
+        const received: ServerEvent[] = [];
+        call.on("data", (e: ServerEvent) => received.push(e));
+        call.on("error", (e: ServiceError) => resolve({ err: fromServiceError(e), received }));
+        call.on("end", () => resolve({ err: undefined, received }));
+        call.write(first);
+        call.end();
+      });
+    const attach = (eventSession: string, attachSession: string): ClientEvent => ({
+      sessionId: eventSession,
+      requestId: "a1",
+      event: { $case: "attach", value: { sessionId: attachSession, afterSeq: 0 } },
+    });
+
+    // attach.session_id names the session; the event's own session_id does not stand in for it.
+    for (const eventSession of ["", "undefined", session.id]) {
+      const { err, received } = await firstMessage(attach(eventSession, ""));
+      expect(err?.codeName, eventSession).toBe("INVALID_ARGUMENT");
+      expect(err?.message).toBe("attach.session_id: is required");
+      expect(err?.fieldViolations).toEqual([
+        { field: "attach.session_id", description: "is required" },
+      ]);
+      expect(received).toEqual([]);
+    }
+    // Both set and different: which one is meant is not guessed.
+    const other = await h.client.createSession({ agentId: "test" });
+    for (const eventSession of [other.id, "ses_unknown"]) {
+      const { err, received } = await firstMessage(attach(eventSession, session.id));
+      expect(err?.codeName, eventSession).toBe("INVALID_ARGUMENT");
+      expect(err?.fieldViolations.map((v) => v.field)).toEqual(["session_id"]);
+      expect(err?.fieldViolations[0]?.description).toContain(
+        `attach.session_id names ("${session.id}")`,
+      );
+      expect(received).toEqual([]);
+    }
+    // The same session, or none, on the event: attached (and acknowledged), the stream then ends.
+    for (const eventSession of [session.id, ""]) {
+      const { err, received } = await firstMessage(attach(eventSession, session.id));
+      expect(err, eventSession).toBeUndefined();
+      expect(received.map((e) => e.event?.$case)).toEqual(["inputAck"]);
+    }
   });
 
   it("refuses attach and Watch with an after_seq beyond the log, naming each request's field", async () => {

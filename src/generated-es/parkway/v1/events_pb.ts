@@ -29,7 +29,8 @@ export const file_parkway_v1_events: GenFile = /*@__PURE__*/
  */
 export type ClientEvent = Message<"parkway.v1.ClientEvent"> & {
   /**
-   * The session the input is for; may be empty after attach (the attached session is used).
+   * The session the input is for; may be empty (the attached session is used). When set, on attach
+   * as on any input, it must name the attached session, else INVALID_ARGUMENT (field session_id).
    *
    * @generated from field: string session_id = 1;
    */
@@ -113,14 +114,15 @@ export const ClientEventSchema: GenMessage<ClientEvent> = /*@__PURE__*/
  */
 export type Attach = Message<"parkway.v1.Attach"> & {
   /**
-   * The session to attach to.
+   * The session to attach to; required (INVALID_ARGUMENT naming attach.session_id when empty).
    *
    * @generated from field: string session_id = 1;
    */
   sessionId: string;
 
   /**
-   * The last seq the client has seen; 0 replays from the start.
+   * The last seq the client has seen; 0 replays from the start. One beyond the session's last seq
+   * is refused with INVALID_ARGUMENT naming attach.after_seq.
    *
    * @generated from field: uint64 after_seq = 2;
    */

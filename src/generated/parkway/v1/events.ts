@@ -35,7 +35,10 @@ export const protobufFileName = "parkway/v1/events.proto";
 
 /** One input from a client on the Chat stream. The first message of a stream must be attach. */
 export interface ClientEvent {
-  /** The session the input is for; may be empty after attach (the attached session is used). */
+  /**
+   * The session the input is for; may be empty (the attached session is used). When set, on attach
+   * as on any input, it must name the attached session, else INVALID_ARGUMENT (field session_id).
+   */
   sessionId: string;
   /**
    * Idempotency key chosen by the client, at most 256 characters; empty: none. An input sent again
@@ -74,9 +77,12 @@ export interface ClientEvent {
  * still pending, then tails live events.
  */
 export interface Attach {
-  /** The session to attach to. */
+  /** The session to attach to; required (INVALID_ARGUMENT naming attach.session_id when empty). */
   sessionId: string;
-  /** The last seq the client has seen; 0 replays from the start. */
+  /**
+   * The last seq the client has seen; 0 replays from the start. One beyond the session's last seq
+   * is refused with INVALID_ARGUMENT naming attach.after_seq.
+   */
   afterSeq: number;
 }
 

@@ -27,7 +27,8 @@ const (
 // One input from a client on the Chat stream. The first message of a stream must be attach.
 type ClientEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session the input is for; may be empty after attach (the attached session is used).
+	// The session the input is for; may be empty (the attached session is used). When set, on attach
+	// as on any input, it must name the attached session, else INVALID_ARGUMENT (field session_id).
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
 	// Idempotency key chosen by the client, at most 256 characters; empty: none. An input sent again
 	// with the same request_id is applied once: the repeat is acknowledged OK and changes nothing.
@@ -192,9 +193,10 @@ func (*ClientEvent_UserInterrupt) isClientEvent_Event() {}
 // still pending, then tails live events.
 type Attach struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The session to attach to.
+	// The session to attach to; required (INVALID_ARGUMENT naming attach.session_id when empty).
 	SessionId string `protobuf:"bytes,1,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
-	// The last seq the client has seen; 0 replays from the start.
+	// The last seq the client has seen; 0 replays from the start. One beyond the session's last seq
+	// is refused with INVALID_ARGUMENT naming attach.after_seq.
 	AfterSeq      uint64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
