@@ -69,7 +69,7 @@ function readAnswers(metadata: Record<string, unknown> | undefined): unknown[] |
 /**
  * Checks the answers of an AskUser result against its questions: each entry an answer object
  * (`answerEntrySchema`), every question answered once (unless it may be skipped), known labels
- * only, at most one label on a single-select question, and a choice or `other` text in each
+ * only, each at most once, at most one label on a single-select question, and a choice or `other` text in each
  * answer. Returns the problems, each naming its field.
  */
 export function checkAnswers(
@@ -108,6 +108,7 @@ export function checkAnswers(
     seen.add(question.question);
     const selected = a.selected ?? [];
     const labels = new Set(question.options.map((o) => o.label));
+    const chosen = new Set<string>();
     selected.forEach((label, j) => {
       if (!labels.has(label)) {
         problems.push({
@@ -117,7 +118,13 @@ export function checkAnswers(
               ? "the question has no options: give the answer as other text"
               : `unknown option ${JSON.stringify(label)}; options: ${[...labels].join(", ")}`,
         });
+      } else if (chosen.has(label)) {
+        problems.push({
+          field: `${field}.selected[${j}]`,
+          description: `option ${JSON.stringify(label)} is already chosen; name each option once`,
+        });
       }
+      chosen.add(label);
     });
     if (!question.multi_select && selected.length > 1) {
       problems.push({

@@ -174,3 +174,79 @@ describe("AskUser answers carried in a result's metadata", () => {
     ]);
   });
 });
+
+describe("AskUser answers on a multi-select question", () => {
+  it("refuse an option chosen twice over Chat, Send and Reply, naming the repeat, and store nothing", async () => {
+    const checks = {
+      question: "Which checks should run?",
+      header: "Checks",
+      multi_select: true,
+      options: [
+        { label: "lint", description: "ESLint and Prettier" },
+        { label: "test", description: "The unit tests" },
+        { label: "build", description: "A full build" },
+      ],
+    };
+    h = await startHarness({
+      turns: [
+        { toolCalls: [{ name: "AskUser", input: { questions: [checks] } }] },
+        { text: "Running them." },
+      ],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const parked = await collect(chat.message("check the code"));
+    expect(parked.map(kind).at(-1)).toBe("reply_parked");
+    const [ask] = startedCalls(parked);
+    const before = await h.client.getSession(session.id);
+
+    const repeated = [
+      { selected: ["lint", "lint"], field: "selected[1]" },
+      { selected: ["test", "lint", "test"], field: "selected[2]" },
+    ];
+    for (const { selected, field } of repeated) {
+      const answer = { question: checks.question, selected };
+      // As metadata, and as the typed ask_user field.
+      const inMetadata = result(ask!, { answers: [answer] });
+      const typed = result(ask!, {});
+      typed.value.executionResults[0]!.askUser = { answers: [answer] };
+      const refusals = [
+        await refusal(chat.send(inMetadata)),
+        await refusal(h.client.send(session.id, typed)),
+        await refusal(h.client.reply({ sessionId: session.id, input: inMetadata })),
+      ];
+      for (const err of refusals) {
+        const shown = `${JSON.stringify(selected)}: ${err.codeName} ${err.message}`;
+        expect(err.codeName, shown).toBe("INVALID_ARGUMENT");
+        expect(err.fieldViolations, shown).toEqual([
+          {
+            field: `execution_results[0].ask_user.answers[0].${field}`,
+            description: `option ${JSON.stringify(selected.at(-1))} is already chosen; name each option once`,
+          },
+        ]);
+      }
+    }
+    // Nothing stored: still parked on the same call, no answer audited, the model not called.
+    const after = await h.client.getSession(session.id);
+    expect(after.status).toBe(SessionStatus.SESSION_STATUS_AWAITING_EXTERNAL_RESULT);
+    expect(after.lastSeq).toBe(before.lastSeq);
+    expect(after.pendingToolCalls.map((c) => c.id)).toEqual([ask]);
+    const { records } = await h.client.listAuditRecords({ sessionId: session.id });
+    expect(records.filter((r) => r.kind === AuditKind.AUDIT_KIND_ANSWERED)).toEqual([]);
+    expect(h.model.requests).toHaveLength(1);
+
+    // Each option once is taken, and the model reads each once.
+    await chat.send(
+      result(ask!, { answers: [{ question: checks.question, selected: ["test", "lint"] }] }),
+    );
+    const done = await collect(chat.untilSettled());
+    chat.close();
+    expect(done.map(kind).at(-1)).toBe("reply_end");
+    const end = done.find((e) => e.event?.$case === "toolResultEnd");
+    expect(end?.event?.$case === "toolResultEnd" && end.event.value.askUser?.answers).toEqual([
+      { question: checks.question, selected: ["test", "lint"] },
+    ]);
+    const told = h.model.requests[1]!.messages.find((m) => m.role === "tool");
+    expect(JSON.stringify(told)).toContain("Which checks should run? → test; lint");
+  });
+});

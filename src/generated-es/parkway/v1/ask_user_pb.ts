@@ -185,7 +185,7 @@ export type AskUserAnswer = Message<"parkway.v1.AskUserAnswer"> & {
   question: string;
 
   /**
-   * Labels of the chosen options: at most one on a single-select question.
+   * Labels of the chosen options, each at most once: at most one on a single-select question.
    *
    * @generated from field: repeated string selected = 2;
    */

@@ -85,7 +85,7 @@ export interface AskUserMetadata {
 export interface AskUserAnswer {
   /** The question text being answered, exactly as asked. */
   question: string;
-  /** Labels of the chosen options: at most one on a single-select question. */
+  /** Labels of the chosen options, each at most once: at most one on a single-select question. */
   selected: string[];
   /** Free text the user typed instead of (or besides) choosing; unset when none. */
   other?: string | undefined;

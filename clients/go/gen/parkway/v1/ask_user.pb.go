@@ -303,7 +303,7 @@ type AskUserAnswer struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The question text being answered, exactly as asked.
 	Question string `protobuf:"bytes,1,opt,name=question,proto3" json:"question,omitempty"`
-	// Labels of the chosen options: at most one on a single-select question.
+	// Labels of the chosen options, each at most once: at most one on a single-select question.
 	Selected []string `protobuf:"bytes,2,rep,name=selected,proto3" json:"selected,omitempty"`
 	// Free text the user typed instead of (or besides) choosing; unset when none.
 	Other         *string `protobuf:"bytes,3,opt,name=other,proto3,oneof" json:"other,omitempty"`
