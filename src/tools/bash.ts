@@ -21,7 +21,8 @@ const DRAIN_MS = 500;
  * holds, and kills the whole group when it reads its end (the server is gone, even SIGKILLed: the
  * system closes its side), then the command itself in a fresh `bash -c`, without fd 3.
  */
-const GUARDED = '( read -r -u 3 _; kill -KILL 0 ) </dev/null >/dev/null 2>&1 & exec 3<&- bash -c "$1"';
+const GUARDED =
+  '( read -r -u 3 _; kill -KILL 0 ) </dev/null >/dev/null 2>&1 & exec 3<&- bash -c "$1"';
 
 export const bashInputSchema = z.strictObject({
   command: z
