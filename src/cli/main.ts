@@ -1,4 +1,5 @@
-import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
+import { parseArgs, type ParseArgsConfig } from "node:util";
 import { clientToken, ConfigError } from "../config/index.js";
 import {
   DataDirectoryError,
@@ -17,6 +18,60 @@ import { repair } from "./repair.js";
 import { serve } from "./serve.js";
 import { COMMAND_USAGE, type Command, USAGE, wantsHelp } from "./usage.js";
 
+/** Exit code of a command line that cannot be used (unknown flag, missing value, stray word). */
+const EXIT_USAGE = 2;
+
+/** A command line that cannot be used: one line on stderr, then the command's usage, exit 2. */
+class UsageError extends Error {
+  override readonly name = "UsageError";
+  constructor(
+    readonly command: Command,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Parses a command's flags strictly; anything it cannot use is a `UsageError` of that command. */
+function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
+  command: Command,
+  args: string[],
+  options: T,
+) {
+  try {
+    return parseArgs({ args, strict: true, allowPositionals: false, options });
+  } catch (err) {
+    if ((err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")) {
+      throw new UsageError(command, (err as Error).message);
+    }
+    throw err;
+  }
+}
+
+/**
+ * Joins `--keep-requests -3` into `--keep-requests=-3`, so that a negative count is refused as a
+ * bad count rather than as a flag without its value.
+ */
+function keepRequestsValue(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    if (arg === "--") return [...out, ...args.slice(i)];
+    if (arg === "--keep-requests" && next !== undefined && /^-[0-9]/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
+/** The package's version, from its package.json (two levels above src/cli and dist/cli). */
+function packageVersion(): string {
+  const file = new URL("../../package.json", import.meta.url);
+  return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
+}
+
 /** Runs the command line; resolves with the exit code. Expected failures print one line. */
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -26,22 +81,18 @@ async function main(argv: string[]): Promise<number> {
   }
   switch (command) {
     case "serve": {
-      const { values } = parseArgs({
-        args: rest,
-        strict: true,
-        options: {
-          config: { type: "string" },
-          listen: { type: "string" },
-          data: { type: "string" },
-          "database-url": { type: "string" },
-          "metrics-listen": { type: "string" },
-          "web-listen": { type: "string" },
-          "model-url": { type: "string" },
-          model: { type: "string" },
-          "tls-cert": { type: "string" },
-          "tls-key": { type: "string" },
-          "tls-client-ca": { type: "string" },
-        },
+      const { values } = parseFlags("serve", rest, {
+        config: { type: "string" },
+        listen: { type: "string" },
+        data: { type: "string" },
+        "database-url": { type: "string" },
+        "metrics-listen": { type: "string" },
+        "web-listen": { type: "string" },
+        "model-url": { type: "string" },
+        model: { type: "string" },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
+        "tls-client-ca": { type: "string" },
       });
       return serve({
         config: values.config,
@@ -58,37 +109,26 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case "repair": {
-      const { values } = parseArgs({
-        args: rest,
-        strict: true,
-        options: {
-          data: { type: "string" },
-          config: { type: "string" },
-        },
+      const { values } = parseFlags("repair", rest, {
+        data: { type: "string" },
+        config: { type: "string" },
       });
       return repair({ data: values.data, config: values.config });
     }
     case "mock-model": {
-      const { values } = parseArgs({
-        args: rest,
-        strict: true,
-        options: {
-          script: { type: "string" },
-          listen: { type: "string" },
-          "keep-requests": { type: "string" },
-        },
+      const { values } = parseFlags("mock-model", keepRequestsValue(rest), {
+        script: { type: "string" },
+        listen: { type: "string" },
+        "keep-requests": { type: "string" },
       });
-      if (!values.script) {
-        process.stderr.write(`parkway: mock-model needs --script FILE\n${USAGE}\n`);
-        return 2;
-      }
       const keep = values["keep-requests"];
       if (keep !== undefined && !/^[1-9][0-9]{0,6}$/.test(keep)) {
-        process.stderr.write(
-          `parkway: --keep-requests must be a whole number from 1 to 9999999, got ${JSON.stringify(keep)}\n`,
+        throw new UsageError(
+          "mock-model",
+          `--keep-requests must be a whole number from 1 to 9999999, got ${JSON.stringify(keep)}`,
         );
-        return 2;
       }
+      if (!values.script) throw new UsageError("mock-model", "mock-model needs --script FILE");
       return mockModel({
         script: values.script,
         ...(values.listen ? { listen: values.listen } : {}),
@@ -96,19 +136,15 @@ async function main(argv: string[]): Promise<number> {
       });
     }
     case "chat": {
-      const { values } = parseArgs({
-        args: rest,
-        strict: true,
-        options: {
-          server: { type: "string", default: "127.0.0.1:50051" },
-          session: { type: "string" },
-          agent: { type: "string" },
-          external: { type: "string" },
-          token: { type: "string" },
-          "tls-ca": { type: "string" },
-          "tls-cert": { type: "string" },
-          "tls-key": { type: "string" },
-        },
+      const { values } = parseFlags("chat", rest, {
+        server: { type: "string", default: "127.0.0.1:50051" },
+        session: { type: "string" },
+        agent: { type: "string" },
+        external: { type: "string" },
+        token: { type: "string" },
+        "tls-ca": { type: "string" },
+        "tls-cert": { type: "string" },
+        "tls-key": { type: "string" },
       });
       const { chat } = await import("./chat/index.js");
       const token = values.token ?? clientToken();
@@ -126,10 +162,15 @@ async function main(argv: string[]): Promise<number> {
     case "--help":
     case "-h":
       process.stdout.write(`${USAGE}\n`);
-      return command === undefined ? 2 : 0;
+      return command === undefined ? EXIT_USAGE : 0;
+    case "--version":
+    case "-V":
+    case "version":
+      process.stdout.write(`${packageVersion()}\n`);
+      return 0;
     default:
       process.stderr.write(`parkway: unknown command '${command}'\n${USAGE}\n`);
-      return 2;
+      return EXIT_USAGE;
   }
 }
 
@@ -137,7 +178,10 @@ ignoreIpServerNameWarning();
 try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (err) {
-  if (err instanceof StoreDamagedError) {
+  if (err instanceof UsageError) {
+    process.stderr.write(`parkway: ${err.message}\n${COMMAND_USAGE[err.command]}\n`);
+    process.exitCode = EXIT_USAGE;
+  } else if (err instanceof StoreDamagedError) {
     process.stderr.write(`parkway: ${err.message}\n`);
     process.exitCode = EXIT_STORE_DAMAGED;
   } else if (
@@ -152,11 +196,6 @@ try {
     err instanceof ScriptError
   ) {
     process.stderr.write(`parkway: ${err.message}\n`);
-  } else if (
-    err instanceof TypeError &&
-    (err as { code?: string }).code?.startsWith("ERR_PARSE_ARGS")
-  ) {
-    process.stderr.write(`parkway: ${err.message}\n${USAGE}\n`);
   } else {
     process.stderr.write(
       `parkway: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,

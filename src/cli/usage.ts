@@ -25,7 +25,8 @@ options:
   --tls-client-ca FILE  CA that client certificates must chain to: mutual TLS (PARKWAY_TLS_CLIENT_CA)
   -h, --help            print this help
 
-exit codes: 0 stopped by a signal; 1 could not start (one line names the cause);
+exit codes: 0 stopped by a signal; 1 could not start (one line names the cause); 2 the command
+line cannot be used (unknown flag, missing value, stray word);
 65 the store is damaged (one line names the file; see parkway repair);
 75 stopped after a storage failure (restart it once the disk is fixed).`,
 
@@ -80,14 +81,16 @@ export type Command = keyof typeof COMMAND_USAGE;
 /** What `parkway --help` prints. */
 export const USAGE = `usage:
   parkway serve [--config FILE] [--listen HOST:PORT] [--data DIR | --database-url URL]
+                [--metrics-listen HOST:PORT] [--web-listen HOST:PORT]
                 [--model-url URL] [--model NAME]
                 [--tls-cert FILE --tls-key FILE [--tls-client-ca FILE]]
   parkway mock-model --script FILE [--listen HOST:PORT] [--keep-requests N]
   parkway repair [--data DIR] [--config FILE]
   parkway chat [--server ADDR] [--session ID] [--agent ID] [--external FILE] [--token TOKEN]
                [--tls-ca FILE] [--tls-cert FILE --tls-key FILE]
+  parkway --version
 
-\`parkway <command> --help\` describes a command.`;
+\`parkway <command> --help\` describes a command. A command line that cannot be used exits 2.`;
 
 /** True when the arguments ask for help (`--help` or `-h` before any `--`). */
 export function wantsHelp(args: readonly string[]): boolean {

@@ -1,6 +1,9 @@
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { COMMAND_USAGE, type Command } from "../../src/cli/usage.js";
 import { REPO_ROOT } from "../helpers/spawn-server.js";
 
 const run = async (args: string[]) => {
@@ -45,6 +48,47 @@ describe("parkway <command> --help", () => {
     expect(res.code).toBe(0);
     expect(res.stdout).toContain("usage: parkway serve");
     expect(res.stdout).not.toContain("listening");
+  });
+
+  it.each([
+    ["serve", ["--lisen", "x"], "Unknown option '--lisen'"],
+    ["serve", ["--listen"], "--listen"],
+    ["serve", ["extra"], "Unexpected argument 'extra'"],
+    ["chat", ["--server"], "--server"],
+    ["mock-model", ["--keep-requests", "-3"], "--keep-requests must be a whole number"],
+    ["mock-model", ["--listen", "127.0.0.1:0"], "mock-model needs --script FILE"],
+    ["repair", ["--data"], "--data"],
+  ])(
+    "refuses the command line %s %j with exit code 2, one line and that command's usage",
+    async (command, args, problem) => {
+      const res = await run([command, ...args]);
+      expect(res.code).toBe(2);
+      expect(res.stdout).toBe("");
+      const [first, ...usage] = res.stderr.split("\n");
+      expect(first).toMatch(/^parkway: /);
+      expect(first).toContain(problem);
+      expect(usage.join("\n").trim()).toBe(COMMAND_USAGE[command as Command]);
+    },
+  );
+
+  it("prints the package's version with --version, and exits 0", async () => {
+    const res = await run(["--version"]);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe("");
+    const { version } = JSON.parse(
+      await readFile(path.join(REPO_ROOT, "package.json"), "utf8"),
+    ) as { version: string };
+    expect(res.stdout).toBe(`${version}\n`);
+  });
+
+  it("lists every flag of parkway serve --help in the serve line of parkway --help", async () => {
+    const overview = await run(["--help"]);
+    const serveHelp = await run(["serve", "--help"]);
+    const synopsis = overview.stdout
+      .split(/\n(?= {2}parkway )/)
+      .find((part) => part.trimStart().startsWith("parkway serve "));
+    const flags = serveHelp.stdout.match(/^ {2}--[a-z-]+/gm)!.map((f) => f.trim());
+    for (const flag of flags) expect(synopsis).toContain(flag);
   });
 
   it("names an unknown command and exits 2", async () => {
