@@ -24,7 +24,7 @@ import {
   type PermissionServiceHandlers,
   unimplementedPermissionService,
 } from "./permission-service.js";
-import { ListenError, listenError } from "./listen-error.js";
+import { ListenError, listenError } from "../common/listen-error.js";
 import { pooledSerializer } from "./pooled-serializer.js";
 import { addReflection } from "./reflection.js";
 import { withSafeDecoding } from "./request-decoding.js";

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Registry } from "prom-client";
 import type { Logger } from "../common/logger.js";
+import { listenError } from "../common/listen-error.js";
 
 /** The HTTP endpoint Prometheus scrapes. */
 export interface MetricsServer {
@@ -13,7 +14,7 @@ export interface MetricsServer {
 /**
  * Serves `GET /metrics` (and HEAD) from `registry` in the Prometheus text format on `listen`
  * (`HOST:PORT`, port 0 picks a free one); any other path answers 404, any other method 405. Rejects
- * when the address cannot be bound.
+ * with `ListenError` naming the address when it cannot be bound.
  */
 export async function startMetricsServer(
   listen: string,
@@ -49,9 +50,10 @@ export async function startMetricsServer(
   // A scraper holds its connection open between scrapes; do not let that delay a shutdown.
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    const fail = (err: Error) => reject(listenError(listen, err));
+    server.once("error", fail);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", fail);
       resolve();
     });
   });

@@ -405,4 +405,30 @@ describe("start in order", () => {
       await new Promise((resolve) => holder.close(resolve));
     }
   });
+
+  it("exits as for the gRPC port, with one line naming the address, when the metrics port is in use", async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, "127.0.0.1", resolve));
+    const address = `127.0.0.1:${(holder.address() as { port: number }).port}`;
+    try {
+      const data = path.join(await tempDir("parkway-lifecycle-"), "data");
+      const grpc = await runServe(["--listen", address, "--data", data]);
+      const run = await runServe([
+        "--listen",
+        "127.0.0.1:0",
+        "--metrics-listen",
+        address,
+        "--data",
+        data,
+      ]);
+      expect(run.code).not.toBe(0);
+      expect(run.code).toBe(grpc.code);
+      expect(run.stderr.trim().split("\n")).toEqual([
+        `parkway: cannot listen on ${address}: address in use (EADDRINUSE)`,
+      ]);
+      expect(existsSync(data)).toBe(false);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
+  });
 });
