@@ -174,9 +174,19 @@ describe("parkway serve with a bad tls configuration", () => {
     );
   });
 
-  it("names the key that is missing", async () => {
-    expect(await failure(["--tls-cert", files.serverCert])).toMatch(
-      /^parkway: invalid config: tls\.key: /,
+  it("names the key that is missing, what it goes with and where to give it", async () => {
+    expect(await failure(["--tls-cert", files.serverCert])).toBe(
+      "parkway: invalid config: tls.key: required with tls.cert (--tls-key, PARKWAY_TLS_KEY or tls.key in the config file)",
+    );
+    expect(await failure(["--tls-key", files.serverKey])).toBe(
+      "parkway: invalid config: tls.cert: required with tls.key (--tls-cert, PARKWAY_TLS_CERT or tls.cert in the config file)",
+    );
+  });
+
+  it("names the certificate and key that mutual TLS needs when only the client CA is given", async () => {
+    expect(await failure(["--tls-client-ca", files.ca])).toBe(
+      "parkway: invalid config: tls.cert: required with tls.clientCa (--tls-cert, PARKWAY_TLS_CERT or tls.cert in the config file); " +
+        "tls.key: required with tls.clientCa (--tls-key, PARKWAY_TLS_KEY or tls.key in the config file)",
     );
   });
 });
