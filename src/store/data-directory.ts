@@ -1,4 +1,4 @@
-import { mkdir, open, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ParkwayError } from "../common/errors.js";
 
@@ -78,6 +78,44 @@ export async function checkDataDirectory(
   }
   await unlink(probe).catch(() => undefined);
   return undefined;
+}
+
+/**
+ * What a directory that holds a Parkway store (LevelDB) may hold besides the user's hidden files:
+ * the store's marker (and its temporary file), LevelDB's files, and `lost/`, where a repair sets
+ * aside what it could not read. `lost+found` is a new file system's own.
+ */
+const STORE_ENTRY =
+  /^(parkway-store\.json(\.tmp)?|CURRENT|LOCK|LOG(\.old)?|MANIFEST-\d+|\d+\.(log|ldb|sst|dbtmp)|lost)\/?$/;
+/** Entries that hold a store: the marker, or a file only LevelDB makes. */
+const STORE_MARK = /^(parkway-store\.json|CURRENT|MANIFEST-\d+|\d+\.(log|ldb|sst))$/;
+
+/**
+ * Refuses a directory that holds the user's files and no Parkway store, so LevelDB's files are never
+ * created among them: it must be missing, empty (hidden files and `lost+found` aside), or hold a
+ * store (its marker or LevelDB's files, also damaged ones, which the open then diagnoses).
+ */
+export async function checkStoreDirectory(
+  location: string,
+): Promise<DataDirectoryError | undefined> {
+  let entries: string[];
+  try {
+    const found = await readdir(location, { withFileTypes: true });
+    entries = found.map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+  } catch {
+    return undefined; // missing, or not a directory: the open explains it
+  }
+  const foreign = entries.filter(
+    (name) => !name.startsWith(".") && name !== "lost+found/" && !STORE_ENTRY.test(name),
+  );
+  if (foreign.length === 0 || entries.some((name) => STORE_MARK.test(name))) return undefined;
+  const shown = foreign.sort().slice(0, 3);
+  return new DataDirectoryError(
+    location,
+    location,
+    "ENOTEMPTY",
+    `it is not empty (${shown.join(", ")}${foreign.length > shown.length ? ", …" : ""}) and holds no Parkway store; give a new or empty directory, or one a Parkway server made`,
+  );
 }
 
 /** The words the system gives the errors a full or failing disk causes. */

@@ -1,4 +1,5 @@
 import { readdir } from "node:fs/promises";
+import { checkStoreDirectory } from "./data-directory.js";
 import {
   droppedOnOpen,
   inspectStoreFiles,
@@ -36,7 +37,8 @@ async function logFiles(location: string): Promise<string[]> {
 /**
  * Opens a store only when it is whole, as far as can be told without reading its records:
  *
- * - before LevelDB opens: the marker left by an earlier damaged open, the files (see
+ * - before LevelDB opens: a directory of the user's files without a store (refused as a data
+ *   directory, see `checkStoreDirectory`), the marker left by an earlier damaged open, the files (see
  *   `inspectStoreFiles`), and a marker without any LevelDB file (the whole database is gone);
  * - LevelDB's own open failures that report corruption (a damaged MANIFEST);
  * - after it opened: the records LevelDB dropped while replaying a damaged log (its `LOG` says so),
@@ -55,6 +57,8 @@ export async function verifyOpen(
   accept: boolean,
   steps: OpenSteps,
 ): Promise<{ data: StoreData; keeper: MarkerKeeper }> {
+  const foreign = await checkStoreDirectory(location);
+  if (foreign) throw foreign;
   const marker = await readMarker(location);
   if (marker?.damaged && !accept) {
     throw new StoreDamagedError(location, marker.damaged.file, marker.damaged.problem);

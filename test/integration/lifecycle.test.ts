@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
@@ -430,5 +430,28 @@ describe("start in order", () => {
     } finally {
       await new Promise((resolve) => holder.close(resolve));
     }
+  });
+
+  it("refuses a directory of other files that holds no Parkway store, and creates nothing in it", async () => {
+    const data = await tempDir("parkway-lifecycle-");
+    await writeFile(path.join(data, "notes.txt"), "mine");
+    await mkdir(path.join(data, "sub"));
+    const run = await runServe(["--listen", "127.0.0.1:0", "--data", data]);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim().split("\n")).toEqual([
+      `parkway: cannot use data directory ${data}: it is not empty (notes.txt, sub/) and holds no Parkway store; give a new or empty directory, or one a Parkway server made (ENOTEMPTY)`,
+    ]);
+    expect((await readdir(data)).sort()).toEqual(["notes.txt", "sub"]);
+  });
+
+  it("takes an empty directory (hidden files and lost+found aside), and the store it made there at the next start", async () => {
+    const data = await tempDir("parkway-lifecycle-");
+    await writeFile(path.join(data, ".gitkeep"), "");
+    await mkdir(path.join(data, "lost+found"));
+    for (let start = 0; start < 2; start++) {
+      const server = await spawnServer({ dataDir: data, direct: true });
+      expect(await server.stop()).toBe(0);
+    }
+    expect(await readdir(data)).toContain("parkway-store.json");
   });
 });
