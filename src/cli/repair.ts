@@ -26,6 +26,11 @@ export async function repair(flags: { data?: string; config?: string }): Promise
     for (const file of report.lostFiles) out(`unreadable, moved aside: lost/${file}`);
     for (const line of report.dropped) out(`LevelDB: ${line}`);
     if (report.lostWrites > 0) out(`writes lost: ${report.lostWrites}`);
+    if (report.markerDamaged !== undefined) {
+      out(
+        `parkway-store.json ${report.markerDamaged}: rewritten from the store; writes lost before cannot be counted, so replies parked or running may have been answered in one`,
+      );
+    }
     const check = await checkSessions(store, report.lossy);
     out(`sessions checked: ${check.checked}; answering DATA_LOSS: ${check.damaged.length}`);
     for (const { sessionId, problem } of check.damaged) out(`  ${sessionId}: ${problem}`);

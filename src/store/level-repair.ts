@@ -4,7 +4,7 @@ import { ClassicLevel } from "classic-level";
 import { DataDirectoryError } from "./data-directory.js";
 import { LevelStore, StoreLockedError } from "./level-store.js";
 import { droppedOnOpen } from "./store-damage.js";
-import { readMarker } from "./store-marker.js";
+import { MarkerDamagedError, readMarker, type StoreMarker } from "./store-marker.js";
 
 /** What a repair found and may have lost. */
 export interface RepairReport {
@@ -16,6 +16,11 @@ export interface RepairReport {
   lostWrites: number;
   /** The damage an earlier open recorded, if any. */
   damaged?: { file: string; problem: string };
+  /**
+   * What was wrong with a marker that was not one: lost writes could not be counted, so the
+   * repair counts as lossy (a parked or running reply may have been answered in a lost write).
+   */
+  markerDamaged?: string;
   /** True when any record may have been lost: replies may then be older than clients saw them. */
   lossy: boolean;
 }
@@ -52,7 +57,14 @@ export async function repairStore(
     throw new DataDirectoryError(location, location, "ENOENT", "no such data directory");
   }
   await assertNotInUse(location);
-  const marker = await readMarker(location);
+  let marker: StoreMarker | undefined;
+  let markerDamaged: string | undefined;
+  try {
+    marker = await readMarker(location);
+  } catch (err) {
+    if (!(err instanceof MarkerDamagedError)) throw err;
+    markerDamaged = err.problem;
+  }
   const lostDir = path.join(location, "lost");
   const lostBefore = new Set(await filesIn(lostDir));
   await ClassicLevel.repair(location);
@@ -69,8 +81,13 @@ export async function repairStore(
     dropped: [...new Set(dropped)],
     lostWrites,
     ...(marker?.damaged ? { damaged: marker.damaged } : {}),
+    ...(markerDamaged === undefined ? {} : { markerDamaged }),
     lossy:
-      lostFiles.length > 0 || dropped.length > 0 || lostWrites > 0 || marker?.damaged !== undefined,
+      lostFiles.length > 0 ||
+      dropped.length > 0 ||
+      lostWrites > 0 ||
+      marker?.damaged !== undefined ||
+      markerDamaged !== undefined,
   };
   return { store, report };
 }

@@ -43,7 +43,18 @@ export function newStoreData(): StoreData {
   return { format: STORE_FORMAT, storeId: randomUUID(), writes: 0 };
 }
 
-/** Reads the marker; undefined when there is none. Throws when it exists but cannot be read. */
+/** The marker exists but holds no marker: damaged, cut short, or edited. */
+export class MarkerDamagedError extends Error {
+  override readonly name = "MarkerDamagedError";
+  constructor(readonly problem: string) {
+    super(`${MARKER_FILE} ${problem}`);
+  }
+}
+
+/**
+ * Reads the marker; undefined when there is none. Throws `MarkerDamagedError` when it is not a
+ * marker (not JSON, or not the marker's fields), and the file system's error when it cannot be read.
+ */
 export async function readMarker(location: string): Promise<StoreMarker | undefined> {
   let text: string;
   try {
@@ -56,11 +67,15 @@ export async function readMarker(location: string): Promise<StoreMarker | undefi
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch {
-    return undefined;
+  } catch (err) {
+    throw new MarkerDamagedError(`is not valid JSON (${(err as Error).message})`);
   }
   const result = markerSchema.safeParse(parsed);
-  return result.success ? result.data : undefined;
+  if (!result.success) {
+    const fields = result.error.issues.map((i) => i.path.join(".") || "(the whole file)");
+    throw new MarkerDamagedError(`is not a store marker (bad ${[...new Set(fields)].join(", ")})`);
+  }
+  return result.data;
 }
 
 /** Replaces the marker atomically (a synced temporary file renamed over it). */

@@ -8,6 +8,7 @@ import {
 } from "./store-damage.js";
 import {
   MARKER_FILE,
+  MarkerDamagedError,
   MarkerKeeper,
   newStoreData,
   readMarker,
@@ -49,8 +50,9 @@ async function logFiles(location: string): Promise<string[]> {
  * The marker trails the synced writes by up to a second while the server runs, and is exact after
  * a clean close: a log cut after a crash loses undetected at most the last second of writes.
  * Damage found after LevelDB opened is written into the marker, because LevelDB has by then
- * replaced the damaged log: every later open refuses until `parkway repair` clears it. With
- * `accept`, the store is taken as it is and the marker reset to it.
+ * replaced the damaged log: every later open refuses until `parkway repair` clears it. A marker
+ * that is not one (not JSON, fields missing) is refused as damage too. With `accept`, the store is
+ * taken as it is and the marker reset to it.
  */
 export async function verifyOpen(
   location: string,
@@ -59,7 +61,21 @@ export async function verifyOpen(
 ): Promise<{ data: StoreData; keeper: MarkerKeeper }> {
   const foreign = await checkStoreDirectory(location);
   if (foreign) throw foreign;
-  const marker = await readMarker(location);
+  let marker: StoreMarker | undefined;
+  try {
+    marker = await readMarker(location);
+  } catch (err) {
+    if (!(err instanceof MarkerDamagedError)) throw err;
+    // Without its count, writes LevelDB lost cannot be told from writes never made: a repair
+    // rewrites it from the store, counting the replies that may have been answered as lost.
+    if (!accept) {
+      throw new StoreDamagedError(
+        location,
+        MARKER_FILE,
+        `${err.problem}, so writes LevelDB may have lost cannot be checked`,
+      );
+    }
+  }
   if (marker?.damaged && !accept) {
     throw new StoreDamagedError(location, marker.damaged.file, marker.damaged.problem);
   }

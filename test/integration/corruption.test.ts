@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { cp, readdir, rm, stat, truncate, writeFile } from "node:fs/promises";
+import { cp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParkwayClient, type ParkwayClientError } from "../../src/client/index.js";
@@ -199,6 +199,39 @@ describe("a damaged store", () => {
       expect(seen.get(id)).toBe("SESSION_STATUS_AWAITING_PERMISSION");
     }
     for (const id of population.finished) expect(seen.get(id)).toBe("SESSION_STATUS_IDLE");
+  }, 60_000);
+
+  it("refuses to start on a damaged parkway-store.json without rewriting it, and a repair rewrites it, counting parked replies as lost", async () => {
+    const dir = await copyOf(logged, "damaged-marker");
+    const marker = path.join(dir, "parkway-store.json");
+    await writeFile(marker, "{x");
+
+    const refused = await refusedStart(dir);
+    expect(refused.code, refused.stderr).toBe(65);
+    const lines = refused.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      new RegExp(`^parkway: store ${dir} is damaged: parkway-store\\.json: is not valid JSON \\(`),
+    );
+    expect(lines[0]).toContain(`run \`parkway repair --data ${dir}\``);
+    expect(await readFile(marker, "utf8")).toBe("{x");
+
+    await writeFile(marker, JSON.stringify({ format: 1, storeId: "s" }));
+    const incomplete = await refusedStart(dir);
+    expect(incomplete.code, incomplete.stderr).toBe(65);
+    expect(incomplete.stderr).toContain("parkway-store.json: is not a store marker (bad writes)");
+
+    const repaired = await parkway(["repair", "--data", dir]);
+    expect(repaired.stdout).toContain("parkway-store.json is not a store marker (bad writes)");
+    expect(repaired.stdout).toContain(
+      `sessions checked: 36; answering DATA_LOSS: ${population.parked.length}`,
+    );
+    expect(repaired.code).toBe(3);
+    const server = await serve(dir);
+    const seen = await observe(server, [...population.idle, ...population.parked]);
+    await server.stop();
+    for (const id of population.idle) expect(seen.get(id)).toBe("SESSION_STATUS_IDLE");
+    for (const id of population.parked) expect(seen.get(id)).toBe("DATA_LOSS");
   }, 60_000);
 
   it("refuses to start on a truncated table or MANIFEST, naming the file", async () => {
