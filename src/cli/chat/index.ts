@@ -140,12 +140,27 @@ export async function chat(options: ChatOptions): Promise<number> {
     process.stderr.write(`parkway: ${startFailure(err, options)}\n`);
     return 1;
   }
+  // A reader that goes away (`parkway chat | head -1`) ends the chat quietly, as it would a filter:
+  // the writes after it fail, and each failure is an 'error' event on stdout.
+  let outputClosed = false;
+  let outputCode = 0;
+  let onOutputClosed = () => {};
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (outputClosed) return;
+    outputClosed = true;
+    if (err.code !== "EPIPE") {
+      outputCode = 1;
+      process.stderr.write(`parkway: cannot write the chat: ${err.message}\n`);
+    }
+    onOutputClosed();
+  });
   const screen = new Screen(process.stdout);
   const input: Input =
     process.stdin.isTTY && process.stdout.isTTY
       ? new TtyInput(process.stdin, process.stdout, screen)
       : new LineInput(process.stdin, screen);
   const app = new ChatApp(client, screen, input, handlers);
+  onOutputClosed = () => app.quit();
   const onSigint = () => void app.ctrlC();
   process.on("SIGINT", onSigint);
   try {
@@ -157,8 +172,11 @@ export async function chat(options: ChatOptions): Promise<number> {
         `server ${options.server}${handlers ? ` · external tools from ${handlers.file}` : ""} · type a message, /help for commands, ctrl-c to interrupt, twice to quit`,
       ),
     );
-    return await app.run();
+    if (outputClosed) app.quit();
+    const code = await app.run();
+    return outputClosed ? outputCode : code;
   } catch (err) {
+    if (outputClosed) return outputCode;
     screen.line(screen.c.red(`${MARK.fail} ${startFailure(err, options)}`));
     return 1;
   } finally {
