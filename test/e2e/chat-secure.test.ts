@@ -115,4 +115,37 @@ describe("parkway chat with a token and mTLS", () => {
       "parkway: --tls-cert and --tls-key go together (a client certificate and its key)\n",
     );
   }, 60_000);
+
+  it("says what is wrong with TLS when the server was reached, naming the flag, without npm start", async () => {
+    const env = { PARKWAY_TOKEN: TOKEN };
+    const plaintext = await runChat(["--server", parkway.address], "hello\n", env);
+    expect(plaintext.code).toBe(1);
+    expect(plaintext.stderr).toBe(
+      `parkway: the server at ${parkway.address} wants TLS and the chat spoke plaintext: pass --tls-ca FILE, the CA that signed its certificate, and --tls-cert FILE and --tls-key FILE for its mutual TLS\n`,
+    );
+
+    const noClientCert = await runChat(
+      ["--server", parkway.address, "--tls-ca", certs.ca],
+      "hello\n",
+      env,
+    );
+    expect(noClientCert.code).toBe(1);
+    expect(noClientCert.stderr).toMatch(
+      new RegExp(
+        `^parkway: the server at ${parkway.address} wants a client certificate \\(mutual TLS\\): pass --tls-cert FILE and --tls-key FILE`,
+      ),
+    );
+
+    const notPem = await runChat(
+      ["--server", parkway.address, "--tls-ca", certs.serverKey, ...tlsArgs().slice(2)],
+      "hello\n",
+      env,
+    );
+    expect(notPem.code).toBe(1);
+    expect(notPem.stderr).toBe(`parkway: --tls-ca: ${certs.serverKey} is not a PEM certificate\n`);
+
+    for (const run of [plaintext, noClientCert, notPem]) {
+      expect(run.stderr).not.toContain("npm start");
+    }
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { createPrivateKey, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
   createParkwayClient,
@@ -11,6 +12,7 @@ import type { Input } from "./input.js";
 import { LineInput } from "./line-input.js";
 import { Screen } from "./screen.js";
 import { MARK } from "./style.js";
+import { explainUnavailable } from "./tls-probe.js";
 import { TtyInput } from "./tty-input.js";
 import type { Session } from "./wire.js";
 
@@ -86,6 +88,25 @@ async function readTlsFiles(files: ChatOptions["tls"]): Promise<TlsOptions | und
     read("--tls-cert", files.cert),
     read("--tls-key", files.key),
   ]);
+  // grpc-js takes any bytes here and fails every handshake later with UNAVAILABLE: check them now.
+  const certificate = (flag: string, file: string | undefined, pem: Buffer | undefined) => {
+    if (!pem) return;
+    try {
+      if (!pem.includes("-----BEGIN CERTIFICATE-----")) throw new Error("no certificate");
+      new X509Certificate(pem);
+    } catch {
+      throw new ChatStartError(`${flag}: ${file ?? ""} is not a PEM certificate`);
+    }
+  };
+  certificate("--tls-ca", files.ca, ca);
+  certificate("--tls-cert", files.cert, cert);
+  if (key) {
+    try {
+      createPrivateKey(key);
+    } catch {
+      throw new ChatStartError(`--tls-key: ${files.key ?? ""} is not a PEM private key`);
+    }
+  }
   return { ...(ca ? { ca } : {}), ...(cert ? { cert } : {}), ...(key ? { key } : {}) };
 }
 
@@ -137,7 +158,12 @@ export async function chat(options: ChatOptions): Promise<number> {
       : await createSession(client, options, handlers);
   } catch (err) {
     client.close();
-    process.stderr.write(`parkway: ${startFailure(err, options)}\n`);
+    // UNAVAILABLE from a server that was reached is a TLS mismatch: say which, not "start one".
+    const reached =
+      err instanceof ParkwayClientError && err.code === UNAVAILABLE
+        ? await explainUnavailable(options.server, tls, err.message)
+        : undefined;
+    process.stderr.write(`parkway: ${reached ?? startFailure(err, options)}\n`);
     return 1;
   }
   // A reader that goes away (`parkway chat | head -1`) ends the chat quietly, as it would a filter:
