@@ -464,7 +464,7 @@ describe("readTlsFiles", () => {
       () => `tls.clientCa: ${certs.serverKey} holds no PEM certificate`,
     ],
   ])("rejects %s, naming the field and the file", async (_name, tls, message) => {
-    const config = parseConfig({ tls: tls() as never }).tls!;
+    const config = parseConfig({ tls: tls() }).tls!;
     const read = readTlsFiles(config);
     await expect(read).rejects.toThrow(ConfigError);
     await expect(read).rejects.toThrow(`invalid config: ${message()}`);
