@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -185,4 +185,20 @@ describe("parkway chat with piped input and output", () => {
       [["touch kept.txt:*", RuleScope.RULE_SCOPE_SESSION]],
     );
   }, 120_000);
+
+  it("says when an --external handler names a tool the server runs itself", async () => {
+    const module = path.join(root, "handlers.mjs");
+    await writeFile(
+      module,
+      "export default { Bash: async () => 'never', Lookup: async () => 'found' };\n",
+    );
+    const run = await runChat(
+      ["--server", parkway.address, "--agent", "test", "--external", module],
+      "",
+    );
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe(
+      `parkway: --external: the handler Bash in ${module} is not used: agent test runs Bash on the server\n`,
+    );
+  });
 });

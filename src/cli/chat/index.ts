@@ -54,6 +54,14 @@ async function createSession(
     throw new ChatStartError(`no agent ${options.agent ?? ""} on the server; agents: ${known}`);
   }
   const tools = new Set(agent.tools.map((t) => t.name));
+  // A handler for a tool the server runs itself (Bash) would never be called: say so.
+  for (const tool of agent.tools) {
+    if (!tool.external && handlers?.byName.has(tool.name)) {
+      process.stderr.write(
+        `parkway: --external: the handler ${tool.name} in ${handlers.file} is not used: agent ${agent.id} runs ${tool.name} on the server\n`,
+      );
+    }
+  }
   const externalTools = [...(handlers?.byName ?? [])]
     .filter(([name]) => !tools.has(name))
     .map(([name, handler]) => ({
