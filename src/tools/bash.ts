@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
+import type { Writable } from "node:stream";
 import { homedir } from "node:os";
 import { StringDecoder } from "node:string_decoder";
 import { z } from "zod";
 import { OutputCap } from "./output-cap.js";
 import { realWorkingDirectories } from "./paths.js";
-import { KILL_GRACE_MS, killGroup, watchGroupSize } from "./process-group.js";
+import { guardGroup, KILL_GRACE_MS, killGroup, watchGroupSize } from "./process-group.js";
 import type { Tool, ToolContext, ToolResult } from "./tool.js";
 import { errorResult, interruptedResult } from "./tool-result.js";
 
@@ -16,13 +17,8 @@ export const BASH_DEFAULT_MAX_PROCESSES = 1024;
 export const BASH_DEFAULT_FLOOD_BYTES = 64 * 1024 * 1024;
 /** How long to wait for the output pipes to close once the command's process group is gone. */
 const DRAIN_MS = 500;
-/**
- * What bash runs: a guard in the command's process group that waits on fd 3, a pipe the server
- * holds, and kills the whole group when it reads its end (the server is gone, even SIGKILLed: the
- * system closes its side), then the command itself in a fresh `bash -c`, without fd 3.
- */
-const GUARDED =
-  '( read -r -u 3 _; kill -KILL 0 ) </dev/null >/dev/null 2>&1 & exec 3<&- bash -c "$1"';
+/** What bash runs: the command, once the server says go on fd 3 (see `runBash`), without fd 3. */
+const GATED = 'read -r _ <&3 && exec 3<&- bash -c "$1"';
 
 export const bashInputSchema = z.strictObject({
   command: z
@@ -148,12 +144,18 @@ async function runBash(
     }
   };
 
-  const child = spawn("bash", ["-c", GUARDED, "bash", input.command], {
+  // The command starts only once a watcher will kill its group should the server die (even
+  // SIGKILLed): it waits on fd 3 for the go, and a server gone before that closes fd 3 unsaid.
+  const guard = guardGroup();
+  const child = spawn("bash", ["-c", GATED, "bash", input.command], {
     cwd,
     env: { ...limits.env },
     detached: true,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
+  const gate = child.stdio[3] as Writable | null;
+  if (child.pid === undefined) guard.release();
+  else guard.arm(child.pid, () => gate?.end("go\n"));
   const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;
   const onData = (decoder: StringDecoder, chunk: Buffer) => {
     written += chunk.length;
@@ -198,8 +200,8 @@ async function runBash(
   }
   // The group may still hold background processes; none may outlive the call.
   if (child.pid !== undefined) await (ending ?? killGroup(child.pid, killGraceMs));
+  guard.release();
   await drain(closed, child);
-  child.stdio[3]?.destroy();
   emit(decoders[0].end());
   emit(decoders[1].end());
 

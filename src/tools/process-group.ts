@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -19,6 +20,31 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A watcher that kills a process group should this process die first, even SIGKILLed. It runs
+ * outside the group and reads its stdin, a pipe this process holds: `arm` tells it the group,
+ * `release` tells it to go quietly (once the group is done); when the pipe closes without that
+ * word (this process is gone), it kills the group.
+ */
+export interface GroupGuard {
+  /** Tells the watcher the group; `armed` is called once the watcher has been told. */
+  arm(pgid: number, armed: () => void): void;
+  release(): void;
+}
+
+/** Starts a watcher (see `GroupGuard`), before the group it will watch exists. */
+export function guardGroup(): GroupGuard {
+  const guard = spawn("bash", ["-c", 'read -r g || exit 0; read -r _ || kill -KILL -- "-$g"'], {
+    stdio: ["pipe", "ignore", "ignore"],
+  });
+  guard.on("error", () => undefined);
+  guard.stdin.on("error", () => undefined);
+  return {
+    arm: (pgid, armed) => void guard.stdin.write(`${pgid}\n`, () => armed()),
+    release: () => void guard.stdin.end("done\n"),
+  };
 }
 
 /**
