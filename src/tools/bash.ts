@@ -154,6 +154,8 @@ async function runBash(
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
   const gate = child.stdio[3] as Writable | null;
+  // The command may close its end of the gate at any time (it exits, or is killed): not an error.
+  gate?.on("error", () => undefined);
   if (child.pid === undefined) guard.release();
   else guard.arm(child.pid, () => gate?.end("go\n"));
   const decoders = [new StringDecoder("utf8"), new StringDecoder("utf8")] as const;
