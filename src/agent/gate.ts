@@ -11,6 +11,7 @@ import {
 import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import { listDirectoryOf, realPathOf } from "./real-path.js";
+import { parseToolInput } from "./tool-input.js";
 import { type DecisionInfo, type Rule, ruleSchema, type ToolCallBlock } from "./types.js";
 
 /** The session's permission state at the moment of a decision. */
@@ -86,9 +87,14 @@ export function decide(
  * deny or ask `Read(…)` rule that covers a file, as written. An ask rule that matched the call
  * itself (`Grep` of `secret/`) was put to the person, who allowed it: it keeps nothing out.
  */
-export function readRuleOf(state: PermissionState, call: ToolCallBlock): ToolContext["readRule"] {
+export function readRuleOf(
+  state: PermissionState,
+  call: ToolCallBlock,
+  tool: Tool | undefined,
+): ToolContext["readRule"] {
   const context = { workingDirectories: state.workingDirectories, homeDir: state.homeDir };
-  const input = jsonOf(call.input);
+  const parsed = parseToolInput(tool, call.name, call.input);
+  const input = parsed.ok ? parsed.value : undefined;
   const rules = state.rules.filter(
     (rule) =>
       rule.behavior !== "ask" ||
@@ -101,15 +107,6 @@ export function readRuleOf(state: PermissionState, call: ToolCallBlock): ToolCon
     const rule = covering(path, real);
     return rule && formatRule(rule);
   };
-}
-
-/** A call's raw input as parsed JSON (undefined when it is not JSON: no rule matches it then). */
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

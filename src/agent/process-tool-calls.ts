@@ -122,7 +122,7 @@ function outputShare(env: ReplyEnv, count: number): number {
 function run(call: ToolCallBlock, env: ReplyEnv, maxOutputBytes: number): Promise<void> {
   const ask = askerFor(call, env);
   const permissions = env.permissions();
-  const readRule = readRuleOf(permissions, call);
+  const readRule = readRuleOf(permissions, call, env.agent.tools.get(call.name));
   return runToolCall(call, {
     tools: env.agent.tools,
     workingDirectories: permissions.workingDirectories,

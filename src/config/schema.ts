@@ -6,7 +6,8 @@ import { mcpServersSchema } from "./mcp-schema.js";
 import { policyConfigSchema } from "./policy-schema.js";
 import { notificationsSchema } from "./notification-schema.js";
 import { DEFAULT_MAX_REPLY_BYTES, MAX_REPLY_BYTES } from "../common/message-size.js";
-import { BUILTIN_TOOL_NAMES, permissionModeSchema } from "../permissions/index.js";
+import { permissionModeSchema } from "../permissions/index.js";
+import { checkExternalToolNames } from "./external-tool-names.js";
 
 /** `HOST:PORT` (IPv6 hosts in brackets), port 0–65535; 0 picks a free port. */
 export const listenAddress = z.string().superRefine((value, ctx) => {
@@ -142,24 +143,6 @@ export const externalToolConfigSchema = z.strictObject({
   /** JSON Schema a successful result's metadata must satisfy. */
   metadataSchema: z.record(z.string(), z.unknown()).optional(),
 });
-
-/**
- * Refuses an agent's external tools that take a built-in tool's name (the built-in would be replaced
- * by a tool the client runs, while the rules and checks judge its calls as the built-in's) or the
- * name of another of them.
- */
-function checkExternalToolNames(
-  tools: readonly { name: string }[],
-  issue: (index: number, message: string) => void,
-): void {
-  const builtins: ReadonlySet<string> = new Set(BUILTIN_TOOL_NAMES);
-  const seen = new Set<string>();
-  tools.forEach(({ name }, j) => {
-    if (builtins.has(name)) issue(j, `${name} is the name of a built-in tool`);
-    else if (seen.has(name)) issue(j, `duplicate external tool name ${name}`);
-    seen.add(name);
-  });
-}
 
 /** An environment variable's name. */
 const envName = z

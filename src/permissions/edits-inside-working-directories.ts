@@ -1,9 +1,8 @@
-import { posix } from "node:path";
 import type { CallView } from "./describe-call.js";
 import { dotGlobVariants } from "./dot-globs.js";
 import { expandWords } from "./expand-words.js";
 import { EDIT_PROGRAM_NAMES, type EditCall, readEdit } from "./edit-programs.js";
-import { dependsOnVariable, isInsideWorkingDirectory, locate } from "./resolve-path.js";
+import { dependsOnVariable, existsAt, isInsideWorkingDirectory, locate } from "./resolve-path.js";
 import { ProbeRefused } from "./probe-budget.js";
 import { readSed } from "./sed-script.js";
 import { flagsOf, splitAssignments } from "./shell-command.js";
@@ -58,7 +57,7 @@ function editsInside(view: Extract<CallView, { kind: "bash" }>, context: PathCon
     if (EDIT_PROGRAM_NAMES.has(program)) {
       const files = editedFiles(argv);
       if (files === undefined || ![...files.reads, ...files.writes].every(inside)) return false;
-      if (files.landings?.some((landing) => exists(landing, context)) === true) return false;
+      if (files.landings?.some((landing) => existsAt(landing, context) !== false)) return false;
     } else if (!facts.readerApartFromOutput || facts.writes.length === 0) return false;
     edits += 1;
   }
@@ -79,13 +78,6 @@ function copiesLinks(argv: readonly string[]): boolean {
     ["P", "d", "a", "--no-dereference"].some((flag) => flags.has(flag)) ||
     (recursive && !flags.has("L") && !flags.has("--dereference"))
   );
-}
-
-/** Whether something is at `path` (from the first working directory); true when not known. */
-function exists(path: string, context: PathContext): boolean {
-  if (context.listDirectory === undefined) return true;
-  const real = locate(path, context, undefined, true).real;
-  return context.listDirectory(posix.dirname(real))?.includes(posix.basename(real)) === true;
 }
 
 /** The files an edit program reads and writes, or undefined when it is more than an edit. */

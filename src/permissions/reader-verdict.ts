@@ -5,7 +5,7 @@ import { GIT_READERS, splitGit } from "./git-readers.js";
 import { READER_PROGRAMS } from "./reader-programs.js";
 import type { ReaderSpec } from "./reader-spec.js";
 import { effectText } from "./read-only-wrappers.js";
-import { isInsideWorkingDirectory, locate } from "./resolve-path.js";
+import { existsAt, isInsideWorkingDirectory, locate } from "./resolve-path.js";
 import { SED_OUTPUTS, readSed } from "./sed-script.js";
 import { lookup } from "./shell-command.js";
 import type { PathContext } from "./types.js";
@@ -129,20 +129,14 @@ function gitVerdict(
   // revision (`git grep KEY HEAD`), may reach anything under where git runs, or the repository.
   for (const word of pathspecs) {
     if (word.startsWith(":")) read(".", known ? top : (context.workingDirectories[0] ?? top), true);
-    else if (/[*?[\\]/.test(word) || !exists(word, gitBase, context)) read(".", gitBase, true);
+    else if (/[*?[\\]/.test(word) || existsAt(word, context, gitBase) !== true)
+      read(".", gitBase, true);
   }
   if (gitDir || found === undefined) return undefined;
   if ("why" in found) return found.why;
   return isInsideWorkingDirectory(found.top, context)
     ? undefined
     : `git works on the repository at ${found.top}, outside the working directories`;
-}
-
-/** Whether something is at `word` (from `base`); false when directories cannot be listed. */
-function exists(word: string, base: string, context: PathContext): boolean {
-  const real = locate(word, context, base, true).real;
-  if (real === "/") return true;
-  return context.listDirectory?.(posix.dirname(real))?.includes(posix.basename(real)) === true;
 }
 
 /**

@@ -58,6 +58,17 @@ export function locate(
   return { written, path, real: context.realPath(/(^|\/)\.\.(\/|$)/.test(raw) ? raw : path) };
 }
 
+/**
+ * Whether something is at `path` (from `cwd`, default the first working directory), where it leads;
+ * undefined when directories cannot be listed.
+ */
+export function existsAt(path: string, context: PathContext, cwd?: string): boolean | undefined {
+  if (context.listDirectory === undefined) return undefined;
+  const real = locate(path, context, cwd, true).real;
+  if (real === "/") return true;
+  return context.listDirectory(posix.dirname(real))?.includes(posix.basename(real)) === true;
+}
+
 /** Whether `path` is `dir` or below it; both must be absolute and resolved. */
 export function isInside(path: string, dir: string): boolean {
   const root = posix.normalize(dir).replace(/\/+$/, "");
