@@ -10,7 +10,7 @@ import {
 } from "../permissions/index.js";
 import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
-import { listDirectoryOf, realPathOf } from "./real-path.js";
+import { listDirectoryOf, readSmallFileOf, realPathOf } from "./real-path.js";
 import { parseToolInput } from "./tool-input.js";
 import { type DecisionInfo, type Rule, ruleSchema, type ToolCallBlock } from "./types.js";
 
@@ -65,6 +65,7 @@ export function decide(
     homeDir: state.homeDir,
     realPath: realPathOf,
     listDirectory: listDirectoryOf,
+    readSmallFile: readSmallFileOf,
     toolReadOnly: tool.isReadOnly(input),
     external: tool.external === true && tool.name !== "AskUser",
   });
@@ -137,6 +138,7 @@ export function findHolder(
           homeDir: state.homeDir,
           realPath: realPathOf,
           listDirectory: listDirectoryOf,
+          readSmallFile: readSmallFileOf,
         },
         external,
       ),

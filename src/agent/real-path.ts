@@ -1,6 +1,16 @@
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import {
+  lstatSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { ProbeRefused } from "../permissions/index.js";
+
+/** The largest file `readSmallFileOf` reads: a repository's settings are a few hundred bytes. */
+const MAX_SMALL_FILE = 64 * 1024;
 
 /** How many dangling links one path may pass through before it is taken as it is (as ELOOP). */
 const MAX_LINKS = 40;
@@ -61,4 +71,24 @@ export function listDirectoryOf(path: string): readonly string[] | undefined {
     }
     return text;
   });
+}
+
+/**
+ * The text of the file at `path` (links followed), or undefined when nothing is there. One that is
+ * there but is not a readable file of at most 64 KiB cannot be judged: it refuses.
+ */
+export function readSmallFileOf(path: string): string | undefined {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new ProbeRefused(`${path} is not a file`);
+    if (stat.size > MAX_SMALL_FILE) {
+      throw new ProbeRefused(`${path} is larger than the check reads (${MAX_SMALL_FILE} bytes)`);
+    }
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    if (err instanceof ProbeRefused) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new ProbeRefused(`${path} cannot be read (${code ?? String(err)})`);
+  }
 }

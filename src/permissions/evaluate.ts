@@ -53,6 +53,7 @@ export function evaluate(request: PermissionRequest): Decision {
     homeDir: request.homeDir,
     ...(request.realPath === undefined ? {} : { realPath: request.realPath }),
     ...(request.listDirectory === undefined ? {} : { listDirectory: request.listDirectory }),
+    ...(request.readSmallFile === undefined ? {} : { readSmallFile: request.readSmallFile }),
   });
   const view = describeCall(toolName, request.input, context, request.external === true);
   const decide = (

@@ -2,7 +2,7 @@ import type { PathContext } from "./types.js";
 
 /**
  * A bound on the file system probes one decision makes. The check runs on the server's request
- * path with synchronous probes (a link resolved, a directory listed); a command line built to make
+ * path with synchronous probes (a link resolved, a directory listed, a small file read); a command line built to make
  * it work (wildcards over large directories, thousands of paths, many directories a `cd` may leave
  * it in) is not judged past the bound, and asks.
  */
@@ -20,7 +20,7 @@ export class ProbeBudgetSpent extends ProbeRefused {
 
 /**
  * `context` with probes that spend one budget: a path resolved costs 1, a listing 1 and 1 per 64
- * names. Each answer is kept for the rest of the decision (a line's commands, judged from each
+ * names, a file read 1 and 1 per 4 KiB. Each answer is kept for the rest of the decision (a line's commands, judged from each
  * directory they may run in, ask for the same paths again); asked again, it costs 1 all the same,
  * so the budget bounds the paths a decision judges, not only the probes it makes.
  */
@@ -30,7 +30,7 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
     left -= cost;
     if (left < 0) throw new ProbeBudgetSpent();
   };
-  const { realPath, listDirectory } = context;
+  const { realPath, listDirectory, readSmallFile } = context;
   const real = new Map<string, string>();
   const listed = new Map<string, readonly string[] | undefined>();
   return {
@@ -58,6 +58,16 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
             spend(Math.ceil((names?.length ?? 0) / 64));
             listed.set(path, names);
             return names;
+          },
+        }),
+    ...(readSmallFile === undefined
+      ? {}
+      : {
+          readSmallFile: (path: string) => {
+            spend(1);
+            const text = readSmallFile(path);
+            spend(Math.ceil((text?.length ?? 0) / 4096));
+            return text;
           },
         }),
   };

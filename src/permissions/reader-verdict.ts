@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { parseArgs } from "./command-options.js";
 import { readFind } from "./find-expression.js";
+import { repositoryConfigVerdict } from "./git-config.js";
 import { GIT_READERS, splitGit } from "./git-readers.js";
 import { READER_PROGRAMS } from "./reader-programs.js";
 import type { ReaderSpec } from "./reader-spec.js";
@@ -82,8 +83,9 @@ function diffVerdict(
 
 /**
  * git's verdict: its global options, the subcommand's table (`stash list`, `reflog show` by their
- * two words), and where the repository it works on is: a repository whose top is above the
- * working directories holds files outside them (`git show HEAD:../x`).
+ * two words), where the repository it works on is (a repository whose top is above the working
+ * directories holds files outside them: `git show HEAD:../x`) and what its settings make git run
+ * (`git help` reads them too; `git version` alone does not).
  */
 function gitVerdict(
   args: readonly string[],
@@ -94,10 +96,10 @@ function gitVerdict(
   const call = splitGit(args);
   if (!call.ok) return call.reason;
   let gitBase = base;
-  let gitDir = false;
+  let gitDir: string | undefined;
   for (const option of call.global.options) {
     const effect = option.spec.effect;
-    if (option.spec.name === "--git-dir") gitDir = true;
+    if (option.spec.name === "--git-dir") gitDir = option.value ?? "";
     if (effect === "chdir") {
       read(option.value ?? "");
       gitBase =
@@ -116,9 +118,20 @@ function gitVerdict(
     if (below === true) pathspecs.push(word);
     read(word, gitBase, below);
   });
-  if (verdict !== undefined || WITHOUT_REPOSITORY.has(sub)) return verdict;
+  if (verdict !== undefined || sub === "version") return verdict;
   if (gitBase === undefined) return "the directory git runs in is not known";
-  const found = gitDir ? undefined : repositoryOf(gitBase, context);
+  const found = gitDir === undefined ? repositoryOf(gitBase, context) : undefined;
+  // The repository's own settings may make any command run a program (`core.fsmonitor`).
+  const settingsAt =
+    gitDir !== undefined
+      ? locate(gitDir, context, gitBase, true).real
+      : found !== undefined && "top" in found
+        ? posix.join(found.top, ".git")
+        : undefined;
+  const settings =
+    settingsAt === undefined ? undefined : repositoryConfigVerdict(settingsAt, context);
+  if (settings !== undefined) return settings;
+  if (sub === "help") return undefined;
   // A `rev:path` operand shows a file (or a whole tree) of the repository, from its top.
   const known = found !== undefined && "top" in found;
   const top = known ? found.top : gitBase;
@@ -132,7 +145,7 @@ function gitVerdict(
     else if (/[*?[\\]/.test(word) || existsAt(word, context, gitBase) !== true)
       read(".", gitBase, true);
   }
-  if (gitDir || found === undefined) return undefined;
+  if (gitDir !== undefined || found === undefined) return undefined;
   if ("why" in found) return found.why;
   return isInsideWorkingDirectory(found.top, context)
     ? undefined
@@ -152,9 +165,6 @@ function objectPaths(args: readonly string[]): string[] {
   }
   return paths;
 }
-
-/** git subcommands that do not open a repository. */
-const WITHOUT_REPOSITORY = new Set(["version", "help"]);
 
 /**
  * The repository git finds from `dir`, as git looks for it: up from `dir`, the first directory

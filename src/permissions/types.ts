@@ -111,6 +111,12 @@ export interface PathContext {
    * written.
    */
   listDirectory?: (path: string) => readonly string[] | undefined;
+  /**
+   * The text of a small file (a git repository's settings), or undefined when there is none at
+   * the path; throws `ProbeRefused` when one is there that cannot be read. Without it, git's
+   * settings are not checked.
+   */
+  readSmallFile?: (path: string) => string | undefined;
 }
 
 /** One tool call to decide on. */

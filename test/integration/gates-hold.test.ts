@@ -48,6 +48,11 @@ interface Case {
   expect: "park" | "deny" | "run" | "ran" | "refused";
   /** Make WD a git repository with f.txt staged. */
   git?: boolean;
+  /**
+   * Settings written with `git config` into WD's repository (`git: true`), or, with `dir`, into a
+   * bare repository the test lays out at WD/dir; `attributes`: WD/.gitattributes.
+   */
+  gitSettings?: { dir?: string; attributes?: string; settings: (c: Ctx) => [string, string][] };
   /** Create WD/secret/key.txt and the symlink WD/alias -> secret. */
   secretDir?: boolean;
   /** Hard-link OUT/secret.txt as WD/linked.txt. */
@@ -106,6 +111,41 @@ const CASES: Case[] = [
     input: bash((c) => `git ls-remote --upload-pack=${q(`touch ${c.out}/m1`)} .`),
     expect: "park",
     markers: ["m1"],
+  },
+  // --- programs the repository's own settings make git run ---
+  {
+    name: "git status where the repository's core.fsmonitor is 'touch OUT/m-fsmonitor'",
+    mode: "default",
+    git: true,
+    gitSettings: {
+      settings: (c) => [["core.fsmonitor", `touch ${q(`${c.out}/m-fsmonitor`)}; false`]],
+    },
+    input: bash(() => "git status"),
+    expect: "park",
+    markers: ["m-fsmonitor"],
+  },
+  {
+    name: "git diff --cached where .gitattributes names a diff driver whose textconv writes OUT/m-textconv",
+    mode: "dont_ask",
+    git: true,
+    gitSettings: {
+      attributes: "* diff=x\n",
+      settings: (c) => [["diff.x.textconv", `touch ${q(`${c.out}/m-textconv`)}; cat`]],
+    },
+    input: bash(() => "git diff --cached"),
+    expect: "deny",
+    markers: ["m-textconv"],
+  },
+  {
+    name: "git --git-dir=fake status, fake a repository laid out in WD whose core.fsmonitor writes OUT/m-gitdir",
+    mode: "accept_edits",
+    gitSettings: {
+      dir: "fake",
+      settings: (c) => [["core.fsmonitor", `touch ${q(`${c.out}/m-gitdir`)}; false`]],
+    },
+    input: bash(() => "git --git-dir=fake --work-tree=. status"),
+    expect: "park",
+    markers: ["m-gitdir"],
   },
   {
     name: "pushd OUT; pushd WD; pushd +1; cat secret.txt (the stack's rotation lands in OUT)",
@@ -477,6 +517,15 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
   if (c.git) {
     execFileSync("git", ["init", "-q", wd]);
     execFileSync("git", ["-C", wd, "add", "f.txt"]);
+  }
+  if (c.gitSettings) {
+    const { dir, attributes, settings } = c.gitSettings;
+    const where = dir === undefined ? ["-C", wd] : [`--git-dir=${path.join(wd, dir)}`];
+    if (dir !== undefined) execFileSync("git", ["init", "-q", "--bare", path.join(wd, dir)]);
+    if (attributes !== undefined) await writeFile(path.join(wd, ".gitattributes"), attributes);
+    for (const [name, value] of settings({ wd, out, outsideSecret, key })) {
+      execFileSync("git", [...where, "config", name, value]);
+    }
   }
   if (c.secretDir) {
     await rm(path.join(wd, "alias"), { force: true });
