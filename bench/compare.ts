@@ -7,9 +7,12 @@
  * the median over rounds of the ratio of a round's p50 to the other side's round next to it (this
  * tree ÷ the other), and each server's CPU per ping. Changes of a few percent, which a suite run
  * twice cannot tell from the machine's drift, show here. With `--turn=park` each ping parks
- * instead (REQUIRE_USER_CONFIRM, then an interrupt ends the reply). With `--fresh` each ping is
+ * instead (REQUIRE_USER_CONFIRM, then an interrupt ends the reply); with `--turn=resume` each ping
+ * parks and is then confirmed (the noop tool runs, one more model call ends the reply), its events
+ * timed from the confirmation and its CPU the park's and the resume's. With `--fresh` each ping is
  * the first message of a session created and attached for it (not timed; its CPU counted in the
- * ping's) and closed after it, as a new conversation's.
+ * ping's) and closed after it, as a new conversation's. `--profile=DIR` writes each server's V8
+ * CPU profile into DIR/this and DIR/other (`bench/profile/summarize.ts` reads them).
  */
 import { readdir, readFile, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -29,12 +32,13 @@ const { values, positionals } = parseArgs({
     pings: { type: "string", default: "50" },
     turn: { type: "string", default: "ping" },
     fresh: { type: "boolean", default: false },
+    profile: { type: "string" },
   },
 });
 const other = positionals[0];
 if (!other) {
   console.error(
-    "usage: npm run bench:compare -- <other checkout> [--rounds=40] [--pings=50] [--turn=ping|park] [--fresh]",
+    "usage: npm run bench:compare -- <other checkout> [--rounds=40] [--pings=50] [--turn=ping|park|resume] [--fresh] [--profile=DIR]",
   );
   process.exit(2);
 }
@@ -42,20 +46,28 @@ const rounds = Number(values.rounds);
 const pings = Number(values.pings);
 /** Rounds left out at the start, while both servers warm up. */
 const WARMUP_ROUNDS = 2;
+if (!["ping", "park", "resume"].includes(values.turn)) {
+  console.error(`--turn is ping, park or resume, not ${values.turn}`);
+  process.exit(2);
+}
 /** `--turn=park`: each ping parks (one bench_noop call asks), and an interrupt then ends it. */
 const park = values.turn === "park";
+/** `--turn=resume`: each ping parks, then is confirmed; timed from the confirmation. */
+const resume = values.turn === "resume";
 const fresh = values.fresh;
-/** The events whose arrival after the message is compared. */
-const EVENTS = park
-  ? [
-      "replyStart",
-      "inputAck",
-      "modelCallStart",
-      "toolCallStart",
-      "requireUserConfirm",
-      "replyParked",
-    ]
-  : ["replyStart", "inputAck", "modelCallStart", "textBlockDelta", "replyEnd"];
+/** The events whose arrival after the message (the confirmation, when resuming) is compared. */
+const EVENTS = resume
+  ? ["inputAck", "toolCallEnd", "modelCallStart", "textBlockDelta", "replyEnd"]
+  : park
+    ? [
+        "replyStart",
+        "inputAck",
+        "modelCallStart",
+        "toolCallStart",
+        "requireUserConfirm",
+        "replyParked",
+      ]
+    : ["replyStart", "inputAck", "modelCallStart", "textBlockDelta", "replyEnd"];
 
 type Side = "this" | "other";
 const p50 = (values: number[]) => summarize(values).p50;
@@ -72,14 +84,18 @@ async function cpuMicros(pid: number): Promise<number> {
 
 pinLoadSide();
 const scratch = await mkdtemp(path.join(tmpdir(), "parkway-compare-"));
-const config = fullConfig(scratch);
+const config = {
+  ...fullConfig(scratch),
+  ...(values.profile ? { profileDir: path.resolve(values.profile) } : {}),
+};
 const model = await startChild<{ url: string }>(benchScript("scripted-model.ts"), {
   streamDeltas: config.streamDeltas,
 });
 const stacks: Record<Side, Stack> = {
-  this: await startStack(config, { modelUrl: model.ready.url }),
+  this: await startStack(config, { modelUrl: model.ready.url, profile: "this" }),
   other: await startStack(config, {
     modelUrl: model.ready.url,
+    profile: "other",
     serverScript: path.resolve(other, "bench/servers/parkway-server.ts"),
   }),
 };
@@ -98,10 +114,13 @@ async function round(stack: Stack): Promise<{ at: Record<string, number[]>; cpu:
       await stream.finish();
       ({ session, stream } = await open());
     }
-    const text = park ? "park" : "first";
+    const text = park || resume ? "park" : "first";
     const message = { $case: "userMessage" as const, value: { text, content: [] } };
-    const sent = stream.send(clientEvent(session.id, message));
-    const events = await stream.until((e) => caseOf(e) === (park ? "replyParked" : "replyEnd"));
+    let sent = stream.send(clientEvent(session.id, message));
+    let events = await stream.until(
+      (e) => caseOf(e) === (park || resume ? "replyParked" : "replyEnd"),
+    );
+    if (resume) ({ sent, events } = await confirmAll(session.id, stream, events));
     if (park) {
       // The interrupt's REPLY_END and acknowledgement, in either order, before the next message.
       stream.send(clientEvent(session.id, { $case: "userInterrupt", value: { replyId: "" } }));
@@ -118,6 +137,24 @@ async function round(stack: Stack): Promise<{ at: Record<string, number[]>; cpu:
   const cpu = ((await cpuMicros(stack.parkway.pid)) - cpu0) / pings;
   await stream.finish();
   return { at, cpu };
+}
+
+/** Confirms the call a park asked about; its send time and the events up to REPLY_END. */
+async function confirmAll(
+  sessionId: string,
+  stream: Awaited<ReturnType<typeof attachRaw>>,
+  parked: Awaited<ReturnType<Awaited<ReturnType<typeof attachRaw>>["until"]>>,
+) {
+  const asked = parked.find(({ event }) => caseOf(event) === "requireUserConfirm")?.event.event;
+  if (asked?.$case !== "requireUserConfirm") throw new Error("the park asked nothing");
+  const call = asked.value.toolCalls[0]!;
+  const confirmResults = [
+    { confirmed: true, toolCall: { ...call, input: "" }, rules: [], reason: "" },
+  ];
+  const sent = stream.send(
+    clientEvent(sessionId, { $case: "userConfirmResult", value: { replyId: "", confirmResults } }),
+  );
+  return { sent, events: await stream.until((e) => caseOf(e) === "replyEnd") };
 }
 
 const all: Record<Side, Record<string, number[]>> = { this: {}, other: {} };

@@ -93,6 +93,8 @@ export function readRuleOf(
   call: ToolCallBlock,
   tool: Tool | undefined,
 ): ToolContext["readRule"] {
+  const covers = (rule: Rule) => rule.behavior !== "allow" && rule.toolName === "Read";
+  if (!state.rules.some(covers)) return undefined;
   const context = { workingDirectories: state.workingDirectories, homeDir: state.homeDir };
   const parsed = parseToolInput(tool, call.name, call.input);
   const input = parsed.ok ? parsed.value : undefined;

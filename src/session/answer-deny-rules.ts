@@ -22,13 +22,15 @@ export function denyingRule(
   input: string,
   ctx: DenyContext,
 ): PermissionRule | undefined {
+  const rules = ctx.rules.filter((r) => r.behavior === "deny");
+  if (rules.length === 0) return undefined;
   const parsed = parseToolInput(ctx.tools.get(toolName), toolName, input);
   if (!parsed.ok) return undefined;
   const denied = evaluate({
     toolName,
     input: parsed.value,
     mode: "default",
-    rules: ctx.rules.filter((r) => r.behavior === "deny"),
+    rules,
     workingDirectories: ctx.workingDirectories,
     homeDir: ctx.homeDir,
   });
