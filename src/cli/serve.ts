@@ -12,8 +12,10 @@ import { EXIT_STORAGE_FAILURE, startParkway } from "../runtime/start-parkway.js"
  * then drains the calls in flight and stops, so that a supervisor restarts it.
  */
 export async function serve(flags: ConfigFlags): Promise<number> {
-  const config = await loadConfig(flags);
+  const unused: string[] = [];
+  const config = await loadConfig(flags, process.env, (message) => unused.push(message));
   const log = jsonLogger(config.logLevel);
+  for (const message of unused) log.warn({}, message);
   let received: NodeJS.Signals | undefined;
   let wake: ((signal: NodeJS.Signals) => void) | undefined;
   const onSignal = (signal: NodeJS.Signals) => {

@@ -91,10 +91,12 @@ async function readConfigFile(file: string): Promise<Layer> {
  * Builds the configuration from defaults, then the JSON config file (`flags.config` or
  * `PARKWAY_CONFIG`), then `PARKWAY_*` environment variables, then flags, and validates the result
  * once with the strict schema. Throws `ConfigError` with a one-line message naming every bad key.
+ * `warn` hears of a setting that is valid but unused (`data` when `database.url` is set).
  */
 export async function loadConfig(
   flags: ConfigFlags = {},
   env: NodeJS.ProcessEnv = process.env,
+  warn?: (message: string) => void,
 ): Promise<Config> {
   const file = flags.config ?? env.PARKWAY_CONFIG;
   let merged: Layer = file ? await readConfigFile(file) : {};
@@ -124,7 +126,24 @@ export async function loadConfig(
   }
   merged = merge(merged, fromFlags);
 
+  const unused = unusedData(merged, (key) => sources.get(key) ?? `config file ${file ?? ""}`);
+  if (unused !== undefined) warn?.(unused);
   return parseConfig(merged, file, sources);
+}
+
+/**
+ * Why `data`, set alongside `database.url`, is unused (undefined when it is not): the server opens
+ * PostgreSQL, and an operator who meant the data directory should hear so.
+ */
+function unusedData(merged: Layer, sourceOf: (key: string) => string): string | undefined {
+  const database = merged.database;
+  const url =
+    typeof database === "object" && database !== null ? (database as Layer).url : undefined;
+  if (merged.data === undefined || url === undefined || url === "") return undefined;
+  return (
+    `data (from ${sourceOf("data")}) is unused: database.url (from ${sourceOf("database.url")}) ` +
+    "is set, so the store is PostgreSQL"
+  );
 }
 
 /** Flags that set a configuration value: the flag's property, its name, and the key it sets. */

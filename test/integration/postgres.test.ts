@@ -73,6 +73,10 @@ describe("Parkway on PostgreSQL", () => {
       .map((line) => JSON.parse(line) as { msg?: string; database?: string })
       .find((entry) => entry.msg === "listening");
     expect(listening?.database).toBe(postgres.url("parkway", { password: "***" }));
+    // The harness also passes --data: the server says it is unused.
+    expect(server.output.join("\n")).toContain(
+      "data (from flag --data) is unused: database.url (from flag --database-url) is set",
+    );
     let client = createParkwayClient(server.address);
     const session = await client.createSession({ agentId: "test" });
     const chat = await client.attach(session.id);

@@ -38,6 +38,41 @@ describe("config", () => {
     expect((await loadConfig({ config: file, databaseUrl: flag }, env)).database.url).toBe(flag);
   });
 
+  it("warns that data is unused when database.url is set, naming where each came from", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "parkway-config-"));
+    const file = path.join(dir, "parkway.json");
+    await writeFile(file, JSON.stringify({ data: "./here" }));
+    const url = "postgres://h/db";
+    const cases: [Parameters<typeof loadConfig>[0], NodeJS.ProcessEnv, string, string][] = [
+      [{ data: "./d", databaseUrl: url }, {}, "flag --data", "flag --database-url"],
+      [
+        { config: file },
+        { PARKWAY_DATABASE_URL: url },
+        `config file ${file}`,
+        "environment variable PARKWAY_DATABASE_URL",
+      ],
+      [
+        { databaseUrl: url },
+        { PARKWAY_DATA: "/var/lib/parkway" },
+        "environment variable PARKWAY_DATA",
+        "flag --database-url",
+      ],
+    ];
+    for (const [flags, env, data, from] of cases) {
+      const warnings: string[] = [];
+      const config = await loadConfig(flags, env, (message) => warnings.push(message));
+      expect(config.database.url).toBe(url);
+      expect(warnings).toEqual([
+        `data (from ${data}) is unused: database.url (from ${from}) is set, so the store is PostgreSQL`,
+      ]);
+    }
+    for (const flags of [{ data: "./d" }, { databaseUrl: url }]) {
+      const warnings: string[] = [];
+      await loadConfig(flags, {}, (message) => warnings.push(message));
+      expect(warnings).toEqual([]);
+    }
+  });
+
   it("takes database.nodeId from the file or PARKWAY_NODE_ID, and names it when it is not a plain name", async () => {
     expect((await loadConfig({}, { PARKWAY_NODE_ID: "pod-7.parkway" })).database.nodeId).toBe(
       "pod-7.parkway",
