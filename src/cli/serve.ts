@@ -13,7 +13,7 @@ import { EXIT_STORAGE_FAILURE, startParkway } from "../runtime/start-parkway.js"
  */
 export async function serve(flags: ConfigFlags): Promise<number> {
   const unused: string[] = [];
-  const config = await loadConfig(flags, process.env, (message) => unused.push(message));
+  const config = await loadConfig(flags, undefined, (message) => unused.push(message));
   const log = jsonLogger(config.logLevel);
   for (const message of unused) log.warn({}, message);
   let received: NodeJS.Signals | undefined;

@@ -96,7 +96,7 @@ async function readConfigFile(file: string): Promise<Layer> {
 export async function loadConfig(
   flags: ConfigFlags = {},
   env: NodeJS.ProcessEnv = process.env,
-  warn?: (message: string) => void,
+  warn: (message: string) => void = () => undefined,
 ): Promise<Config> {
   const file = flags.config ?? env.PARKWAY_CONFIG;
   let merged: Layer = file ? await readConfigFile(file) : {};
@@ -127,7 +127,7 @@ export async function loadConfig(
   merged = merge(merged, fromFlags);
 
   const unused = unusedData(merged, (key) => sources.get(key) ?? `config file ${file ?? ""}`);
-  if (unused !== undefined) warn?.(unused);
+  if (unused !== undefined) warn(unused);
   return parseConfig(merged, file, sources);
 }
 
