@@ -1,4 +1,5 @@
 import { writeFile } from "node:fs/promises";
+import { connect } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createParkwayClient } from "../../src/client/index.js";
@@ -80,6 +81,44 @@ describe("parkway serve (the README's serve command)", () => {
     expect(await healthCheck(server.address)).toBe("SERVING");
   });
 });
+
+describe("npm start under a supervisor", () => {
+  it("stops in order when npm alone gets SIGTERM, and its port closes", async () => {
+    const server = await spawnServer();
+    try {
+      const npmExited = new Promise((resolve) => server.child.once("exit", resolve));
+      // A supervisor signals the process it started (npm), not its process group.
+      process.kill(server.child.pid!, "SIGTERM");
+      await npmExited;
+      await expect
+        .poll(() => server.output.some((line) => line.includes('"msg":"stopped"')), {
+          timeout: 20_000,
+        })
+        .toBe(true);
+      const shutdown = server.output.find((line) => line.includes('"msg":"shutting down"'));
+      expect(JSON.parse(shutdown ?? "{}")).toMatchObject({ signal: "SIGTERM" });
+      await expect.poll(() => portOpen(server.address), { timeout: 20_000 }).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+/** Whether something accepts TCP connections at `address` (HOST:PORT). */
+function portOpen(address: string): Promise<boolean> {
+  const [host, port] = [
+    address.slice(0, address.lastIndexOf(":")),
+    address.slice(address.lastIndexOf(":") + 1),
+  ];
+  return new Promise((resolve) => {
+    const socket = connect({ host, port: Number(port) });
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
 
 describe("parkway serve with a bad configuration", () => {
   it("exits non-zero with one line naming an unknown key", async () => {
