@@ -20,7 +20,7 @@ import {
 } from "./call-lifecycle.js";
 import { toStatusObject } from "./errors.js";
 import { readMessages } from "./read-messages.js";
-import { checkedRequest, requestRefusal } from "./request-decoding.js";
+import { checkedUnaryRequest, requestRefusal } from "./request-decoding.js";
 import { sendQueuedTogether } from "./batched-writes.js";
 
 export type { AdapterEnv } from "./call-lifecycle.js";
@@ -75,7 +75,7 @@ export function adaptUnary<Req, Res>(
     }
     const work = (async () => {
       try {
-        const response = await handler(checkedRequest(call.request), ctx);
+        const response = await handler(checkedUnaryRequest(method, call.request), ctx);
         callback(null, response);
         endSpan(ctx.span, 0);
       } catch (err) {

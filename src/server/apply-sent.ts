@@ -6,6 +6,7 @@ import type { SessionManager } from "../session/session-manager.js";
 import type { CallContext } from "./call-context.js";
 import { toRpcStatus } from "./errors.js";
 import { logUnapplied, type SentInput } from "./input-log.js";
+import { checkedRequest } from "./request-decoding.js";
 import { toSessionInput } from "./session-inputs.js";
 
 /** The gRPC status name an input's acknowledgement carries: "OK", or its refusal's. */
@@ -47,8 +48,9 @@ export async function applySent(
 }
 
 /**
- * `applySent` for a unary call carrying one input (Reply, Send): `session_id` is required, and a
- * refusal, logged with the input's fields, is not logged again when the call ends.
+ * `applySent` for a unary call carrying one input (Reply, Send): a request decoded with a refusal
+ * is refused here (see `checkedUnaryRequest`), `session_id` is required, and a refusal, logged with
+ * the input's fields, is not logged again when the call ends.
  */
 export async function applyUnary(
   manager: SessionManager,
@@ -58,6 +60,7 @@ export async function applyUnary(
 ): Promise<Applied> {
   try {
     return await applySent(manager, metrics, ctx, sent, "input", () => {
+      checkedRequest(sent);
       if (!sent.sessionId) {
         throw invalidArgument([{ field: "session_id", description: "is required" }]);
       }

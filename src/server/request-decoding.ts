@@ -47,6 +47,17 @@ export function checkedRequest<T>(message: T): T {
   return message;
 }
 
+/**
+ * Unary methods carrying one client input (Send, Reply): their handlers refuse a request decoded
+ * with a refusal themselves, so that it is counted with the other inputs' acknowledgements.
+ */
+const CHECKED_BY_HANDLER = new Set(["Send", "Reply"]);
+
+/** `checkedRequest` for a unary call of `method`, unless its handler checks the request itself. */
+export function checkedUnaryRequest<T>(method: string, message: T): T {
+  return CHECKED_BY_HANDLER.has(method) ? message : checkedRequest(message);
+}
+
 const INT64 = new Set<ScalarType>([
   ScalarType.INT64,
   ScalarType.UINT64,

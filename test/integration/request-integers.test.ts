@@ -165,7 +165,7 @@ describe("64-bit integers of requests beyond a JavaScript number", () => {
   });
 
   it("refuses an out-of-range int64 nested in an input (Chat, Send) or a rule (AddRules), naming it, and applies nothing", async () => {
-    h = await startHarness({ turns: [{ text: "ok" }] });
+    h = await startHarness({ turns: [{ text: "ok" }] }, {}, { metrics: { listen: "127.0.0.1:0" } });
     const session = await h.client.createSession({ agentId: "test" });
     const client = rawClient(h.parkway.address);
     const chat = rawChat(client);
@@ -223,6 +223,11 @@ describe("64-bit integers of requests beyond a JavaScript number", () => {
     }
     expect(await h.client.listRules({ sessionId: session.id })).toEqual([]);
     expect((await h.client.getSession(session.id)).lastSeq).toBe(0);
+    // Each refused input is counted, whether it came over Chat or Send.
+    const metrics = await (await fetch(h.parkway.metricsUrl!)).text();
+    expect(metrics).toContain(
+      `parkway_input_acks_total{code="INVALID_ARGUMENT"} ${2 * INT64_BEYOND.length}`,
+    );
 
     // The same stream still takes inputs.
     chat.write(

@@ -1,7 +1,7 @@
 import { Code, ConnectError, type HandlerContext } from "@connectrpc/connect";
 import { status as Status } from "@grpc/grpc-js";
 import { type ServerStreamHandler, serverStream, type UnaryHandler } from "../adapters.js";
-import { checkedRequest } from "../request-decoding.js";
+import { checkedUnaryRequest } from "../request-decoding.js";
 import {
   type AdapterEnv,
   type Context,
@@ -41,7 +41,8 @@ export function webUnary<WebReq, WebRes, Req, Res>(
     const ctx = open(env, method, hctx);
     const work = (async () => {
       try {
-        const response = codec.response(await handler(checkedRequest(codec.request(request)), ctx));
+        const decoded = checkedUnaryRequest(method, codec.request(request));
+        const response = codec.response(await handler(decoded, ctx));
         endSpan(ctx.span, 0);
         return response;
       } catch (err) {
