@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { isInsideWorkingDirectory } from "./resolve-path.js";
 import type { PathContext } from "./types.js";
 
 /**
@@ -112,15 +113,16 @@ function parseValue(text: string, start: number): { value: string; end: number }
   }
 }
 
-/** Patterns for a setting's name: `*` stands for a subsection (which may hold dots) or a key. */
+/**
+ * Patterns for a setting's name: `*` stands for a subsection (which may hold dots) or a key.
+ * Settings git uses only to reach the network (`core.sshCommand`, credential helpers) are not
+ * here: no read-only command reaches it (`ls-remote` only of a path), and `url.*.insteadOf`, which
+ * could turn a path into a URL, is.
+ */
 const RUNS_A_PROGRAM: readonly string[] = [
   "core.fsmonitor",
   "core.pager",
   "core.editor",
-  "core.askpass",
-  "core.sshcommand",
-  "core.gitproxy",
-  "core.hookspath",
   "core.alternaterefscommand",
   "pager.*",
   "sequence.editor",
@@ -134,8 +136,6 @@ const RUNS_A_PROGRAM: readonly string[] = [
   "gpg.program",
   "gpg.*.program",
   "gpg.ssh.defaultkeycommand",
-  "credential.helper",
-  "credential.*.helper",
   "remote.*.uploadpack",
   "remote.*.receivepack",
   "remote.*.vcs",
@@ -159,13 +159,11 @@ const RUNS_A_PROGRAM: readonly string[] = [
   "hook.*.command",
 ];
 
-/** Settings that make git read or work on files elsewhere, which the check does not judge. */
-const READS_ELSEWHERE: readonly string[] = [
-  "include.path",
-  "includeif.*.path",
-  "core.worktree",
-  "mailmap.file",
-];
+/**
+ * Settings that make git read files elsewhere, which the check does not judge (`core.worktree` is
+ * judged by where it leads: a submodule's names its directory in the work tree).
+ */
+const READS_ELSEWHERE: readonly string[] = ["include.path", "includeif.*.path", "mailmap.file"];
 
 const patternOf = (pattern: string): RegExp =>
   new RegExp(`^${pattern.replace(/\./g, "\\.").replace(/\*/g, ".+")}$`);
@@ -208,6 +206,7 @@ export function repositoryConfigVerdict(gitDir: string, context: PathContext): s
   if (names.includes("commondir")) {
     return `${gitDir} takes its settings from another directory (commondir), not followed`;
   }
+  const settings: GitSetting[] = [];
   for (const file of ["config", "config.worktree"]) {
     const path = posix.join(gitDir, file);
     const text = names.includes(file) ? readSmallFile(path) : undefined;
@@ -217,16 +216,47 @@ export function repositoryConfigVerdict(gitDir: string, context: PathContext): s
       return `git's settings in ${path} cannot be read by the check (${parsed.reason})`;
     const why = settingVerdict(parsed.settings);
     if (why !== undefined) return `the repository's settings (${path}) set ${why}`;
+    settings.push(...parsed.settings);
   }
-  if (names.includes("hooks")) {
-    const hooks = listDirectory(posix.join(gitDir, "hooks")) ?? [];
-    const hook = READING_HOOKS.find((name) => hooks.includes(name));
+  const last = (name: string) => settings.findLast((setting) => setting.name === name)?.value;
+  const worktree = last("core.worktree");
+  if (worktree !== undefined) {
+    const where = posix.resolve(gitDir, worktree);
+    if (!isInsideWorkingDirectory(context.realPath?.(where) ?? where, context)) {
+      return `the repository's settings in ${gitDir} name the work tree ${where}, outside the working directories`;
+    }
+  }
+  const hooks = hookDirectories(gitDir, last("core.hookspath"), context);
+  if (typeof hooks === "string") return hooks;
+  for (const dir of hooks) {
+    const hook = READING_HOOKS.find((name) => listDirectory(dir)?.includes(name) === true);
     if (hook !== undefined) {
-      return `the repository has a ${hook} hook, which git runs when it refreshes its index or refs`;
+      return `the repository has a ${hook} hook (${dir}), which git runs when it refreshes its index or refs`;
     }
   }
   if (names.includes("modules")) return modulesVerdict(posix.join(gitDir, "modules"), context);
   return undefined;
+}
+
+/**
+ * The directories git takes hooks from: the repository's own, and the one `core.hooksPath` names
+ * (`~/` is the home directory; a relative path is taken from the work tree's top, known here only
+ * for a `.git` directory); why not, when that cannot be known.
+ */
+function hookDirectories(
+  gitDir: string,
+  hooksPath: string | undefined,
+  context: PathContext,
+): string[] | string {
+  const own = posix.join(gitDir, "hooks");
+  if (hooksPath === undefined || hooksPath === "") return [own];
+  if (hooksPath.startsWith("/")) return [own, hooksPath];
+  if (hooksPath === "~" || hooksPath.startsWith("~/")) {
+    return [own, posix.join(context.homeDir, hooksPath.slice(1))];
+  }
+  if (posix.basename(gitDir) === ".git")
+    return [own, posix.resolve(posix.dirname(gitDir), hooksPath)];
+  return `the repository's settings in ${gitDir} set core.hooksPath ${hooksPath}, relative to a work tree the check does not know`;
 }
 
 /** The submodules' repositories under `.git/modules` (a submodule's name may hold slashes). */

@@ -83,7 +83,6 @@ describe("the settings that make git do more than read", () => {
     ['[url "ext::sh -c x"]\ninsteadOf = ./y\n', "url.ext::sh -c x.insteadof"],
     ["[include]\npath = ../elsewhere\n", "include.path"],
     ['[includeIf "gitdir:/x/"]\npath = y\n', "includeif.gitdir:/x/.path"],
-    ["[core]\nworktree = /etc\n", "core.worktree"],
     ["[pager]\nlog = ./p.sh\n", "pager.log"],
     ["[gpg]\nprogram = ./g.sh\n", "gpg.program"],
   ])("%s names %s", (text, name) => {
@@ -96,6 +95,7 @@ describe("the settings that make git do more than read", () => {
     "[core]\nfsmonitor = false\n",
     "[core]\nfsmonitor\n",
     '[diff]\nalgorithm = histogram\n[diff "x"]\nxfuncname = "^sub"\n',
+    "[core]\nsshCommand = ssh -i ~/.ssh/work\n[credential]\nhelper = store\n",
   ])("%s: only reads", (text) => {
     expect(verdict(text)).toBeUndefined();
   });
@@ -150,6 +150,56 @@ describe("git in a repository whose settings run programs is not read-only", () 
     expectNotReadOnly("git --git-dir=fake --work-tree=. status", at(dir));
   });
 
+  it("a submodule added by git (its core.worktree inside) and hooks from core.hooksPath", () => {
+    const lib = repository("lib", []);
+    execFileSync("git", [
+      "-C",
+      lib,
+      "-c",
+      "user.email=a@b",
+      "-c",
+      "user.name=a",
+      "commit",
+      "-q",
+      "--allow-empty",
+      "-m",
+      "x",
+    ]);
+    const top = repository("with-submodule", []);
+    execFileSync("git", [
+      "-C",
+      top,
+      "-c",
+      "protocol.file.allow=always",
+      "submodule",
+      "add",
+      "-q",
+      lib,
+      "lib",
+    ]);
+    expectReadOnly("git status", at(top));
+    execFileSync("git", [
+      "-C",
+      top,
+      "config",
+      "--file",
+      ".git/modules/lib/config",
+      "core.worktree",
+      root,
+    ]);
+    expectNotReadOnly("git status", at(top));
+
+    const husky = repository("husky", [["core.hooksPath", ".husky/_"]]);
+    mkdirSync(path.join(husky, ".husky/_"), { recursive: true });
+    writeFileSync(path.join(husky, ".husky/_/pre-commit"), "#!/bin/sh\n", { mode: 0o755 });
+    expectReadOnly("git status", at(husky));
+    writeFileSync(path.join(husky, ".husky/_/post-index-change"), "#!/bin/sh\n", { mode: 0o755 });
+    expectNotReadOnly("git status", at(husky));
+
+    const outside = repository("worktree-outside", [["core.worktree", "/etc"]]);
+    expectNotReadOnly("git status", at(outside));
+  });
+
   it("a submodule's settings, a commondir, a worktree's settings, a hook and unreadable settings", () => {
     const sub = repository("submodule", []);
     mkdirSync(path.join(sub, ".git/modules/lib"), { recursive: true });
@@ -163,7 +213,7 @@ describe("git in a repository whose settings run programs is not read-only", () 
     expectNotReadOnly("git status", at(common));
 
     const worktree = repository("config-worktree", []);
-    writeFileSync(path.join(worktree, ".git/config.worktree"), "[core]\nsshCommand = x\n");
+    writeFileSync(path.join(worktree, ".git/config.worktree"), "[core]\npager = x\n");
     expectNotReadOnly("git status", at(worktree));
 
     const hooked = repository("hooked", []);
