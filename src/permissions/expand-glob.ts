@@ -1,5 +1,6 @@
 import { unfolded } from "./resolve-path.js";
 import type { PathContext } from "./types.js";
+import { anyChar, literal, matchTokens, star, type WildcardToken } from "./wildcard-match.js";
 
 /**
  * What a wildcard word names on disk, as bash expands it by default (no dotglob, no globstar, no
@@ -60,7 +61,7 @@ export function expandGlob(
     for (const prefix of prefixes) {
       for (const name of list(prefix === "" ? "/" : prefix) ?? []) {
         if (name.startsWith(".") && !segment.startsWith(".")) continue;
-        if (!pattern.test(name)) continue;
+        if (!matchTokens(pattern, name)) continue;
         next.push(`${prefix}/${name}`);
         if (next.length > limit) return undefined;
       }
@@ -71,28 +72,26 @@ export function expandGlob(
   return prefixes;
 }
 
-/** One segment's pattern as a regular expression over a whole name. */
-function segmentPattern(segment: string): RegExp {
-  let source = "";
+/** One segment's pattern as wildcard tokens over a whole name (see `matchTokens`). */
+function segmentPattern(segment: string): WildcardToken[] {
+  const tokens: WildcardToken[] = [];
   for (let i = 0; i < segment.length; i += 1) {
     const c = segment[i] as string;
-    if (c === "*") source += ".*";
-    else if (c === "?") source += ".";
+    if (c === "*") tokens.push(star);
+    else if (c === "?") tokens.push(anyChar);
     else if (c === "[") {
       const end = bracketEnd(segment, i);
-      if (end === -1) source += "\\[";
+      if (end === -1) tokens.push(literal("["));
       else {
-        source += bracketClass(segment.slice(i + 1, end));
+        const member = bracketMember(segment.slice(i + 1, end));
+        // A range bash reads but JavaScript refuses (`[z-a]`): taken as matching every name.
+        if (member === undefined) return [star];
+        tokens.push(member);
         i = end;
       }
-    } else source += c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+    } else tokens.push(literal(c));
   }
-  try {
-    return new RegExp(`^${source}$`, "s");
-  } catch {
-    // A range bash reads but JavaScript refuses (`[z-a]`): taken as matching every name.
-    return /^/;
-  }
+  return tokens;
 }
 
 /** The index of the `]` that closes the bracket expression opened at `start`, or -1. */
@@ -111,13 +110,19 @@ function bracketEnd(segment: string, start: number): number {
 }
 
 /**
- * A bracket expression's body (`!a-z`) as a JavaScript character class. One with a character
- * class, a collating symbol or an equivalence class (`[:digit:]`, `[.k.]`, `[=k=]`) is taken as
- * any character: more matches, never fewer.
+ * A bracket expression's body (`!a-z`) as a token for one character, or undefined when JavaScript
+ * refuses it as a character class. One with a character class, a collating symbol or an
+ * equivalence class (`[:digit:]`, `[.k.]`, `[=k=]`) is taken as any character: more matches,
+ * never fewer.
  */
-function bracketClass(body: string): string {
-  if (/\[[:.=]/.test(body)) return ".";
+function bracketMember(body: string): WildcardToken | undefined {
+  if (/\[[:.=]/.test(body)) return anyChar;
   const negated = body.startsWith("!") || body.startsWith("^");
   const inner = (negated ? body.slice(1) : body).replace(/[\\\]^[]/g, "\\$&");
-  return `[${negated ? "^" : ""}${inner}]`;
+  try {
+    const member = new RegExp(`^[${negated ? "^" : ""}${inner}]$`, "s");
+    return { star: false, test: (c) => member.test(c) };
+  } catch {
+    return undefined;
+  }
 }

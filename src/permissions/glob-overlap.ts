@@ -55,7 +55,7 @@ function matcher(pattern: string): (name: string) => boolean {
   let match = matchers.get(pattern);
   if (match === undefined) {
     if (matchers.size >= 256) matchers.clear();
-    match = picomatch(pattern, { dot: true });
+    match = picomatch(pattern, { dot: true, noextglob: true });
     matchers.set(pattern, match);
   }
   return match;

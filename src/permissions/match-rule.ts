@@ -6,6 +6,7 @@ import { globsMayOverlap, hasWildcard } from "./glob-overlap.js";
 import { innerCommands, splitAssignments, unwrap } from "./shell-command.js";
 import type { Located } from "./resolve-path.js";
 import type { PathContext, PermissionRule } from "./types.js";
+import { matchesStarParts } from "./wildcard-match.js";
 
 /**
  * Rule matching. A rule without content matches every call of its tool. With content:
@@ -204,27 +205,31 @@ export function matchesBashPattern(pattern: string, text: string): boolean {
     const prefix = normalized.slice(0, -2);
     return text === prefix || text.startsWith(`${prefix} `);
   }
-  if (/(^|[^\\])(\\\\)*\*/.test(normalized)) return wildcardRegExp(normalized).test(text);
+  if (/(^|[^\\])(\\\\)*\*/.test(normalized)) return wildcardMatches(normalized, text);
   return text.includes(normalized.replace(/\\([\\*])/g, "$1"));
 }
 
-/** A full-match regular expression for a wildcard pattern; a trailing ` *` also matches nothing. */
-function wildcardRegExp(pattern: string): RegExp {
-  const optionalTail = /(^|[^\\]) \*$/.test(pattern);
-  const body = optionalTail ? pattern.slice(0, -2) : pattern;
-  let source = "";
-  for (let k = 0; k < body.length; k += 1) {
-    const c = body[k] as string;
-    if (c === "\\" && k + 1 < body.length) {
+/**
+ * Whether a wildcard pattern (`*` any text, `\*` a star) matches the whole of `text`; a trailing
+ * ` *` also matches nothing (`git *` matches `git`). Linear in the text for each part of the
+ * pattern: no regular expression, so no backtracking (see wildcard-match.ts).
+ */
+function wildcardMatches(pattern: string, text: string): boolean {
+  const parts = [""];
+  for (let k = 0; k < pattern.length; k += 1) {
+    const c = pattern[k] as string;
+    if (c === "\\" && k + 1 < pattern.length) {
       k += 1;
-      source += escapeRegExp(body[k] as string);
-    } else source += c === "*" ? ".*" : escapeRegExp(c);
+      parts[parts.length - 1] += pattern[k] as string;
+    } else if (c === "*") parts.push("");
+    else parts[parts.length - 1] += c;
   }
-  return new RegExp(`^${source}${optionalTail ? "(?: .*)?" : ""}$`, "s");
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  if (matchesStarParts(parts, text)) return true;
+  if (!/(^|[^\\]) \*$/.test(pattern)) return false;
+  // Without its trailing ` *`: the parts but the last (empty) one, the space taken off.
+  const bare = parts.slice(0, -1);
+  bare[bare.length - 1] = (bare[bare.length - 1] as string).slice(0, -1);
+  return matchesStarParts(bare, text);
 }
 
 const matchers = new Map<string, (path: string) => boolean>();
@@ -265,7 +270,7 @@ function matcher(glob: string): (path: string) => boolean {
   let match = matchers.get(glob);
   if (match === undefined) {
     if (matchers.size >= 1000) matchers.clear();
-    match = picomatch(glob, { dot: true });
+    match = picomatch(glob, { dot: true, noextglob: true });
     matchers.set(glob, match);
   }
   return match;

@@ -1,3 +1,4 @@
+import { globTooComplex } from "./glob-limits.js";
 import type { PermissionRule } from "./types.js";
 
 /**
@@ -26,6 +27,9 @@ const RULE_TOOL_NAME = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_RULE_TOOL_NAME_CHARS}}
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
 
+/** The tools whose rules' content is a glob (see match-rule.ts). */
+const GLOB_RULE_TOOLS = new Set(["Read", "Write", "Edit", "Glob", "Grep"]);
+
 /** What is wrong with a rule's tool name or content, by field (`tool_name`, `rule_content`). */
 export interface RuleProblem {
   field: "tool_name" | "rule_content";
@@ -34,8 +38,9 @@ export interface RuleProblem {
 
 /**
  * Why a rule cannot be stored or configured: a tool name that is not one, or content that is
- * empty (present but blank: a rule for the whole tool leaves it unset), too long, or holding a
- * control character. Empty when the rule is fine.
+ * empty (present but blank: a rule for the whole tool leaves it unset), too long, a glob too
+ * complex to match quickly (see glob-limits.ts), or holding a control character. Empty when the
+ * rule is fine.
  */
 export function ruleProblems(
   rule: Pick<PermissionRule, "toolName" | "ruleContent">,
@@ -61,6 +66,11 @@ export function ruleProblems(
       problems.push({
         field: "rule_content",
         description: `is ${bytes} bytes; a rule's content is at most ${MAX_RULE_CONTENT_BYTES} bytes`,
+      });
+    } else if (GLOB_RULE_TOOLS.has(toolName ?? "") && globTooComplex(ruleContent) !== undefined) {
+      problems.push({
+        field: "rule_content",
+        description: `${globTooComplex(ruleContent) ?? ""} (a glob past that could take the server seconds to match)`,
       });
     } else if (CONTROL_CHARACTER.test(ruleContent)) {
       const code = ruleContent.match(CONTROL_CHARACTER)![0].charCodeAt(0);

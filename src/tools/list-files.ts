@@ -1,6 +1,7 @@
 import { stat, realpath } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { glob } from "tinyglobby";
+import { globTooComplex } from "../permissions/index.js";
 import { isInside, realWorkingDirectories, resolveInside } from "./paths.js";
 
 /** Directories not searched unless a pattern names them as a path segment. */
@@ -36,7 +37,10 @@ export async function searchRoot(
   return { ok: false, error: `${where.requested} is not a directory.` };
 }
 
-/** Why a glob pattern may not be used (absolute, or a `..` segment), or null when it is fine. */
+/**
+ * Why a glob pattern may not be used (absolute, a `..` segment, or too complex to match quickly:
+ * see `globTooComplex`), or null when it is fine.
+ */
 export function patternError(pattern: string): string | null {
   if (isAbsolute(pattern)) {
     return `The pattern ${JSON.stringify(pattern)} is absolute; give it relative to \`path\`.`;
@@ -44,6 +48,8 @@ export function patternError(pattern: string): string | null {
   if (pattern.split(/[/\\{},]/).includes("..")) {
     return `The pattern ${JSON.stringify(pattern)} contains "..": set \`path\` to search elsewhere.`;
   }
+  const complex = globTooComplex(pattern);
+  if (complex !== undefined) return `The pattern ${JSON.stringify(pattern)} ${complex}.`;
   return null;
 }
 
@@ -78,6 +84,7 @@ export async function listFiles(
     onlyFiles: true,
     followSymbolicLinks: false,
     expandDirectories: false,
+    extglob: false,
     ignore,
     signal,
   });

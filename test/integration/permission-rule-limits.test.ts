@@ -42,6 +42,8 @@ describe("PermissionService rule limits", () => {
       [{ toolName: "Bash", ruleContent: "x".repeat(100_000) }, "rule_content", /at most 1024/],
       [{ toolName: "Bash", ruleContent: "git\u0000push" }, "rule_content", /control character/],
       [{ toolName: "Bash", ruleContent: "ls\n rm -rf /" }, "rule_content", /control character/],
+      [{ toolName: "Read", ruleContent: "*a*a*a*b" }, "rule_content", /at most 2 in one segment/],
+      [{ toolName: "Edit", ruleContent: "+(a|aa)b" }, "rule_content", /extglob/],
       [{ toolName: "Nope Tool()" }, "tool_name", /is not a tool name/],
       [{ toolName: "Bash\u0000" }, "tool_name", /is not a tool name/],
       [{ toolName: "T".repeat(65) }, "tool_name", /is not a tool name/],

@@ -37,6 +37,20 @@ describe("Glob", () => {
     });
   });
 
+  it("refuses a pattern too complex to match quickly, saying why, and still finds long names", async () => {
+    const long = await file(`${"a".repeat(200)}b.txt`, 0);
+    for (const [pattern, why] of [
+      [`${"*a".repeat(6)}*b.txt`, /has 7 wildcards \* in the segment .*; at most 2 in one segment/],
+      ["+(a|aa)b.txt", /holds an extglob/],
+    ] as const) {
+      const result = await globTool.run({ pattern }, toolContext([box.work]));
+      expect(result.state).toBe("error");
+      expect(result.output).toMatch(why);
+    }
+    const found = await globTool.run({ pattern: "*a*b.txt" }, toolContext([box.work]));
+    expect(found.output).toBe(long);
+  });
+
   it("searches under `path` and includes dot files", async () => {
     const inSrc = await file("src/a.ts", 10);
     const dot = await file("src/.hidden.ts", 5);
