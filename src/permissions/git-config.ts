@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { isInsideWorkingDirectory } from "./resolve-path.js";
+import { repositoryLayoutVerdict } from "./git-repository-layout.js";
 import type { PathContext } from "./types.js";
 
 /**
@@ -163,12 +164,52 @@ const RUNS_A_PROGRAM: readonly string[] = [
  * Settings that make git read files elsewhere, which the check does not judge (`core.worktree` is
  * judged by where it leads: a submodule's names its directory in the work tree).
  */
-const READS_ELSEWHERE: readonly string[] = ["include.path", "includeif.*.path", "mailmap.file"];
+const READS_ELSEWHERE: readonly string[] = [
+  "include.path",
+  "includeif.*.path",
+  "mailmap.file",
+  "core.excludesfile",
+  "core.attributesfile",
+  "diff.orderfile",
+  "blame.ignorerevsfile",
+];
+
+/**
+ * Settings that make a read fetch: a partial clone's promisor remote is asked for every object
+ * the clone lacks (`git show` of a file it never fetched), over the network or from a path.
+ */
+const FETCHES: readonly string[] = ["extensions.partialclone", "remote.*.promisor"];
+
+/** git's false booleans: a key written with `=` and nothing after it is false too. */
+const FALSE_VALUES = new Set(["false", "no", "off", "0", ""]);
+const SIGNATURE_FORMAT = /%G|%\(signature/;
+
+/**
+ * Settings whose value makes git verify signatures, which runs gpg (or ssh-keygen, gpgsm) on
+ * `git log`: `log.showSignature` set true, or a format that shows a signature's state (`%G?`),
+ * as `format.pretty` or as a named format (`pretty.NAME`) that `--format=NAME` uses.
+ */
+const VERIFIES_SIGNATURES: readonly {
+  name: string;
+  runs: (value: string | undefined) => boolean;
+}[] = [
+  {
+    name: "log.showsignature",
+    runs: (value) => !FALSE_VALUES.has((value ?? "true").toLowerCase()),
+  },
+  { name: "format.pretty", runs: (value) => SIGNATURE_FORMAT.test(value ?? "") },
+  { name: "pretty.*", runs: (value) => SIGNATURE_FORMAT.test(value ?? "") },
+];
 
 const patternOf = (pattern: string): RegExp =>
   new RegExp(`^${pattern.replace(/\./g, "\\.").replace(/\*/g, ".+")}$`);
 const PROGRAM_PATTERNS = RUNS_A_PROGRAM.map(patternOf);
 const ELSEWHERE_PATTERNS = READS_ELSEWHERE.map(patternOf);
+const FETCH_PATTERNS = FETCHES.map(patternOf);
+const SIGNATURE_PATTERNS = VERIFIES_SIGNATURES.map(({ name, runs }) => ({
+  pattern: patternOf(name),
+  runs,
+}));
 
 /**
  * Values git reads as booleans: `core.fsmonitor` set to one of them runs nothing, or git's own
@@ -186,6 +227,12 @@ export function settingVerdict(settings: readonly GitSetting[]): string | undefi
     if (ELSEWHERE_PATTERNS.some((pattern) => pattern.test(name))) {
       return `${name}, which takes git to files the check does not follow`;
     }
+    if (FETCH_PATTERNS.some((pattern) => pattern.test(name))) {
+      return `${name}, which makes git fetch the objects it lacks from a remote`;
+    }
+    if (SIGNATURE_PATTERNS.some(({ pattern, runs }) => pattern.test(name) && runs(value))) {
+      return `${name}, which makes git log verify signatures with gpg`;
+    }
   }
   return undefined;
 }
@@ -202,6 +249,8 @@ const READING_HOOKS = ["post-index-change", "reference-transaction"];
 export function repositoryConfigVerdict(gitDir: string, context: PathContext): string | undefined {
   const { readSmallFile, listDirectory } = context;
   if (readSmallFile === undefined || listDirectory === undefined) return undefined;
+  const layout = repositoryLayoutVerdict(gitDir, context);
+  if (layout !== undefined) return layout;
   const names = listDirectory(gitDir) ?? [];
   if (names.includes("commondir")) {
     return `${gitDir} takes its settings from another directory (commondir), not followed`;
@@ -270,6 +319,37 @@ function modulesVerdict(dir: string, context: PathContext): string | undefined {
       ? repositoryConfigVerdict(path, context)
       : modulesVerdict(path, context);
     if (why !== undefined) return why;
+  }
+  return undefined;
+}
+
+/**
+ * Why the submodules checked out in the work tree at `top` make git do more than read, or
+ * undefined. `git status` and `git diff` run git in each submodule `.gitmodules` names, with the
+ * settings of the repository its `.git` holds (a directory of its own) or names (`gitdir: …`),
+ * wherever that is: each is read as the main repository's are.
+ */
+export function worktreeSubmodulesVerdict(top: string, context: PathContext): string | undefined {
+  const { readSmallFile, listDirectory } = context;
+  if (readSmallFile === undefined || listDirectory === undefined) return undefined;
+  if (!(listDirectory(top) ?? []).includes(".gitmodules")) return undefined;
+  const text = readSmallFile(posix.join(top, ".gitmodules"));
+  if (text === undefined) return undefined;
+  const parsed = parseGitConfig(text);
+  if (!parsed.ok) return `${top}/.gitmodules cannot be read by the check (${parsed.reason})`;
+  for (const { name, value } of parsed.settings) {
+    if (!/^submodule\..+\.path$/.test(name) || value === undefined) continue;
+    const dir = posix.join(top, value);
+    if (!(listDirectory(dir) ?? []).includes(".git")) continue;
+    const dotGit = posix.join(dir, ".git");
+    let gitDir = dotGit;
+    if (listDirectory(dotGit) === undefined) {
+      const named = /^gitdir: (.+)$/m.exec(readSmallFile(dotGit) ?? "")?.[1];
+      if (named === undefined) return `${dotGit} names no repository the check can follow`;
+      gitDir = posix.resolve(dir, named.trim());
+    }
+    const why = repositoryConfigVerdict(gitDir, context);
+    if (why !== undefined) return `the submodule at ${dir}: ${why}`;
   }
   return undefined;
 }

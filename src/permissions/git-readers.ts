@@ -125,6 +125,10 @@ const config: ReaderSpec = {
       operands[0] === "get" ||
       operands[0] === "list";
     if (!reads) return "git config without --get or --list may change the configuration";
+    // Only a file's own settings are read: `--includes` follows its include.path anywhere.
+    if (given(options, "--includes")) {
+      return "git config --includes reads the files that include.path names, anywhere";
+    }
     return given(options, "--local", "--worktree", "-f", "--file", "--blob")
       ? undefined
       : "git config without --local also reads the user's and the system's configuration";

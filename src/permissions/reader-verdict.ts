@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { parseArgs } from "./command-options.js";
 import { readFind } from "./find-expression.js";
-import { repositoryConfigVerdict } from "./git-config.js";
+import { repositoryConfigVerdict, worktreeSubmodulesVerdict } from "./git-config.js";
 import { GIT_READERS, splitGit } from "./git-readers.js";
 import { READER_PROGRAMS } from "./reader-programs.js";
 import type { ReaderSpec } from "./reader-spec.js";
@@ -131,6 +131,11 @@ function gitVerdict(
   const settings =
     settingsAt === undefined ? undefined : repositoryConfigVerdict(settingsAt, context);
   if (settings !== undefined) return settings;
+  const submodules =
+    found !== undefined && "top" in found
+      ? worktreeSubmodulesVerdict(found.top, context)
+      : undefined;
+  if (submodules !== undefined) return submodules;
   if (sub === "help") return undefined;
   // A `rev:path` operand shows a file (or a whole tree) of the repository, from its top.
   const known = found !== undefined && "top" in found;

@@ -52,7 +52,15 @@ interface Case {
    * Settings written with `git config` into WD's repository (`git: true`), or, with `dir`, into a
    * bare repository the test lays out at WD/dir; `attributes`: WD/.gitattributes.
    */
-  gitSettings?: { dir?: string; attributes?: string; settings: (c: Ctx) => [string, string][] };
+  gitSettings?: {
+    dir?: string;
+    attributes?: string;
+    /** A repository at WD/<submodule>, registered as WD's submodule, that takes the settings. */
+    submodule?: string;
+    settings: (c: Ctx) => [string, string][];
+  };
+  /** WD's repository borrows the objects of a repository in OUT that holds OUT/secret.txt. */
+  alternates?: boolean;
   /** Create WD/secret/key.txt and the symlink WD/alias -> secret. */
   secretDir?: boolean;
   /** Hard-link OUT/secret.txt as WD/linked.txt. */
@@ -146,6 +154,31 @@ const CASES: Case[] = [
     input: bash(() => "git --git-dir=fake --work-tree=. status"),
     expect: "park",
     markers: ["m-gitdir"],
+  },
+  {
+    name: "git status where a submodule checked out in WD has core.fsmonitor 'touch OUT/m-submodule'",
+    mode: "default",
+    git: true,
+    gitSettings: {
+      submodule: "lib",
+      settings: (c) => [["core.fsmonitor", `touch ${q(`${c.out}/m-submodule`)}; false`]],
+    },
+    input: bash(() => "git status"),
+    expect: "park",
+    markers: ["m-submodule"],
+  },
+  {
+    name: "git cat-file -p of OUT/secret.txt's blob, where WD's repository borrows OUT's objects",
+    mode: "accept_edits",
+    git: true,
+    alternates: true,
+    input: bash((c) => {
+      const blob = execFileSync("git", ["hash-object", path.join(c.out, "secret.txt")], {
+        encoding: "utf8",
+      }).trim();
+      return `git cat-file -p ${blob}`;
+    }),
+    expect: "park",
   },
   {
     name: "pushd OUT; pushd WD; pushd +1; cat secret.txt (the stack's rotation lands in OUT)",
@@ -519,13 +552,43 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
     execFileSync("git", ["-C", wd, "add", "f.txt"]);
   }
   if (c.gitSettings) {
-    const { dir, attributes, settings } = c.gitSettings;
-    const where = dir === undefined ? ["-C", wd] : [`--git-dir=${path.join(wd, dir)}`];
+    const { dir, attributes, submodule, settings } = c.gitSettings;
+    const where =
+      dir !== undefined
+        ? [`--git-dir=${path.join(wd, dir)}`]
+        : ["-C", submodule === undefined ? wd : path.join(wd, submodule)];
     if (dir !== undefined) execFileSync("git", ["init", "-q", "--bare", path.join(wd, dir)]);
+    if (submodule !== undefined) {
+      const sub = path.join(wd, submodule);
+      execFileSync("git", ["init", "-q", sub]);
+      await writeFile(path.join(sub, "s.txt"), "s\n");
+      execFileSync("git", ["-C", sub, "add", "s.txt"]);
+      const who = ["-c", "user.name=t", "-c", "user.email=t@example.com"];
+      execFileSync("git", ["-C", sub, ...who, "commit", "-qm", "s"]);
+      execFileSync("git", ["-C", wd, "add", submodule]);
+      await writeFile(
+        path.join(wd, ".gitmodules"),
+        `[submodule "${submodule}"]\n\tpath = ${submodule}\n\turl = ./${submodule}\n`,
+      );
+    }
     if (attributes !== undefined) await writeFile(path.join(wd, ".gitattributes"), attributes);
     for (const [name, value] of settings({ wd, out, outsideSecret, key })) {
       execFileSync("git", [...where, "config", name, value]);
     }
+  }
+  if (c.alternates) {
+    const objects = path.join(out, "objects.git");
+    execFileSync("git", ["init", "-q", "--bare", objects]);
+    execFileSync("git", [
+      `--git-dir=${objects}`,
+      "hash-object",
+      "-w",
+      path.join(out, "secret.txt"),
+    ]);
+    await writeFile(
+      path.join(wd, ".git", "objects", "info", "alternates"),
+      `${path.join(objects, "objects")}\n`,
+    );
   }
   if (c.secretDir) {
     await rm(path.join(wd, "alias"), { force: true });

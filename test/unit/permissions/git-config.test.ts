@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,6 +85,16 @@ describe("the settings that make git do more than read", () => {
     ['[includeIf "gitdir:/x/"]\npath = y\n', "includeif.gitdir:/x/.path"],
     ["[pager]\nlog = ./p.sh\n", "pager.log"],
     ["[gpg]\nprogram = ./g.sh\n", "gpg.program"],
+    ["[log]\nshowSignature = true\n", "log.showsignature"],
+    ["[log]\nshowSignature\n", "log.showsignature"],
+    ['[format]\npretty = "%h %G?"\n', "format.pretty"],
+    ['[pretty]\nsig = "%h %(signature)"\n', "pretty.sig"],
+    ["[extensions]\npartialClone = origin\n", "extensions.partialclone"],
+    ['[remote "origin"]\npromisor = true\n', "remote.origin.promisor"],
+    ["[core]\nexcludesFile = /etc/passwd\n", "core.excludesfile"],
+    ["[core]\nattributesFile = /x\n", "core.attributesfile"],
+    ["[diff]\norderFile = /x\n", "diff.orderfile"],
+    ["[blame]\nignoreRevsFile = /x\n", "blame.ignorerevsfile"],
   ])("%s names %s", (text, name) => {
     expect(verdict(text)).toContain(name);
   });
@@ -96,6 +106,9 @@ describe("the settings that make git do more than read", () => {
     "[core]\nfsmonitor\n",
     '[diff]\nalgorithm = histogram\n[diff "x"]\nxfuncname = "^sub"\n',
     "[core]\nsshCommand = ssh -i ~/.ssh/work\n[credential]\nhelper = store\n",
+    "[log]\nshowSignature = false\n",
+    "[log]\nshowSignature =\n",
+    '[format]\npretty = "%h %s"\n[pretty]\nshort = "%h %an"\n',
   ])("%s: only reads", (text) => {
     expect(verdict(text)).toBeUndefined();
   });
@@ -229,5 +242,110 @@ describe("git in a repository whose settings run programs is not read-only", () 
     const large = repository("large", []);
     writeFileSync(path.join(large, ".git/config"), `[core]\n${"# x\n".repeat(20_000)}`);
     expectNotReadOnly("git status", at(large));
+  });
+});
+
+describe("git in a repository whose files lead outside the working directories is not read-only", () => {
+  const committed = (dir: string): string => {
+    execFileSync("git", ["init", "-q", dir]);
+    writeFileSync(path.join(dir, "secret.txt"), "KEY\n");
+    execFileSync("git", ["-C", dir, "add", "secret.txt"]);
+    execFileSync("git", [
+      "-C",
+      dir,
+      "-c",
+      "user.name=a",
+      "-c",
+      "user.email=a@b",
+      "commit",
+      "-qm",
+      "x",
+    ]);
+    return execFileSync("git", ["-C", dir, "rev-parse", "HEAD:secret.txt"], {
+      encoding: "utf8",
+    }).trim();
+  };
+  const at = (dir: string): Partial<PermissionRequest> => ({
+    workingDirectories: [dir],
+    realPath: realPathOf,
+    listDirectory: listDirectoryOf,
+    readSmallFile: readSmallFileOf,
+  });
+  let outside: string;
+  let blob: string;
+  beforeAll(() => {
+    outside = path.join(root, "layout-outside");
+    blob = committed(outside);
+  });
+  const workingDirectory = (name: string): string => {
+    const dir = path.join(root, name);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+
+  it("a plain repository with history: read-only", () => {
+    const dir = workingDirectory("layout-plain");
+    committed(dir);
+    for (const command of ["git status", "git log -p", "git show HEAD:secret.txt", "git diff"]) {
+      expectReadOnly(command, at(dir));
+    }
+  });
+
+  it("a .git that is a link to a repository elsewhere", () => {
+    const dir = workingDirectory("layout-link");
+    symlinkSync(path.join(outside, ".git"), path.join(dir, ".git"));
+    expectNotReadOnly("git show HEAD:secret.txt", at(dir));
+    expectNotReadOnly("git status", at(dir));
+  });
+
+  it("objects that lead elsewhere, or borrowed from elsewhere (objects/info/alternates)", () => {
+    const linked = workingDirectory("layout-objects");
+    execFileSync("git", ["init", "-q", linked]);
+    rmSync(path.join(linked, ".git/objects"), { recursive: true });
+    symlinkSync(path.join(outside, ".git/objects"), path.join(linked, ".git/objects"));
+    expectNotReadOnly(`git cat-file -p ${blob}`, at(linked));
+
+    const borrowing = workingDirectory("layout-alternates");
+    execFileSync("git", ["init", "-q", borrowing]);
+    expectReadOnly(`git cat-file -p ${blob}`, at(borrowing));
+    writeFileSync(
+      path.join(borrowing, ".git/objects/info/alternates"),
+      `${path.join(outside, ".git/objects")}\n`,
+    );
+    expectNotReadOnly(`git cat-file -p ${blob}`, at(borrowing));
+    expectNotReadOnly("git log", at(borrowing));
+  });
+
+  it("--git-dir naming a .git file (gitdir: elsewhere)", () => {
+    const dir = workingDirectory("layout-gitfile");
+    writeFileSync(path.join(dir, "gf"), `gitdir: ${path.join(outside, ".git")}\n`);
+    expectNotReadOnly("git --git-dir=gf show HEAD:secret.txt", at(dir));
+  });
+
+  it("a submodule checked out in the work tree, with a repository of its own or one elsewhere", () => {
+    const dir = workingDirectory("layout-submodules");
+    execFileSync("git", ["init", "-q", dir]);
+    execFileSync("git", ["init", "-q", path.join(dir, "lib")]);
+    writeFileSync(
+      path.join(dir, ".gitmodules"),
+      '[submodule "lib"]\n\tpath = lib\n\turl = ./lib\n',
+    );
+    expectReadOnly("git status", at(dir));
+    execFileSync("git", ["-C", path.join(dir, "lib"), "config", "core.fsmonitor", "./m"]);
+    expectNotReadOnly("git status", at(dir));
+
+    const far = workingDirectory("layout-submodule-elsewhere");
+    execFileSync("git", ["init", "-q", far]);
+    mkdirSync(path.join(far, "lib"));
+    writeFileSync(path.join(far, "lib/.git"), `gitdir: ${path.join(outside, ".git")}\n`);
+    writeFileSync(path.join(far, ".gitmodules"), '[submodule "lib"]\n\tpath = lib\n\turl = x\n');
+    expectNotReadOnly("git status", at(far));
+  });
+
+  it("git config --includes follows include.path wherever it leads", () => {
+    const dir = workingDirectory("layout-includes");
+    writeFileSync(path.join(dir, "cfg"), "[include]\n\tpath = /etc/gitconfig\n");
+    expectReadOnly("git config -f cfg --list", at(dir));
+    expectNotReadOnly("git config -f cfg --includes --list", at(dir));
   });
 });

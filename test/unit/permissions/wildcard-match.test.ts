@@ -87,7 +87,7 @@ describe("matching that a regular expression would take minutes over", () => {
       toolName: "Bash",
       ruleContent: `${"*a".repeat(12)}*b`,
       behavior: "deny" as const,
-      source: "session" as const,
+      source: "api" as const,
     };
     expect(ruleProblems(rule)).toEqual([]);
     expect(matchesRule(rule, "Bash", { command: `echo ${long}` })).toBe(false);
