@@ -68,10 +68,42 @@ const verifiesSignatures = (options: readonly GivenOption[]): string | undefined
   options.some((option) => /%G|%\(signature/.test(option.value ?? ""))
     ? "a format that verifies signatures runs gpg"
     : undefined;
+/**
+ * What a command prints of the files in the repository when no path limits it: `git diff` and
+ * `git show` print changes to any file, `git log -p` the history of every file, `git cat-file` any
+ * object. It reads the whole repository from its top (`:/`), so a `Read(…)` rule on a part of it
+ * covers the call; with paths (`git diff -- src`), what they name.
+ */
+const wholeRepository = (): string => ":/";
+const LOG_PATCH = [
+  "-p",
+  "-u",
+  "-U",
+  "-W",
+  "-L",
+  "-c",
+  "--patch",
+  "--unified",
+  "--patch-with-raw",
+  "--patch-with-stat",
+  "--word-diff",
+  "--word-diff-regex",
+  "--color-words",
+  "--function-context",
+  "--binary",
+  "--cc",
+  "--dd",
+  "--remerge-diff",
+  "--combined-all-paths",
+];
+const printsFiles = { defaultOperand: wholeRepository, walks: alwaysWalks };
 const log = spec("pusimnMCBDRWwbzRaG", "nUSGlLlO", LOG_LONG, DIFF_EFFECTS, {
   check: verifiesSignatures,
+  defaultOperand: (options) => (given(options, ...LOG_PATCH) ? wholeRepository() : undefined),
+  walks: (options) => given(options, ...LOG_PATCH),
 });
-const diff = spec("pusRzabwWMCBD", "UlSGO", DIFF_LONG, DIFF_EFFECTS);
+const show: ReaderSpec = { ...log, ...printsFiles };
+const diff = spec("pusRzabwWMCBD", "UlSGO", DIFF_LONG, DIFF_EFFECTS, printsFiles);
 
 const grep = spec(
   "aiIrwvhHEGPFnlLzocpWq",
@@ -175,7 +207,7 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
   ),
   log,
   whatchanged: log,
-  show: log,
+  show,
   diff,
   shortlog: spec("nsecw", "", `numbered summary email committer group= ${LOG_LONG}`, DIFF_EFFECTS, {
     check: verifiesSignatures,
@@ -233,11 +265,13 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
         : "git ls-remote reaches a configured remote, wherever its URL leads";
     },
   },
-  "cat-file": text(
+  "cat-file": spec(
     "tsepZ",
     "",
     "textconv filters batch[=] batch-check[=] batch-command[=] batch-all-objects " +
       "follow-symlinks buffer unordered allow-unknown-type path= use-mailmap no-use-mailmap",
+    {},
+    printsFiles,
   ),
   "show-ref": text(
     "dsq",
@@ -263,7 +297,7 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
   "reflog show": log,
   stash: onlyWords("stash", () => false),
   "stash list": log,
-  "stash show": log,
+  "stash show": show,
   worktree: onlyWords("worktree", (args) => args[0] === "list"),
   remote: onlyWords(
     "remote",

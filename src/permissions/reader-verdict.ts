@@ -147,8 +147,11 @@ function gitVerdict(
   // revision (`git grep KEY HEAD`), may reach anything under where git runs, or the repository.
   for (const word of pathspecs) {
     if (word.startsWith(":")) read(".", known ? top : (context.workingDirectories[0] ?? top), true);
+    // `rev:path` shows that path, read above; another word that is no path is a revision, whose
+    // changes span the repository (`git show HEAD`, `git diff main`).
+    else if (objectPaths([word]).length > 0) continue;
     else if (/[*?[\\]/.test(word) || existsAt(word, context, gitBase) !== true)
-      read(".", gitBase, true);
+      read(".", known ? top : gitBase, true);
   }
   if (gitDir !== undefined || found === undefined) return undefined;
   if ("why" in found) return found.why;

@@ -63,6 +63,8 @@ interface Case {
   alternates?: boolean;
   /** Create WD/secret/key.txt and the symlink WD/alias -> secret. */
   secretDir?: boolean;
+  /** Stage WD/secret/key.txt in WD's repository (with `git` and `secretDir`). */
+  stageSecret?: boolean;
   /** Hard-link OUT/secret.txt as WD/linked.txt. */
   hardLink?: boolean;
   /** Create OUT/inner and the symlink WD/outlink -> OUT/inner. */
@@ -431,6 +433,24 @@ const CASES: Case[] = [
     expect: "deny",
   },
   {
+    name: "deny rule: Bash git diff --cached where secret/key.txt is staged (it prints every file)",
+    mode: "default",
+    git: true,
+    secretDir: true,
+    stageSecret: true,
+    input: bash(() => "git diff --cached"),
+    expect: "deny",
+  },
+  {
+    name: "deny rule: Bash git diff --cached -- notes runs (it prints only notes/)",
+    mode: "default",
+    git: true,
+    secretDir: true,
+    stageSecret: true,
+    input: bash(() => "git diff --cached -- notes"),
+    expect: "run",
+  },
+  {
     name: "deny rule: Bash find . -type f (the walk lists secret/)",
     mode: "default",
     secretDir: true,
@@ -595,6 +615,7 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
     await mkdir(path.join(wd, "secret"), { recursive: true });
     await writeFile(path.join(wd, "secret", "key.txt"), `${key}\n`);
     await symlink("secret", path.join(wd, "alias"));
+    if (c.stageSecret) execFileSync("git", ["-C", wd, "add", "secret/key.txt"]);
   }
   if (c.hardLink) await link(path.join(out, "secret.txt"), path.join(wd, "linked.txt"));
   if (c.outLink) {

@@ -331,16 +331,30 @@ describe("a Read rule reaches what a command sees and what git reaches its own w
     "git grep KEY -- 'src/m?ts'",
     "git ls-files ':(top)'",
     "git grep --no-index KEY ':!x'",
+    "git diff",
+    "git show",
+    "cd docs && git show HEAD",
+    "git log -p",
+    "git cat-file -p 0123abcd",
   ])("%s is denied", (command) => {
     expect(decision(command)).toMatchObject({ behavior: "deny", check: "rule.deny" });
   });
 
-  it.each(["echo *", "ls", "git grep KEY docs", "git ls-files docs/r.md"])(
-    "%s shows nothing the rule covers: read-only",
-    (command) => {
-      mkdirSync(path.join(wd, "repo/docs"), { recursive: true });
-      writeFileSync(path.join(wd, "repo/docs/r.md"), "r");
-      expect(decision(command)).toMatchObject({ behavior: "allow", check: "read_only" });
-    },
-  );
+  it.each([
+    "echo *",
+    "ls",
+    "git grep KEY docs",
+    "git ls-files docs/r.md",
+    "git log --oneline",
+    "git log --oneline main",
+    "cd docs && git log -p -3 .",
+    "git log -p -- docs",
+    "git diff -- docs",
+    "cd docs && git diff .",
+    "git show HEAD:docs/r.md",
+  ])("%s shows nothing the rule covers: read-only", (command) => {
+    mkdirSync(path.join(wd, "repo/docs"), { recursive: true });
+    writeFileSync(path.join(wd, "repo/docs/r.md"), "r");
+    expect(decision(command)).toMatchObject({ behavior: "allow", check: "read_only" });
+  });
 });

@@ -196,6 +196,16 @@ describe("deny rules match where a path leads", () => {
     ["Bash", bash("cd public && git grep KEY ':(top)'")],
     ["Bash", bash("cd public && git ls-files ':!x'")],
     ["Bash", bash("git grep --no-index KEY public")],
+    // What git prints of every file when no path limits it: changes, patches, any object.
+    ["Bash", bash("git diff")],
+    ["Bash", bash("git diff --cached")],
+    ["Bash", bash("git show")],
+    ["Bash", bash("git log -p")],
+    ["Bash", bash("git log --patch --since=1.week")],
+    ["Bash", bash("git log -L1,5:secret/key.txt")],
+    ["Bash", bash("git stash show -p")],
+    ["Bash", bash("git cat-file -p 0123abcd")],
+    ["Bash", bash("git cat-file --batch")],
     // What sed -i edits or pulls in, and a file opened for reading and writing, it reads; a backup
     // moves the target aside.
     ["Bash", bash("sed -i '1r secret/key.txt' public/a.txt")],
@@ -245,6 +255,9 @@ describe("deny rules match where a path leads", () => {
     ["Bash", bash("du -sh public")],
     ["Bash", bash("ls -R public")],
     ["Bash", bash("git show HEAD:public/a.txt")],
+    ["Bash", bash("git log --oneline")],
+    ["Bash", bash("git log --stat -5")],
+    ["Bash", bash("git cat-file -p HEAD:public/a.txt")],
     ["Grep", { pattern: "KEY" }],
     ["Grep", { pattern: "KEY", path: "." }],
   ])("%s %j neither names nor may name a file under the rule: not denied", (tool, input) => {
