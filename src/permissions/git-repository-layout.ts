@@ -12,11 +12,12 @@ import type { PathContext } from "./types.js";
  */
 
 /**
- * The directories inside a repository whose entries git opens as its objects: packs, and the
- * alternates. The 256 directories of loose objects, and what they hold, are not followed one by
- * one (a link among them is not seen): it would cost a probe each on every git command.
+ * The directories inside a repository whose entries git opens besides its top's: packs, the
+ * alternates, `info/exclude` and `info/attributes`. The 256 directories of loose objects, and what
+ * they hold, are not followed one by one (a link among them is not seen): it would cost a probe
+ * each on every git command.
  */
-const OBJECT_DIRECTORIES = ["objects/info", "objects/pack"];
+const OBJECT_DIRECTORIES = ["objects/info", "objects/pack", "info"];
 
 /**
  * Why the repository directory `gitDir` (resolved, links not followed) holds files outside the

@@ -441,8 +441,8 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
         if (given(options, "-f", "--from-file")) {
           return "jq -f runs a program from a file, whose imports the check does not see";
         }
-        return /\b(import|include)\b/.test(operands[0] ?? "")
-          ? "jq import/include reads modules, possibly outside the working directories"
+        return /\b(import|include|modulemeta)\b/.test(operands[0] ?? "")
+          ? "jq import/include/modulemeta reads modules, possibly outside the working directories"
           : undefined;
       },
     },

@@ -95,6 +95,8 @@ describe("the settings that make git do more than read", () => {
     ["[core]\nattributesFile = /x\n", "core.attributesfile"],
     ["[diff]\norderFile = /x\n", "diff.orderfile"],
     ["[blame]\nignoreRevsFile = /x\n", "blame.ignorerevsfile"],
+    ["[help]\nformat = web\n", "help.format"],
+    ["[man]\nviewer = x\n", "man.viewer"],
   ])("%s names %s", (text, name) => {
     expect(verdict(text)).toContain(name);
   });
@@ -304,6 +306,12 @@ describe("git in a repository whose files lead outside the working directories i
     rmSync(path.join(linked, ".git/objects"), { recursive: true });
     symlinkSync(path.join(outside, ".git/objects"), path.join(linked, ".git/objects"));
     expectNotReadOnly(`git cat-file -p ${blob}`, at(linked));
+
+    const excludes = workingDirectory("layout-exclude");
+    execFileSync("git", ["init", "-q", excludes]);
+    rmSync(path.join(excludes, ".git/info/exclude"));
+    symlinkSync(path.join(outside, "secret.txt"), path.join(excludes, ".git/info/exclude"));
+    expectNotReadOnly("git check-ignore -v --no-index x", at(excludes));
 
     const borrowing = workingDirectory("layout-alternates");
     execFileSync("git", ["init", "-q", borrowing]);

@@ -166,6 +166,7 @@ const PROGRAMS: Record<string, ProgramCases> = {
       "-f inside": "jq -f prog.jq a.json",
       import: 'jq -n \'import "secret" as $s {search: "/srv"}; $s\'',
       include: "jq -n 'include \"x\"; .'",
+      modulemeta: "jq -n '\"m\" | modulemeta'",
     },
   },
   seq: { ok: "seq 1 10" },
