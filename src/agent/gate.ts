@@ -10,7 +10,7 @@ import {
 } from "../permissions/index.js";
 import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
-import { listDirectoryOf, readSmallFileOf, realPathOf } from "./real-path.js";
+import { hardLinkedOf, listDirectoryOf, readSmallFileOf, realPathOf } from "./real-path.js";
 import { parseToolInput } from "./tool-input.js";
 import { type DecisionInfo, type Rule, ruleSchema, type ToolCallBlock } from "./types.js";
 
@@ -66,6 +66,7 @@ export function decide(
     realPath: realPathOf,
     listDirectory: listDirectoryOf,
     readSmallFile: readSmallFileOf,
+    hardLinked: hardLinkedOf,
     toolReadOnly: tool.isReadOnly(input),
     external: tool.external === true && tool.name !== "AskUser",
   });
@@ -141,6 +142,7 @@ export function findHolder(
           realPath: realPathOf,
           listDirectory: listDirectoryOf,
           readSmallFile: readSmallFileOf,
+          hardLinked: hardLinkedOf,
         },
         external,
       ),

@@ -73,6 +73,16 @@ export function listDirectoryOf(path: string): readonly string[] | undefined {
   });
 }
 
+/** Whether the file at `path` (links followed) is a regular file with more than one hard link. */
+export function hardLinkedOf(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() && stat.nlink > 1;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The text of the file at `path` (links followed), or undefined when nothing is there. One that is
  * there but is not a readable file of at most 64 KiB cannot be judged: it refuses.

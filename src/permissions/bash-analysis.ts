@@ -266,6 +266,16 @@ function analyzeCommand(
     const outside = reads.find((located) => !isInsideWorkingDirectory(located.real, context));
     if (outside !== undefined) why = `reads ${outside.written} outside the working directories`;
   }
+  if (why === undefined) {
+    // A file with other names is the same file as one of them, which may be outside (the file
+    // tools refuse such a file too); what a walk reads below a directory is not listed here.
+    const shared = reads.find(
+      (located) => located.below !== true && context.hardLinked?.(located.real) === true,
+    );
+    if (shared !== undefined) {
+      why = `reads ${shared.written}, a file with other hard links, which may be outside the working directories`;
+    }
+  }
   const readerApartFromOutput = why === undefined && change === undefined;
   if (why === undefined && redirected > 0) {
     why = `writes ${writes[0]?.written}`;

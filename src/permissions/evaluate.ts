@@ -54,6 +54,7 @@ export function evaluate(request: PermissionRequest): Decision {
     ...(request.realPath === undefined ? {} : { realPath: request.realPath }),
     ...(request.listDirectory === undefined ? {} : { listDirectory: request.listDirectory }),
     ...(request.readSmallFile === undefined ? {} : { readSmallFile: request.readSmallFile }),
+    ...(request.hardLinked === undefined ? {} : { hardLinked: request.hardLinked }),
   });
   const view = describeCall(toolName, request.input, context, request.external === true);
   const decide = (

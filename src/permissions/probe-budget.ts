@@ -30,7 +30,7 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
     left -= cost;
     if (left < 0) throw new ProbeBudgetSpent();
   };
-  const { realPath, listDirectory, readSmallFile } = context;
+  const { realPath, listDirectory, readSmallFile, hardLinked } = context;
   const real = new Map<string, string>();
   const listed = new Map<string, readonly string[] | undefined>();
   return {
@@ -68,6 +68,14 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
             const text = readSmallFile(path);
             spend(Math.ceil((text?.length ?? 0) / 4096));
             return text;
+          },
+        }),
+    ...(hardLinked === undefined
+      ? {}
+      : {
+          hardLinked: (path: string) => {
+            spend(1);
+            return hardLinked(path);
           },
         }),
   };

@@ -117,6 +117,12 @@ export interface PathContext {
    * settings are not checked.
    */
   readSmallFile?: (path: string) => string | undefined;
+  /**
+   * Whether the file at a path (links followed) is a regular file with more than one hard link:
+   * its other names may be outside the working directories, where it is the same file. Without
+   * it, hard links are not seen.
+   */
+  hardLinked?: (path: string) => boolean;
 }
 
 /** One tool call to decide on. */

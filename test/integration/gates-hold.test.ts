@@ -476,6 +476,13 @@ const CASES: Case[] = [
     expect: "refused",
   },
   {
+    name: "Bash cat of a hard link to OUT/secret.txt",
+    mode: "default",
+    hardLink: true,
+    input: bash(() => "cat linked.txt"),
+    expect: "park",
+  },
+  {
     name: "Write of a hard link to OUT/secret.txt (accept_edits)",
     mode: "accept_edits",
     tool: "Write",

@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listDirectoryOf, realPathOf } from "../../../src/agent/real-path.js";
+import { hardLinkedOf, listDirectoryOf, realPathOf } from "../../../src/agent/real-path.js";
 import type { PermissionRequest } from "../../../src/permissions/index.js";
 import { expandGlob } from "../../../src/permissions/expand-glob.js";
 import { bash, decide } from "./helpers.js";
@@ -356,5 +356,28 @@ describe("a Read rule reaches what a command sees and what git reaches its own w
     mkdirSync(path.join(wd, "repo/docs"), { recursive: true });
     writeFileSync(path.join(wd, "repo/docs/r.md"), "r");
     expect(decision(command)).toMatchObject({ behavior: "allow", check: "read_only" });
+  });
+});
+
+describe("a file with other hard links may be a file outside", () => {
+  const withLinks = (): Partial<PermissionRequest> => ({ ...at(wd), hardLinked: hardLinkedOf });
+
+  it("named, matched by a wildcard or redirected: not read-only", () => {
+    mkdirSync(path.join(wd, "hard"), { recursive: true });
+    linkSync(path.join(root, "out/secret.txt"), path.join(wd, "hard/linked.txt"));
+    for (const command of [
+      "cat hard/linked.txt",
+      "head -n1 hard/*.txt",
+      "grep x hard/linked.txt",
+      "wc < hard/linked.txt",
+    ]) {
+      expectNotReadOnly(command, withLinks());
+    }
+  });
+
+  it("files with one name, and directories: read-only", () => {
+    for (const command of ["cat a.txt b.txt", "ls sub", "grep -r x sub", "cat sub/*"]) {
+      expectReadOnly(command, withLinks());
+    }
   });
 });
