@@ -409,9 +409,9 @@ export const READER_PROGRAMS: Record<string, ReaderSpec> = {
   realpath: files(
     optionTable({
       flags: "eLmPqsz",
-      long:
-        "canonicalize-existing canonicalize-missing logical physical quiet relative-to= " +
-        "relative-base= strip no-symlinks zero",
+      long: "canonicalize-existing canonicalize-missing logical physical quiet strip no-symlinks zero",
+      // The directory it prints paths relative to is resolved too, its links followed.
+      effects: { "--relative-to": "read", "--relative-base": "read" },
     }),
   ),
   readlink: files(

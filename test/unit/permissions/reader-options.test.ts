@@ -148,7 +148,13 @@ const PROGRAMS: Record<string, ProgramCases> = {
   base64: { ok: "base64 -d a.b64" },
   basename: { ok: "basename /srv/passwd" },
   dirname: { ok: "dirname /srv/passwd" },
-  realpath: { ok: "realpath src/a.ts" },
+  realpath: {
+    ok: "realpath --relative-to=src src/a.ts",
+    no: {
+      "--relative-to": "realpath {}=/srv/link src/a.ts",
+      "--relative-base": "realpath {}=/srv/link src/a.ts",
+    },
+  },
   readlink: { ok: "readlink -f src/link" },
   which: { ok: "which node" },
   whereis: { ok: "whereis ls" },
