@@ -330,7 +330,7 @@ function modulesVerdict(dir: string, context: PathContext): string | undefined {
  * Why the submodules checked out in the work tree at `top` make git do more than read, or
  * undefined. `git status` and `git diff` run git in each submodule `.gitmodules` names, with the
  * settings of the repository its `.git` holds (a directory of its own) or names (`gitdir: …`),
- * wherever that is: each is read as the main repository's are.
+ * wherever that is: each is read as the main repository's are, and its own submodules in turn.
  */
 export function worktreeSubmodulesVerdict(top: string, context: PathContext): string | undefined {
   const { readSmallFile, listDirectory } = context;
@@ -351,7 +351,7 @@ export function worktreeSubmodulesVerdict(top: string, context: PathContext): st
       if (named === undefined) return `${dotGit} names no repository the check can follow`;
       gitDir = posix.resolve(dir, named.trim());
     }
-    const why = repositoryConfigVerdict(gitDir, context);
+    const why = repositoryConfigVerdict(gitDir, context) ?? worktreeSubmodulesVerdict(dir, context);
     if (why !== undefined) return `the submodule at ${dir}: ${why}`;
   }
   return undefined;

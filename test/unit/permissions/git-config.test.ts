@@ -342,6 +342,22 @@ describe("git in a repository whose files lead outside the working directories i
     execFileSync("git", ["-C", path.join(dir, "lib"), "config", "core.fsmonitor", "./m"]);
     expectNotReadOnly("git status", at(dir));
 
+    const nested = workingDirectory("layout-submodule-nested");
+    execFileSync("git", ["init", "-q", nested]);
+    execFileSync("git", ["init", "-q", path.join(nested, "lib")]);
+    execFileSync("git", ["init", "-q", path.join(nested, "lib/inner")]);
+    writeFileSync(
+      path.join(nested, ".gitmodules"),
+      '[submodule "lib"]\n\tpath = lib\n\turl = ./lib\n',
+    );
+    writeFileSync(
+      path.join(nested, "lib/.gitmodules"),
+      '[submodule "inner"]\n\tpath = inner\n\turl = ./inner\n',
+    );
+    expectReadOnly("git status", at(nested));
+    execFileSync("git", ["-C", path.join(nested, "lib/inner"), "config", "core.pager", "./p"]);
+    expectNotReadOnly("git status", at(nested));
+
     const far = workingDirectory("layout-submodule-elsewhere");
     execFileSync("git", ["init", "-q", far]);
     mkdirSync(path.join(far, "lib"));
