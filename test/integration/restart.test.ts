@@ -7,6 +7,12 @@ import { createParkwayClient, type ParkwayClient } from "../../src/client/index.
 import { SessionStatus } from "../../src/generated/parkway/v1/agent_service.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import {
+  PermissionBehavior,
+  PermissionRule,
+  RuleScope,
+  RuleSource,
+} from "../../src/generated/parkway/v1/permission.js";
+import {
   type Script,
   startScriptedModel,
   type ScriptedModelServer,
@@ -141,6 +147,53 @@ describe("restarts", () => {
     expect(replyEnd(after)?.finishedReason).toBe(1);
     expect(existsSync(path.join(session.workingDirectories[0]!, "kept.txt"))).toBe(true);
     expect(JSON.stringify(c.model.requests.at(-1)?.messages)).toContain("kept");
+  });
+
+  it("keeps an always-allow rule accepted with a confirmation through SIGKILL: the next such call runs unasked", async () => {
+    c = await start({
+      turns: [
+        { toolCalls: [{ id: "c1", name: "Bash", input: { command: "python3 -c 'print(1)'" } }] },
+        { text: "First done." },
+        {
+          toolCalls: [{ id: "c2", name: "Bash", input: { command: "python3 -c 'print(6 * 7)'" } }],
+        },
+        { text: "Second done." },
+      ],
+    });
+    const session = await c.client.createSession({ agentId: "test" });
+    const chat = await c.client.attach(session.id);
+    const first = await collect(chat.message("go"));
+    const asked = first.find((e) => e.event?.$case === "requireUserConfirm");
+    const call =
+      asked?.event?.$case === "requireUserConfirm" ? asked.event.value.toolCalls[0] : undefined;
+    expect(call, "the first call asks").toBeDefined();
+    const rule = PermissionRule.fromPartial({
+      toolName: "Bash",
+      ruleContent: "python3:*",
+      behavior: PermissionBehavior.PERMISSION_BEHAVIOR_ALLOW,
+    });
+    await chat.confirm(call!, { rules: [rule], scope: "session" });
+    expect(replyEnd(await collect(chat.untilSettled()))?.finishedReason).toBe(1);
+    chat.close();
+
+    await c.restart("SIGKILL");
+    const [kept] = await c.client.listRules({ sessionId: session.id });
+    expect(kept).toMatchObject({
+      toolName: "Bash",
+      ruleContent: "python3:*",
+      source: RuleSource.RULE_SOURCE_CONFIRMATION,
+      scope: RuleScope.RULE_SCOPE_SESSION,
+      sessionId: session.id,
+    });
+    const { lastSeq } = await c.client.getSession(session.id);
+    const again = await c.client.attach(session.id, { afterSeq: lastSeq });
+    const second = await collect(again.message("again"));
+    again.close();
+    expect(second.map(kind), "the second call runs without asking").not.toContain(
+      "require_user_confirm",
+    );
+    expect(replyEnd(second)?.finishedReason).toBe(1);
+    expect(JSON.stringify(c.model.requests.at(-1)?.messages)).toContain("42");
   });
 
   it("ends a reply that was running with REPLY_END(interrupted) and never runs its tool again", async () => {
