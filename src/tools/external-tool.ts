@@ -8,12 +8,29 @@ let compiler: Ajv | undefined;
 /**
  * The JSON Schema compiler, loaded when a session first declares a tool (it costs start-up time
  * that servers whose clients declare none need not pay). No format is known (no ajv-formats):
- * formats are not checked, and not warned about either.
+ * formats are not checked, and not warned about either. A schema's `pattern`s run on RE2 (re2js),
+ * in time linear in the value: a client's `^(a+)+$` on JavaScript's backtracking engine would
+ * hold the server's event loop for minutes on a long value. A pattern RE2 does not take
+ * (lookarounds, backreferences) makes the schema refused.
  */
 function ajv(): Ajv {
   if (!compiler) {
-    const { Ajv: Compiler } = createRequire(import.meta.url)("ajv") as { Ajv: typeof Ajv };
-    compiler = new Compiler({ allErrors: true, strict: false, validateFormats: false });
+    const load = createRequire(import.meta.url);
+    const { Ajv: Compiler } = load("ajv") as { Ajv: typeof Ajv };
+    const { RE2JS } = load("re2js") as typeof import("re2js");
+    const regExp = Object.assign(
+      (pattern: string) => {
+        const compiled = RE2JS.compile(pattern);
+        return { test: (text: string) => compiled.matcher(text).find() };
+      },
+      { code: "re2js" },
+    );
+    compiler = new Compiler({
+      allErrors: true,
+      strict: false,
+      validateFormats: false,
+      code: { regExp },
+    });
   }
   return compiler;
 }

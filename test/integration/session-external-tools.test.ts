@@ -111,6 +111,48 @@ describe("external tools declared by the client in CreateSession", () => {
       );
     expect(err?.codeName).toBe("INVALID_ARGUMENT");
     expect(err?.fieldViolations[0]?.field).toBe("external_tools[0].input_schema");
+    // A pattern RE2 does not run (a lookahead) is refused the same way.
+    const lookahead = await h.client
+      .createSession({
+        agentId: "test",
+        externalTools: [
+          {
+            ...ticketTool,
+            metadataSchema: JSON.stringify({
+              properties: { t: { type: "string", pattern: "(?=a)" } },
+            }),
+          },
+        ],
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e as ParkwayClientError,
+      );
+    expect(lookahead?.codeName).toBe("INVALID_ARGUMENT");
+    expect(lookahead?.fieldViolations[0]?.field).toBe("external_tools[0].metadata_schema");
+  });
+
+  it("matches a schema's patterns in time linear in the value, so ^(a+)+$ cannot stall the server", async () => {
+    h = await startHarness({
+      turns: [
+        { toolCalls: [{ id: "t1", name: "OpenTicket", input: { title: "a".repeat(40) + "!" } }] },
+        { text: "Ticket opened." },
+      ],
+    });
+    const nested = { type: "string", pattern: "^(a+)+$" };
+    const tool = {
+      ...ticketTool,
+      inputSchema: JSON.stringify({ type: "object", properties: { title: nested } }),
+      metadataSchema: JSON.stringify({ type: "object", properties: { ticket: nested } }),
+    };
+    const session = await h.client.createSession({ agentId: "test", externalTools: [tool] });
+    const chat = await h.client.attach(session.id);
+    // The model's input fails the pattern: the model is told so, and its next turn ends the reply.
+    const events = await collect(chat.message("open a ticket"));
+    chat.close();
+    expect(events.map(kind).at(-1)).toBe("reply_end");
+    expect(JSON.stringify(h.model.requests[1]?.messages)).toContain("must match pattern");
+    expect((await h.client.getSession(session.id)).status).toBe(SessionStatus.SESSION_STATUS_IDLE);
   });
 });
 
