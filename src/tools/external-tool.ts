@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import type { Ajv, ErrorObject } from "ajv";
+import type { RE2JS } from "re2js";
 import { z } from "zod";
 import type { ExternalResult, ResultProblem, Tool } from "./tool.js";
 
@@ -17,10 +18,10 @@ function ajv(): Ajv {
   if (!compiler) {
     const load = createRequire(import.meta.url);
     const { Ajv: Compiler } = load("ajv") as { Ajv: typeof Ajv };
-    const { RE2JS } = load("re2js") as typeof import("re2js");
+    const { RE2JS: Re2 } = load("re2js") as { RE2JS: typeof RE2JS };
     const regExp = Object.assign(
       (pattern: string) => {
-        const compiled = RE2JS.compile(pattern);
+        const compiled = Re2.compile(pattern);
         return { test: (text: string) => compiled.matcher(text).find() };
       },
       { code: "re2js" },
