@@ -107,7 +107,11 @@ export class RuleBook {
     return rules;
   }
 
-  /** The rules of a scope, from the cache unless `fresh` (then read from the store). */
+  /**
+   * The rules of a scope, from the cache unless `fresh` (then read from the store). Of equal rules
+   * (see `sameRule`) only the first stored is listed: two accepted at the same moment (two answers,
+   * an answer and AddRules, two nodes) may both have been written.
+   */
   private async load(key: RuleScopeKey, fresh = false): Promise<StoredRule[]> {
     const k = scopeKey(key);
     let rules = fresh ? undefined : this.cached(k);
@@ -119,7 +123,7 @@ export class RuleBook {
         gte: prefix,
         lt: `${prefix}\uffff`,
       })) {
-        rules.push(rule as StoredRule);
+        if (!rules.some((kept) => sameRule(kept, rule))) rules.push(rule as StoredRule);
       }
       this.cache.set(k, rules);
     }
@@ -209,7 +213,10 @@ export class RuleBook {
 
   /** Makes written rules visible in the cache. */
   committed(fresh: { rule: StoredRule; key: RuleScopeKey }[]): void {
-    for (const { rule, key } of fresh) this.cache.get(scopeKey(key))?.push(rule);
+    for (const { rule, key } of fresh) {
+      const cached = this.cache.get(scopeKey(key));
+      if (cached && !cached.some((kept) => sameRule(kept, rule))) cached.push(rule);
+    }
     if (fresh.length > 0) this.changed();
   }
 
@@ -263,6 +270,14 @@ export class RuleBook {
         .batch()
         .check(RuleRecord, key, (current) => current !== undefined, `rule ${id} stored`)
         .del(RuleRecord, key);
+      // Equal copies in its scope (see `load`) go with it: revoking a rule revokes what it allows.
+      const scopePrefix = key.slice(0, key.length - id.length);
+      for await (const [other, copy] of this.store.entries(RuleRecord, {
+        gte: scopePrefix,
+        lt: `${scopePrefix}\uffff`,
+      })) {
+        if (other !== key && sameRule(copy, rule)) batch.del(RuleRecord, other);
+      }
       extra?.(batch, rule as StoredRule);
       try {
         await batch.write({ sync: true });
@@ -276,7 +291,7 @@ export class RuleBook {
       if (cached)
         this.cache.set(
           scope,
-          cached.filter((r) => r.id !== id),
+          cached.filter((r) => !sameRule(r, rule)),
         );
       return rule as StoredRule;
     }

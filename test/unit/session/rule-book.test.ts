@@ -50,3 +50,39 @@ describe("the rule book's cache", () => {
     await store.close();
   });
 });
+
+describe("equal rules stored twice", () => {
+  it("are listed once, and revoking the one listed revokes both", async () => {
+    const store = createMemoryStore();
+    await store.open();
+    // Two nodes (or an answer and AddRules) accept the same rule at the same moment: each
+    // prepares it before the other's write, so each stores it.
+    const first = new RuleBook(store, "t1");
+    const second = new RuleBook(store, "t1");
+    const key = { scope: "agent" as const, agentId: "a1" };
+    const allow = { toolName: "Bash", ruleContent: "npm test:*", behavior: "allow" as const };
+    const prepared = [
+      await first.prepare([{ rule: allow, key }]),
+      await second.prepare([{ rule: allow, key }]),
+    ];
+    for (const [i, book] of [first, second].entries()) {
+      const batch = store.batch();
+      book.write(batch, prepared[i]!.fresh);
+      await batch.write({ sync: true });
+      book.committed(prepared[i]!.fresh);
+    }
+    const ids = prepared.map((p) => p.stored[0]!.id);
+    expect(new Set(ids).size).toBe(2);
+
+    const reader = new RuleBook(store, "t1");
+    const listed = await reader.list(key);
+    expect(listed.map((r) => r.id)).toEqual([ids.sort()[0]]);
+    // The book that stored the later copy lists one too once it reads the scope again.
+    expect((await new RuleBook(store, "t1").forSession("ses_x", "a1")).length).toBe(1);
+
+    await reader.remove(listed[0]!.id);
+    expect(await new RuleBook(store, "t1").list(key)).toEqual([]);
+    expect(await reader.list(key)).toEqual([]);
+    await store.close();
+  });
+});
