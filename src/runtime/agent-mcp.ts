@@ -42,13 +42,22 @@ export class AgentMcp {
     const problems: string[] = [];
     await Promise.all(
       pending.map(async ({ index, agent, cwd, tools }) => {
+        /** The tools these servers put in the map. */
+        const mine = new WeakSet<Tool>();
         const servers = await startMcpServers({
           servers: agent.mcpServers,
           cwd,
           env: bashEnvironment(agent.bash),
           log: this.log.child({ agent: agent.id }),
           onLateTools: (late) => {
-            for (const tool of late) if (!tools.has(tool.name)) tools.set(tool.name, tool);
+            for (const tool of late) {
+              const before = tools.get(tool.name);
+              // A new tool, or the new version of one of these servers' tools (never another's).
+              if (before === undefined || mine.has(before)) {
+                mine.add(tool);
+                tools.set(tool.name, tool);
+              }
+            }
           },
         });
         this.started.push(servers);
@@ -57,7 +66,10 @@ export class AgentMcp {
             problems.push(
               `invalid config: agents[${index}].mcpServers: tool ${tool.name} is already a tool of the agent`,
             );
-          } else tools.set(tool.name, tool);
+          } else {
+            mine.add(tool);
+            tools.set(tool.name, tool);
+          }
         }
       }),
     );

@@ -7,6 +7,7 @@ import {
   type ElicitResult,
   McpError,
   type Tool as McpToolInfo,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolAnswer, ToolQuestion } from "../tool-question.js";
 import { formQuestion } from "./mcp-elicitation.js";
@@ -37,6 +38,14 @@ export class McpUnavailableError extends Error {
   override readonly name = "McpUnavailableError";
 }
 
+/**
+ * Thrown by `McpConnection.call` when the server answered with something that is not a tool result
+ * as the protocol defines it; the connection stays up.
+ */
+export class McpInvalidResultError extends Error {
+  override readonly name = "McpInvalidResultError";
+}
+
 export interface McpConnectionOptions {
   /** The server's configured name. */
   name: string;
@@ -48,7 +57,10 @@ export interface McpConnectionOptions {
   backoff?: Backoff;
   /** The version Parkway announces to the server. */
   clientVersion?: string;
-  /** Told the tools the server lists, after each successful connection. */
+  /**
+   * Told the tools the server lists, after each successful connection and each time the server
+   * says its list changed (`notifications/tools/list_changed`).
+   */
   onConnected?: (tools: readonly McpToolInfo[]) => void;
 }
 
@@ -75,6 +87,8 @@ export class McpConnection {
   private readonly log: Logger;
   /** How each call under way asks the person, for the forms its server sends. */
   private readonly askers = new Set<Asker>();
+  /** The listing under way after a `tools/list_changed` notification. */
+  private listing: Promise<void> = Promise.resolve();
   /** Why a client's connection closed, when it was a message too large to read. */
   private readonly tooLarge = new WeakMap<Client, string>();
 
@@ -139,7 +153,15 @@ export class McpConnection {
         timeout: CALL_TIMEOUT_MS,
       })) as CallToolResult;
     } catch (err) {
-      if (signal.aborted || isServerAnswer(err)) throw err;
+      if (signal.aborted) throw err;
+      // An answer the server gave (a JSON-RPC error of any code, -32000 too, or a result that is
+      // not a tool result) leaves the connection as it was; only a connection that closed or a
+      // request that could not be sent is a lost connection.
+      const closed = state.client.transport === undefined;
+      if (!closed && err instanceof McpError) throw err;
+      if (!closed && isInvalidResult(err)) {
+        throw new McpInvalidResultError(`its answer is not a tool result: ${resultProblem(err)}`);
+      }
       const reason = this.tooLarge.get(state.client) ?? message(err);
       this.lost(state.client, reason);
       throw new McpUnavailableError(reason);
@@ -219,15 +241,7 @@ export class McpConnection {
       transport = opened.transport;
       stderr = opened.stderr;
       await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
-      const tools: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-          timeout: CONNECT_TIMEOUT_MS,
-        });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
+      const tools = await listAll(client);
       if (this.state.kind === "closed") {
         await closeQuietly(client);
         return;
@@ -240,6 +254,7 @@ export class McpConnection {
           client,
           this.tooLarge.get(client) ?? withStderr("the connection closed", stderr()),
         );
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.relist(client));
       this.log.info({ tools: tools.length }, "MCP server connected");
       this.options.onConnected?.(tools);
     } catch (err) {
@@ -247,6 +262,23 @@ export class McpConnection {
       if (this.state.kind === "closed") return;
       this.failed(withStderr(message(err), stderr()));
     }
+  }
+
+  /** The server said its tool list changed: lists the tools again, one listing at a time. */
+  private relist(client: Client): Promise<void> {
+    this.listing = this.listing.then(async () => {
+      if (this.state.kind !== "ready" || this.state.client !== client) return;
+      try {
+        const tools = await listAll(client);
+        if (this.state.kind !== "ready" || this.state.client !== client) return;
+        this.tools = tools;
+        this.log.info({ tools: tools.length }, "MCP server changed its tools");
+        this.options.onConnected?.(tools);
+      } catch (err) {
+        this.log.warn({ err }, "MCP server's changed tool list could not be read");
+      }
+    });
+    return this.listing;
   }
 
   /** The connection of `client` dropped: reconnect after the backoff. */
@@ -267,10 +299,47 @@ export class McpConnection {
   }
 }
 
-/** An error the server answered (a JSON-RPC error), as opposed to a lost connection or timeout. */
-function isServerAnswer(err: unknown): boolean {
-  // -32000 is the SDK's "connection closed"; -32001 its request timeout.
-  return err instanceof McpError && err.code !== -32000;
+/** Every page of the server's tool list. */
+async function listAll(client: Client): Promise<McpToolInfo[]> {
+  const tools: McpToolInfo[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
+      timeout: CONNECT_TIMEOUT_MS,
+    });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}
+
+interface SchemaIssue {
+  code?: string;
+  path: PropertyKey[];
+  message: string;
+  errors?: SchemaIssue[][];
+}
+
+/** The SDK's rejection of a result that does not fit the protocol's schema (a zod error). */
+function isInvalidResult(err: unknown): err is Error & { issues: SchemaIssue[] } {
+  return (
+    err instanceof Error &&
+    /^\$?ZodError$/.test(err.name) &&
+    Array.isArray((err as { issues?: unknown }).issues)
+  );
+}
+
+/**
+ * The first problem of a result the schema refused, as `path: message`; for a part that fits none
+ * of the kinds it may be, the problem of the kind it comes closest to (the fewest problems).
+ */
+function resultProblem(err: { issues: SchemaIssue[] }, prefix: PropertyKey[] = []): string {
+  const issue = err.issues[0];
+  if (!issue) return "(no detail)";
+  const at = [...prefix, ...issue.path];
+  const closest = issue.errors?.filter((b) => b.length > 0).sort((a, b) => a.length - b.length)[0];
+  if (issue.code === "invalid_union" && closest) return resultProblem({ issues: closest }, at);
+  return `${at.length > 0 ? `${at.map(String).join(".")}: ` : ""}${issue.message}`.slice(0, 300);
 }
 
 function message(err: unknown): string {

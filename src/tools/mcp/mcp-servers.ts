@@ -1,3 +1,5 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
 import type { Tool } from "../tool.js";
@@ -21,7 +23,11 @@ export interface StartMcpServersOptions {
   log: Logger;
   backoff?: Backoff;
   clientVersion?: string;
-  /** Told the tools of a server that was not available at start, once it connects. */
+  /**
+   * Told the tools a server adds after start (a server not available at start, once it connects;
+   * a tool it lists later), and the new versions of tools it lists again with another
+   * description, schema or annotations: each replaces the tool of its name.
+   */
   onLateTools?: (tools: Tool[]) => void;
 }
 
@@ -29,12 +35,17 @@ export interface StartMcpServersOptions {
  * Connects to every server at once and waits for each first attempt. A server that fails is
  * logged and retried in the background; its tools are handed to `onLateTools` when it connects.
  * A listed tool whose name or schema cannot be offered to a model is left out with a warning.
+ * Each listing (at every connection, and when the server says its list changed) replaces the last:
+ * a tool is judged by its latest listing, and one the server no longer lists is not called.
  */
 export async function startMcpServers(options: StartMcpServersOptions): Promise<McpServers> {
-  const published = new Set<string>();
+  /** The listing each published tool was made from, by Parkway name. */
+  const published = new Map<string, McpToolInfo>();
   const tools: Tool[] = [];
   let started = false;
   const connections = Object.entries(options.servers).map(([name, config]) => {
+    /** The server's tools as it lists them now (those that can be offered), by its names. */
+    const current = new Map<string, McpToolInfo>();
     const connection: McpConnection = new McpConnection({
       name,
       config,
@@ -45,16 +56,20 @@ export async function startMcpServers(options: StartMcpServersOptions): Promise<
       ...(options.clientVersion ? { clientVersion: options.clientVersion } : {}),
       onConnected(listed) {
         const fresh: Tool[] = [];
+        current.clear();
         for (const info of listed) {
+          if (current.has(info.name)) continue; // listed twice: the first counts
           const toolName = mcpToolName(name, info.name);
-          if (published.has(toolName)) continue;
           const problem = mcpToolProblem(name, info);
           if (problem !== undefined) {
             options.log.warn({ mcpServer: name, tool: info.name, problem }, "MCP tool left out");
             continue;
           }
-          published.add(toolName);
-          fresh.push(mcpTool(connection, info));
+          current.set(info.name, info);
+          const before = published.get(toolName);
+          if (before !== undefined && isDeepStrictEqual(before, info)) continue;
+          published.set(toolName, info);
+          fresh.push(mcpTool(connection, info, () => current.get(info.name)));
         }
         if (!started) tools.push(...fresh);
         else if (fresh.length > 0) options.onLateTools?.(fresh);

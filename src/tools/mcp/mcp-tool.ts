@@ -1,4 +1,5 @@
 import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
 import { jsonSchemaInput, schemaError } from "../external-tool.js";
 import { cutUtf8 } from "../output-cap.js";
 import type { Tool, ToolResult } from "../tool.js";
@@ -36,18 +37,33 @@ function inputSchemaOf(info: McpToolInfo): Record<string, unknown> {
 }
 
 /**
- * A tool of an MCP server as a Parkway tool. Its input is checked against the server's JSON Schema
- * before the call; it only reads when the server says so (`readOnlyHint` and not
- * `destructiveHint`), and only then runs beside other calls. The call is cancelled when the
+ * A tool of an MCP server as a Parkway tool, as the server lists it now: `listed` is its latest
+ * listing (undefined once the server no longer offers it), read at each use, so a server that
+ * lists the tool again with other annotations or another schema (after a restart, or after
+ * `notifications/tools/list_changed`) is judged by what it says now. Its input is checked against
+ * the server's JSON Schema before the call; it only reads when the server says so (`readOnlyHint`
+ * and not `destructiveHint`), and only then runs beside other calls. The call is cancelled when the
  * context's signal aborts. A server that cannot be reached gives an error result naming it.
  */
 export function mcpTool(
   connection: McpConnection,
   info: McpToolInfo,
+  listed: () => McpToolInfo | undefined = () => info,
 ): Tool<Record<string, unknown>> {
   const server = connection.name;
-  const readOnly =
-    info.annotations?.readOnlyHint === true && info.annotations.destructiveHint !== true;
+  const validators = new WeakMap<McpToolInfo, z.ZodType<Record<string, unknown>>>();
+  const validatorOf = (current: McpToolInfo) => {
+    let validator = validators.get(current);
+    if (!validator) {
+      validator = jsonSchemaInput(inputSchemaOf(current));
+      validators.set(current, validator);
+    }
+    return validator;
+  };
+  const readOnly = () => {
+    const annotations = listed()?.annotations;
+    return annotations?.readOnlyHint === true && annotations.destructiveHint !== true;
+  };
   const fail = (text: string, maxBytes: number): ToolResult => ({
     state: "error",
     output: cutUtf8(text, maxBytes),
@@ -55,11 +71,32 @@ export function mcpTool(
   return {
     name: mcpToolName(server, info.name),
     description: info.description ?? info.title ?? "",
-    inputSchema: jsonSchemaInput(inputSchemaOf(info)),
+    // Checked against the schema the server lists now; a tool it no longer lists takes no input.
+    inputSchema: z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
+      const current = listed();
+      if (!current) {
+        ctx.addIssue({
+          code: "custom",
+          message: `MCP server ${server} no longer offers this tool`,
+        });
+        return;
+      }
+      const checked = validatorOf(current).safeParse(value);
+      if (!checked.success)
+        for (const issue of checked.error.issues) {
+          ctx.addIssue({ code: "custom", message: issue.message });
+        }
+    }),
     jsonSchema: info.inputSchema,
-    isReadOnly: () => readOnly,
-    isConcurrencySafe: () => readOnly,
+    isReadOnly: readOnly,
+    isConcurrencySafe: readOnly,
     async run(input, ctx) {
+      if (!listed()) {
+        return fail(
+          `MCP server ${server} no longer offers the tool ${info.name}`,
+          ctx.maxOutputBytes,
+        );
+      }
       try {
         const ask = ctx.ask;
         const result = await connection.call(

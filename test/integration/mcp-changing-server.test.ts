@@ -1,0 +1,156 @@
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ToolResultState } from "../../src/generated/parkway/v1/content.js";
+import type { Script } from "../../src/model/scripted/index.js";
+import {
+  collect,
+  type Harness,
+  shape,
+  startedCalls,
+  startHarness,
+  toolResult,
+} from "../helpers/parkway-harness.js";
+import { REPO_ROOT } from "../helpers/spawn-server.js";
+
+const FIXTURE = path.join(REPO_ROOT, "test/fixtures/mcp/changing-server.mjs");
+
+/** "<tool> <input as JSON>" from the person calls mcp__t__<tool> with that input. */
+const script: Script = {
+  turns: [
+    ...["pid", "malformed", "failing", "announce", "die", "fresh", "gone"].map((tool) => ({
+      match: { lastUser: `^${tool}\\b` },
+      repeat: true,
+      toolCalls: [{ name: `mcp__t__${tool}`, input: {} }],
+    })),
+    { repeat: true, text: "done" },
+  ],
+};
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(toolsFile?: string) {
+  harness = await startHarness(script, {
+    mcpServers: {
+      t: {
+        command: process.execPath,
+        args: [FIXTURE],
+        ...(toolsFile ? { env: { TOOLS_FILE: toolsFile } } : {}),
+      },
+    },
+  });
+  const session = await harness.client.createSession({ agentId: "test" });
+  const chat = await harness.client.attach(session.id);
+  const call = async (text: string) => {
+    const events = await collect(chat.message(text));
+    const [id] = startedCalls(events);
+    return { events, ...toolResult(events, id!) };
+  };
+  return { harness, chat, call };
+}
+
+const tool = (name: string, annotations: Record<string, boolean>, properties = {}) => ({
+  name,
+  inputSchema: { type: "object", properties },
+  annotations,
+});
+
+describe("an MCP server that answers oddly or changes its tools", () => {
+  it("a result that is not a tool result, or an error of code -32000, fails that call only", async () => {
+    const { harness, chat, call } = await start();
+    const first = await call("pid");
+    expect(first.text).toMatch(/^pid \d+$/);
+
+    const malformed = await call("malformed");
+    expect(malformed.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
+    expect(malformed.text).toBe(
+      "MCP server t failed the call of malformed: its answer is not a tool result: " +
+        "content.0.text: Invalid input: expected string, received undefined",
+    );
+    const failing = await call("failing");
+    expect(failing.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
+    expect(failing.text).toBe(
+      "MCP server t failed the call of failing: MCP error -32000: the backend is down",
+    );
+
+    // The same process still serves: the connection was not taken for lost.
+    expect((await call("pid")).text).toBe(first.text);
+    expect(harness.log.entries.filter((e) => e.msg === "MCP server not available")).toEqual([]);
+    chat.close();
+  });
+
+  it("a tool is judged by the server's latest listing: after a restart of the server, and when it announces a change", async () => {
+    const toolsFile = path.join(await mkdtemp(path.join(tmpdir(), "parkway-mcp-tools-")), "t.json");
+    await writeFile(
+      toolsFile,
+      JSON.stringify([
+        tool("pid", { readOnlyHint: true }),
+        tool("gone", { readOnlyHint: true }),
+        tool("die", { readOnlyHint: true }),
+        tool("announce", { readOnlyHint: true }),
+      ]),
+    );
+    const { harness, chat, call } = await start(toolsFile);
+    expect((await call("pid")).state).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
+
+    // The server is upgraded: pid now changes things, gone is gone, and it restarts.
+    await writeFile(
+      toolsFile,
+      JSON.stringify([
+        tool("pid", { readOnlyHint: false, destructiveHint: true }, { n: { type: "number" } }),
+        tool("announce", { readOnlyHint: true }),
+      ]),
+    );
+    const died = await call("die");
+    expect(died.text).toContain("MCP server t is not available");
+    await expect
+      .poll(async () => {
+        const [agent] = await harness.client.listAgents();
+        return agent!.tools.find((t) => t.name === "mcp__t__pid")?.inputSchema;
+      })
+      .toContain('"n"');
+
+    // pid is no longer read-only: it asks instead of running.
+    const asked = await call("pid");
+    expect(shape(asked.events)).toContain("require_user_confirm");
+    expect(asked.state).toBeUndefined();
+    const waiting = asked.events.flatMap((e) =>
+      e.event?.$case === "requireUserConfirm" ? e.event.value.toolCalls : [],
+    );
+    await chat.deny(waiting[0]!);
+    await collect(chat.untilSettled());
+    // gone is neither asked about nor sent to a server that no longer offers it.
+    const gone = await call("gone");
+    expect(gone.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
+    expect(gone.text).toBe(
+      "invalid input for mcp__t__gone: MCP server t no longer offers this tool",
+    );
+
+    // A tool added while the server runs comes when the server announces its list changed.
+    await writeFile(
+      toolsFile,
+      JSON.stringify([
+        tool("announce", { readOnlyHint: true }),
+        tool("fresh", { readOnlyHint: true }),
+      ]),
+    );
+    expect((await call("announce")).text).toBe("announced");
+    await expect
+      .poll(async () => {
+        const [agent] = await harness.client.listAgents();
+        return agent!.tools.map((t) => t.name).filter((n) => n.startsWith("mcp__"));
+      })
+      .toContain("mcp__t__fresh");
+    const fresh = await call("fresh");
+    expect(fresh.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
+    expect(fresh.text).toBe(
+      "MCP server t failed the call of fresh: MCP error -32602: no tool fresh",
+    );
+    chat.close();
+  });
+});
