@@ -1,4 +1,6 @@
 import { mkdtemp, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -329,6 +331,37 @@ describe("park notifications", () => {
     expect(dead.deadAt!.getTime()).toBeGreaterThanOrEqual(dead.createdAt!.getTime());
     await expect(client.listDeadLetters({ pageToken: "nope" })).rejects.toThrow(/page_token/);
     await expect(client.listDeadLetters({ pageSize: 5000 })).rejects.toThrow(/page_size/);
+  });
+
+  it("read only the start of a failed answer, even one whose body never ends", async () => {
+    // A receiver behind a proxy that answers 502 and then streams its body without end.
+    const endless = createServer((req, res) => {
+      req.resume();
+      res.writeHead(502, { "content-type": "text/plain" });
+      res.write("bad gateway: the receiver is down");
+      const more = setInterval(() => res.write("x".repeat(16 * 1024)), 5);
+      res.on("close", () => clearInterval(more));
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    closers.push(
+      () =>
+        new Promise<void>((resolve) => {
+          endless.closeAllConnections();
+          endless.close(() => resolve());
+        }),
+    );
+    const url = `http://127.0.0.1:${(endless.address() as AddressInfo).port}/hooks`;
+    // A timeout longer than the test's: the attempt must end without waiting for it.
+    const { client } = await start({ url } as NotificationReceiver, {
+      maxAttempts: 1,
+      timeout: "5m",
+    });
+    await park(client);
+    await expect
+      .poll(async () => (await client.listDeadLetters()).deadLetters.map((d) => d.lastError))
+      .toEqual([expect.stringMatching(/^HTTP 502: bad gateway: the receiver is down/)]);
+    const [dead] = (await client.listDeadLetters()).deadLetters;
+    expect(Buffer.byteLength(dead!.lastError)).toBeLessThanOrEqual(220);
   });
 
   it("resume after the server is killed between attempts", async () => {

@@ -3,7 +3,7 @@ import type { NotificationTarget } from "../../config/notification-schema.js";
 import type { NotificationBody } from "./notification-body.js";
 import { SIGNATURE_HEADER, signature } from "./signature.js";
 
-/** The most of a receiver's answer read into a failure's reason. */
+/** The most bytes of a failed answer read into its reason (the rest is not read). */
 const MAX_ERROR_TEXT = 200;
 
 /**
@@ -37,7 +37,7 @@ export async function deliver(
       await response.body?.cancel();
       return undefined;
     }
-    const answer = (await response.text().catch(() => "")).slice(0, MAX_ERROR_TEXT);
+    const answer = await startOf(response);
     return `HTTP ${response.status}${answer ? `: ${answer}` : ""}`;
   } catch (err) {
     if (signal.aborted) return "the server stopped";
@@ -47,6 +47,31 @@ export async function deliver(
   } finally {
     attempt.clear();
   }
+}
+
+/**
+ * The start of a failed answer's body, for its reason: only its first MAX_ERROR_TEXT bytes are
+ * read, and the rest is not waited for (a body may be huge, or never end).
+ */
+async function startOf(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  try {
+    while (bytes < MAX_ERROR_TEXT) {
+      const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+      if (done || !value) break;
+      chunks.push(value);
+      bytes += value.byteLength;
+    }
+  } catch {
+    // what came before the failure (or the timeout) is all there is
+  } finally {
+    void reader.cancel().catch(() => undefined);
+  }
+  const text = Buffer.concat(chunks).subarray(0, MAX_ERROR_TEXT).toString("utf8");
+  return text.replace(/\uFFFD$/, "");
 }
 
 /**
