@@ -343,6 +343,23 @@ describe("MCP everything server", () => {
     });
   });
 
+  it("a Streamable HTTP server restarted between two calls: the next call runs, on a new session", async () => {
+    const port = await freePort();
+    const url = await startHttpServer(port);
+    h = await startHarness(SCRIPT, { mcpServers: { everything: { url } } });
+    const first = await run("echo");
+    expect(toolResult(first, startedCalls(first)[0]!).text).toBe("Echo: hello MCP");
+
+    // The new process does not know the session Parkway holds.
+    await stopHttpServer();
+    await startHttpServer(port);
+    const next = await run("echo");
+    expect(toolResult(next, startedCalls(next)[0]!)).toEqual({
+      state: ToolResultState.TOOL_RESULT_STATE_SUCCESS,
+      text: "Echo: hello MCP",
+    });
+  });
+
   it("a server that is not there at start does not stop Parkway; its tools come when it does", async () => {
     const port = await freePort();
     h = await startHarness(SCRIPT, {

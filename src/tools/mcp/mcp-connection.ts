@@ -1,4 +1,5 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
@@ -136,6 +137,22 @@ export class McpConnection {
     signal: AbortSignal,
     ask?: Asker,
   ): Promise<CallToolResult> {
+    try {
+      return await this.callOnce(tool, args, signal, ask);
+    } catch (err) {
+      // A Streamable HTTP server that restarted no longer knows the session: it refused the
+      // request without running it, so the call is made once more, on a new session.
+      if (!(err instanceof SessionGoneError)) throw err;
+      return await this.callOnce(tool, args, signal, ask);
+    }
+  }
+
+  private async callOnce(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    ask?: Asker,
+  ): Promise<CallToolResult> {
     if (this.state.kind === "down") await this.connectNow();
     if (this.state.kind === "connecting") await this.state.attempt;
     const state = this.current();
@@ -164,6 +181,10 @@ export class McpConnection {
       }
       const reason = this.tooLarge.get(state.client) ?? message(err);
       this.lost(state.client, reason);
+      if (isSessionGone(err)) {
+        await this.connectNow();
+        throw new SessionGoneError(reason);
+      }
       throw new McpUnavailableError(reason);
     } finally {
       own.dispose();
@@ -297,6 +318,19 @@ export class McpConnection {
     timer.unref();
     this.state = { kind: "down", reason, timer };
   }
+}
+
+/** A call refused because its Streamable HTTP session is gone (see `isSessionGone`). */
+class SessionGoneError extends McpUnavailableError {}
+
+/**
+ * Whether a Streamable HTTP server refused a request for its session: 404, which the protocol
+ * says a server answers for a session it does not know (after a restart, say), or 400 naming
+ * the session, which some servers answer instead. The server did not run the request.
+ */
+function isSessionGone(err: unknown): boolean {
+  if (!(err instanceof StreamableHTTPError)) return false;
+  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
 }
 
 /** Every page of the server's tool list. */
