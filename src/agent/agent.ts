@@ -50,6 +50,12 @@ export interface AgentDefinition {
   readonly maxReplyBytes?: number;
   /** Rules declared in the configuration (source "config"), in effect for every session. */
   readonly rules: readonly Rule[];
+  /**
+   * Called before a reply's calls are decided or run when some name a tool the agent does not
+   * have (yet): gives the sources that may supply it (an MCP server that was down at start) a
+   * chance to come up at once. Resolves when they tried, or when `signal` aborts.
+   */
+  readonly awaitTools?: (names: readonly string[], signal: AbortSignal) => Promise<void>;
   /** Its external policy decision point; wins over its sessions' tenant's. */
   readonly policy?: PolicyConfig;
   /** The tenants' policy decision points, by tenant id, for sessions of an agent without one. */

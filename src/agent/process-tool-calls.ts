@@ -147,6 +147,13 @@ export async function processToolCalls(
   calls: ToolCallBlock[],
   env: ReplyEnv,
 ): Promise<"done" | "parked"> {
+  const missing = calls.filter((c) => c.state !== "finished" && !env.agent.tools.has(c.name));
+  if (missing.length > 0 && env.agent.awaitTools) {
+    await env.agent.awaitTools(
+      missing.map((c) => c.name),
+      env.signal,
+    );
+  }
   for (const batch of partitionBatches(calls, env.agent.tools)) {
     if (env.signal.aborted) return "done";
     // Only with a policy service does deciding wait (for its answers, asked concurrently).

@@ -1,5 +1,6 @@
 import type { Logger } from "../common/logger.js";
 import { bashEnvironment } from "../config/bash-env.js";
+import type { AgentDefinition } from "../agent/agent.js";
 import type { AgentConfig } from "../config/schema.js";
 import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { Tool } from "../tools/tool.js";
@@ -12,6 +13,8 @@ interface PendingAgent {
   cwd: string;
   /** The agent's tool map, which its MCP tools join. */
   tools: Map<string, Tool>;
+  /** Its servers, once `connect` started them. */
+  started: { servers?: McpServers };
 }
 
 /**
@@ -25,9 +28,33 @@ export class AgentMcp {
 
   constructor(private readonly log: Logger) {}
 
-  /** Registers an agent whose `mcpServers` are to be connected. */
-  add(index: number, agent: AgentConfig, cwd: string, tools: Map<string, Tool>): void {
-    if (Object.keys(agent.mcpServers).length > 0) this.pending.push({ index, agent, cwd, tools });
+  /**
+   * Registers an agent whose `mcpServers` are to be connected. Returns, for an agent with servers,
+   * its `awaitTools`: for calls of `mcp__<server>__…` tools it does not have, a server of theirs
+   * that is down tries to connect at once (its tools join the map when it does).
+   */
+  add(
+    index: number,
+    agent: AgentConfig,
+    cwd: string,
+    tools: Map<string, Tool>,
+  ): AgentDefinition["awaitTools"] {
+    if (Object.keys(agent.mcpServers).length === 0) return undefined;
+    const started: PendingAgent["started"] = {};
+    this.pending.push({ index, agent, cwd, tools, started });
+    return async (names, signal) => {
+      const down = (started.servers?.connections ?? []).filter(
+        (c) => !c.ready && names.some((name) => name.startsWith(`mcp__${c.name}__`)),
+      );
+      if (down.length === 0 || signal.aborted) return;
+      let stop: (() => void) | undefined;
+      const aborted = new Promise<void>((resolve) => {
+        stop = resolve;
+        signal.addEventListener("abort", stop, { once: true });
+      });
+      await Promise.race([Promise.all(down.map((c) => c.start())), aborted]);
+      signal.removeEventListener("abort", stop!);
+    };
   }
 
   /**
@@ -41,7 +68,7 @@ export class AgentMcp {
     const { startMcpServers } = await import("../tools/mcp/mcp-servers.js");
     const problems: string[] = [];
     await Promise.all(
-      pending.map(async ({ index, agent, cwd, tools }) => {
+      pending.map(async ({ index, agent, cwd, tools, started }) => {
         /** The tools these servers put in the map. */
         const mine = new WeakSet<Tool>();
         const servers = await startMcpServers({
@@ -61,6 +88,7 @@ export class AgentMcp {
           },
         });
         this.started.push(servers);
+        started.servers = servers;
         for (const tool of servers.tools) {
           if (tools.has(tool.name)) {
             problems.push(

@@ -133,7 +133,7 @@ export async function buildAgents(args: {
       );
     }
     const workingDirectories = await resolveDirectories(agent, index);
-    args.mcp?.add(index, agent, workingDirectories[0]!, tools);
+    const awaitTools = args.mcp?.add(index, agent, workingDirectories[0]!, tools);
     const model = agent.model?.url
       ? createOpenAIModel({
           baseURL: agent.model.url,
@@ -161,6 +161,7 @@ export async function buildAgents(args: {
       rules: configRules(agent, index),
       ...(agent.policy ? { policy: agent.policy } : {}),
       ...(tenantPolicies.size > 0 ? { tenantPolicies } : {}),
+      ...(awaitTools ? { awaitTools } : {}),
     });
   }
   return out;

@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,13 +34,16 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function start(toolsFile?: string) {
+async function start(toolsFile?: string, downFile?: string) {
   harness = await startHarness(script, {
     mcpServers: {
       t: {
         command: process.execPath,
         args: [FIXTURE],
-        ...(toolsFile ? { env: { TOOLS_FILE: toolsFile } } : {}),
+        env: {
+          ...(toolsFile ? { TOOLS_FILE: toolsFile } : {}),
+          ...(downFile ? { DOWN_FILE: downFile } : {}),
+        },
       },
     },
   });
@@ -153,4 +156,42 @@ describe("an MCP server that answers oddly or changes its tools", () => {
     );
     chat.close();
   });
+
+  it("a parked call of a server that is down when Parkway restarts: confirmed once the server is back, it runs", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "parkway-mcp-down-"));
+    const toolsFile = path.join(dir, "t.json");
+    const downFile = path.join(dir, "down");
+    await writeFile(toolsFile, JSON.stringify([tool("pid", {})]));
+    const { harness, chat, call } = await start(toolsFile, downFile);
+    const asked = await call("pid");
+    expect(shape(asked.events).slice(-2)).toEqual(["require_user_confirm", "reply_parked"]);
+    const [callId] = startedCalls(asked.events);
+    chat.close();
+
+    // Parkway restarts while the server cannot start: its tools are not known yet.
+    const from = harness.log.entries.length;
+    await harness.restart(() => writeFile(downFile, ""));
+    const retrying = () =>
+      harness.log.entries
+        .slice(from)
+        .filter((e) => e.msg === "MCP server not available")
+        .map((e) => e.obj as { retryInMs?: number });
+    // Its retries back off: wait for one due seconds later, so only a call can make it try now.
+    await expect
+      .poll(() => retrying().some((e) => (e.retryInMs ?? 0) >= 2000), { timeout: 20_000 })
+      .toBe(true);
+    const [agent] = await harness.client.listAgents();
+    expect(agent!.tools.some((t) => t.name === "mcp__t__pid")).toBe(false);
+
+    // The server can start again; the person confirms the parked call.
+    await rm(downFile);
+    const parked = await harness.client.getSession(asked.events[0]!.sessionId);
+    const again = await harness.client.attach(parked.id, { afterSeq: parked.lastSeq });
+    await again.confirm(parked.pendingToolCalls[0]!);
+    const after = await collect(again.untilSettled());
+    again.close();
+    const result = toolResult(after, callId!);
+    expect(result.state).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
+    expect(result.text).toMatch(/^pid \d+$/);
+  }, 60_000);
 });
