@@ -16,10 +16,13 @@ export interface PolicySession {
 /** The most bytes of an answer read; a longer one is an error. */
 const MAX_ANSWER_BYTES = 64 * 1024;
 
-/** The service's answer, as it must come back (unknown fields are allowed and ignored). */
+/**
+ * The service's answer, as it must come back (unknown fields are allowed and ignored; a null
+ * reason, as encoders write an absent one, is no reason).
+ */
 export const policyAnswerSchema = z.object({
   decision: z.enum(["allow", "ask", "deny"]),
-  reason: z.string().optional(),
+  reason: z.string().nullish(),
 });
 
 /** The JSON body POSTed to the policy service for one call. */

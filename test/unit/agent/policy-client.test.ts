@@ -36,6 +36,13 @@ describe("askPolicy", () => {
     expect(bare!.reason).toBeUndefined();
   });
 
+  it("takes a null reason, as many encoders write an absent one, for no reason", async () => {
+    const url = await serve(200, JSON.stringify({ decision: "deny", reason: null }));
+    const answer = await ask(url);
+    expect(answer).toMatchObject({ result: "deny" });
+    expect(answer!.reason).toBeUndefined();
+  });
+
   it.each([
     [500, "{}", "answered HTTP 500"],
     [200, "not json", "answered a body that is not JSON"],
