@@ -41,6 +41,8 @@ export interface StartMcpServersOptions {
 export async function startMcpServers(options: StartMcpServersOptions): Promise<McpServers> {
   /** The listing each published tool was made from, by Parkway name. */
   const published = new Map<string, McpToolInfo>();
+  /** The listing of each tool left out (its name or schema cannot be offered), by Parkway name. */
+  const leftOut = new Map<string, McpToolInfo>();
   const tools: Tool[] = [];
   let started = false;
   const connections = Object.entries(options.servers).map(([name, config]) => {
@@ -60,14 +62,22 @@ export async function startMcpServers(options: StartMcpServersOptions): Promise<
         for (const info of listed) {
           if (current.has(info.name)) continue; // listed twice: the first counts
           const toolName = mcpToolName(name, info.name);
+          // Listed as before: kept as it is (its schema is compiled once, not at every listing).
+          const before = published.get(toolName);
+          if (before !== undefined && isDeepStrictEqual(before, info)) {
+            current.set(info.name, before);
+            continue;
+          }
+          const refused = leftOut.get(toolName);
+          if (refused !== undefined && isDeepStrictEqual(refused, info)) continue;
           const problem = mcpToolProblem(name, info);
           if (problem !== undefined) {
+            leftOut.set(toolName, info);
             options.log.warn({ mcpServer: name, tool: info.name, problem }, "MCP tool left out");
             continue;
           }
+          leftOut.delete(toolName);
           current.set(info.name, info);
-          const before = published.get(toolName);
-          if (before !== undefined && isDeepStrictEqual(before, info)) continue;
           published.set(toolName, info);
           fresh.push(mcpTool(connection, info, () => current.get(info.name)));
         }
