@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,7 +34,7 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function start(toolsFile?: string, downFile?: string) {
+async function start(toolsFile?: string, downFile?: string, env: Record<string, string> = {}) {
   harness = await startHarness(script, {
     mcpServers: {
       t: {
@@ -43,6 +43,7 @@ async function start(toolsFile?: string, downFile?: string) {
         env: {
           ...(toolsFile ? { TOOLS_FILE: toolsFile } : {}),
           ...(downFile ? { DOWN_FILE: downFile } : {}),
+          ...env,
         },
       },
     },
@@ -194,4 +195,21 @@ describe("an MCP server that answers oddly or changes its tools", () => {
     expect(result.state).toBe(ToolResultState.TOOL_RESULT_STATE_SUCCESS);
     expect(result.text).toMatch(/^pid \d+$/);
   }, 60_000);
+
+  it("a server slower to start than Parkway waits for is left to start, not started over", async () => {
+    const startsFile = path.join(await mkdtemp(path.join(tmpdir(), "parkway-mcp-slow-")), "starts");
+    // Answers its handshake 32 s after it started: Parkway serves after 30 s without its tools.
+    const { harness, chat, call } = await start(undefined, undefined, {
+      STARTS_FILE: startsFile,
+      START_DELAY_MS: "32000",
+    });
+    const names = async () => (await harness.client.listAgents())[0]!.tools.map((t) => t.name);
+    expect(await names()).not.toContain("mcp__t__pid");
+    await expect.poll(names, { timeout: 30_000, interval: 200 }).toContain("mcp__t__pid");
+    const pid = (await call("pid")).text;
+    // One process: the one that was slow to start, still running.
+    const starts = (await readFile(startsFile, "utf8")).trim().split("\n");
+    expect(starts).toEqual([pid.replace("pid ", "")]);
+    chat.close();
+  }, 120_000);
 });

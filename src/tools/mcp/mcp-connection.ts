@@ -18,8 +18,15 @@ import type { McpServerConfig } from "../../config/mcp-schema.js";
 import { oversizedReason } from "./mcp-oversized.js";
 import { endSession, openTransport } from "./mcp-transport.js";
 
-/** How long connecting (start, handshake, tool listing) may take before the attempt fails. */
+/**
+ * How long the handshake may take before the attempt fails: a server may be slow to start (npx
+ * fetching its package, say), and is not stopped and started over while it does.
+ */
+const START_TIMEOUT_MS = 5 * 60_000;
+/** How long listing the tools may take, once the handshake is done. */
 const CONNECT_TIMEOUT_MS = 30_000;
+/** How long Parkway's start, and a call, wait for an attempt under way before going on without it. */
+const WAIT_MS = 30_000;
 /** How long one tool call may take before it fails (an interrupt cancels it sooner). */
 const CALL_TIMEOUT_MS = 10 * 60_000;
 
@@ -88,6 +95,8 @@ export class McpConnection {
   private readonly log: Logger;
   /** How each call under way asks the person, for the forms its server sends. */
   private readonly askers = new Set<Asker>();
+  /** The client of the attempt under way, closed when Parkway stops meanwhile. */
+  private connecting: Client | undefined;
   /** The listing under way after a `tools/list_changed` notification. */
   private listing: Promise<void> = Promise.resolve();
   /** Why a client's connection closed, when it was a message too large to read. */
@@ -109,9 +118,12 @@ export class McpConnection {
     return this.state.kind === "down" ? this.state.reason : undefined;
   }
 
-  /** The first connection attempt; resolves (never rejects) once it succeeded or failed. */
+  /**
+   * Starts the first connection attempt (or, later, one at once), and resolves (never rejects)
+   * once it succeeded or failed, or after WAIT_MS while it goes on.
+   */
   start(): Promise<void> {
-    return this.connectNow();
+    return waitAtMost(this.connectNow());
   }
 
   /** Disconnects (a stdio server's process is stopped) and stops reconnecting. */
@@ -119,7 +131,10 @@ export class McpConnection {
     const state = this.state;
     this.state = { kind: "closed" };
     if (state.kind === "down") clearTimeout(state.timer);
-    if (state.kind === "connecting") await state.attempt;
+    if (state.kind === "connecting") {
+      if (this.connecting) void closeQuietly(this.connecting);
+      await state.attempt;
+    }
     if (state.kind === "ready") {
       await endSession(state.transport);
       await closeQuietly(state.client);
@@ -153,12 +168,14 @@ export class McpConnection {
     signal: AbortSignal,
     ask?: Asker,
   ): Promise<CallToolResult> {
-    if (this.state.kind === "down") await this.connectNow();
-    if (this.state.kind === "connecting") await this.state.attempt;
+    if (this.state.kind === "down") await waitAtMost(this.connectNow());
+    if (this.state.kind === "connecting") await waitAtMost(this.state.attempt);
     const state = this.current();
     if (state.kind === "closed") throw new McpUnavailableError("Parkway is shutting down");
     if (state.kind !== "ready") {
-      throw new McpUnavailableError(state.kind === "down" ? state.reason : "connecting");
+      throw new McpUnavailableError(
+        state.kind === "down" ? state.reason : `still starting after ${WAIT_MS / 1000} s`,
+      );
     }
     if (ask) this.askers.add(ask);
     // The SDK never removes the listener it adds to a request's signal: it gets one of its own,
@@ -261,7 +278,8 @@ export class McpConnection {
       });
       transport = opened.transport;
       stderr = opened.stderr;
-      await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
+      this.connecting = client;
+      await client.connect(transport, { timeout: START_TIMEOUT_MS });
       const tools = await listAll(client);
       if (this.state.kind === "closed") {
         await closeQuietly(client);
@@ -282,6 +300,8 @@ export class McpConnection {
       await closeQuietly(client);
       if (this.state.kind === "closed") return;
       this.failed(withStderr(message(err), stderr()));
+    } finally {
+      if (this.connecting === client) this.connecting = undefined;
     }
   }
 
@@ -318,6 +338,13 @@ export class McpConnection {
     timer.unref();
     this.state = { kind: "down", reason, timer };
   }
+}
+
+/** Resolves when `promise` does, or after WAIT_MS while it goes on. */
+async function waitAtMost(promise: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, WAIT_MS)))]);
+  clearTimeout(timer);
 }
 
 /** A call refused because its Streamable HTTP session is gone (see `isSessionGone`). */
