@@ -343,6 +343,43 @@ describe("MCP everything server", () => {
     });
   });
 
+  it("a Streamable HTTP server that dies during a call fails the call at once, not at its timeout", async () => {
+    const port = await freePort();
+    const url = await startHttpServer(port);
+    h = await startHarness(
+      {
+        turns: [
+          {
+            match: { lastUser: "long" },
+            toolCalls: [
+              {
+                name: "mcp__everything__trigger-long-running-operation",
+                input: { duration: 600, steps: 600 },
+              },
+            ],
+          },
+          { repeat: true, text: "done" },
+        ],
+      },
+      { mcpServers: { everything: { url } } },
+    );
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    const events: ServerEvent[] = [];
+    for await (const e of chat.message("long")) {
+      events.push(e);
+      if (e.event?.$case === "toolResultStart") {
+        // Once the call reached the server (its answer streams as server-sent events), it dies.
+        await sleep(1000);
+        await stopHttpServer();
+      }
+    }
+    chat.close();
+    const result = toolResult(events, startedCalls(events)[0]!);
+    expect(result.state).toBe(ToolResultState.TOOL_RESULT_STATE_ERROR);
+    expect(result.text).toMatch(/^MCP server everything is not available: /);
+  });
+
   it("a Streamable HTTP server restarted between two calls: the next call runs, on a new session", async () => {
     const port = await freePort();
     const url = await startHttpServer(port);

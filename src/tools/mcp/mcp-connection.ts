@@ -25,6 +25,8 @@ import { endSession, openTransport } from "./mcp-transport.js";
 const START_TIMEOUT_MS = 5 * 60_000;
 /** How long listing the tools may take, once the handshake is done. */
 const CONNECT_TIMEOUT_MS = 30_000;
+/** How long a server whose event stream broke has to answer a ping. */
+const PING_TIMEOUT_MS = 10_000;
 /** How long Parkway's start, and a call, wait for an attempt under way before going on without it. */
 const WAIT_MS = 30_000;
 /** How long one tool call may take before it fails (an interrupt cancels it sooner). */
@@ -95,6 +97,10 @@ export class McpConnection {
   private readonly log: Logger;
   /** How each call under way asks the person, for the forms its server sends. */
   private readonly askers = new Set<Asker>();
+  /** Why each lost connection was taken for lost, for the calls it fails. */
+  private readonly lostFor = new WeakMap<Client, string>();
+  /** The clients whose server is being pinged (see `checkAlive`). */
+  private readonly checking = new WeakSet<Client>();
   /** The client of the attempt under way, closed when Parkway stops meanwhile. */
   private connecting: Client | undefined;
   /** The listing under way after a `tools/list_changed` notification. */
@@ -196,7 +202,8 @@ export class McpConnection {
       if (!closed && isInvalidResult(err)) {
         throw new McpInvalidResultError(`its answer is not a tool result: ${resultProblem(err)}`);
       }
-      const reason = this.tooLarge.get(state.client) ?? message(err);
+      const reason =
+        this.tooLarge.get(state.client) ?? this.lostFor.get(state.client) ?? message(err);
       this.lost(state.client, reason);
       if (isSessionGone(err)) {
         await this.connectNow();
@@ -265,8 +272,13 @@ export class McpConnection {
     // stdio reader closes the connection: that is why it closed, for the log and the calls it fails.
     client.onerror = (err) => {
       const oversized = oversizedReason(err);
-      if (oversized === undefined) this.log.debug({ err }, "MCP transport error");
-      else this.tooLarge.set(client, oversized);
+      if (oversized !== undefined) this.tooLarge.set(client, oversized);
+      else {
+        this.log.debug({ err }, "MCP transport error");
+        // A Streamable HTTP event stream that broke (a call's answer, or the server's own stream)
+        // may mean the server went away: the calls waiting on it would wait for their timeout.
+        if (/^SSE stream disconnected/.test(err.message)) void this.checkAlive(client);
+      }
     };
     let transport: Transport | undefined;
     let stderr: () => string = () => "";
@@ -322,9 +334,27 @@ export class McpConnection {
     return this.listing;
   }
 
+  /**
+   * Pings the server of `client` after one of its event streams broke: when it does not answer
+   * (it went away, or no longer knows the session), the connection is lost, which fails the calls
+   * waiting on it at once, and it is reconnected.
+   */
+  private async checkAlive(client: Client): Promise<void> {
+    if (this.checking.has(client)) return;
+    this.checking.add(client);
+    try {
+      await client.ping({ timeout: PING_TIMEOUT_MS });
+    } catch (err) {
+      this.lost(client, `its event stream broke and it does not answer (${message(err)})`);
+    } finally {
+      this.checking.delete(client);
+    }
+  }
+
   /** The connection of `client` dropped: reconnect after the backoff. */
   private lost(client: Client, reason: string): void {
     if (this.state.kind !== "ready" || this.state.client !== client) return;
+    this.lostFor.set(client, reason);
     client.onclose = undefined;
     void closeQuietly(client);
     this.failed(reason);
@@ -404,7 +434,10 @@ function resultProblem(err: { issues: SchemaIssue[] }, prefix: PropertyKey[] = [
 }
 
 function message(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  if (!(err instanceof Error)) return String(err);
+  // fetch's "fetch failed" says why in its cause (ECONNREFUSED, …).
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === "string" ? `${err.message} (${code})` : err.message;
 }
 
 function withStderr(reason: string, stderr: string): string {
