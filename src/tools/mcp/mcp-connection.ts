@@ -203,7 +203,10 @@ export class McpConnection {
         throw new McpInvalidResultError(`its answer is not a tool result: ${resultProblem(err)}`);
       }
       const reason =
-        this.tooLarge.get(state.client) ?? this.lostFor.get(state.client) ?? message(err);
+        this.tooLarge.get(state.client) ??
+        oversizedReason(err) ??
+        this.lostFor.get(state.client) ??
+        message(err);
       this.lost(state.client, reason);
       if (isSessionGone(err)) {
         await this.connectNow();
@@ -272,8 +275,12 @@ export class McpConnection {
     // stdio reader closes the connection: that is why it closed, for the log and the calls it fails.
     client.onerror = (err) => {
       const oversized = oversizedReason(err);
-      if (oversized !== undefined) this.tooLarge.set(client, oversized);
-      else {
+      if (oversized !== undefined) {
+        this.tooLarge.set(client, oversized);
+        // The stdio transport closes itself; a Streamable HTTP one is closed here, which fails
+        // the calls waiting on it (the one whose answer was cut off among them).
+        this.lost(client, oversized);
+      } else {
         this.log.debug({ err }, "MCP transport error");
         // A Streamable HTTP event stream that broke (a call's answer, or the server's own stream)
         // may mean the server went away: the calls waiting on it would wait for their timeout.

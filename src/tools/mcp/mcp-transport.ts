@@ -24,6 +24,37 @@ export async function endSession(transport: Transport): Promise<void> {
   clearTimeout(timer);
 }
 
+/** The most bytes of one answer Parkway reads from a server, as the SDK's stdio reader takes. */
+export const MAX_ANSWER_BYTES = 10 * 1024 * 1024;
+
+/**
+ * fetch, with the body of each answer to a POST (a call's result, as JSON or as the events of a
+ * stream) cut off with an error past MAX_ANSWER_BYTES, rather than read into memory whole. The
+ * server's own event stream (GET) lives as long as the session and is not counted.
+ */
+const cappedFetch = async (url: string | URL, init?: RequestInit): Promise<Response> => {
+  const response = await fetch(url, init);
+  if (init?.method !== "POST" || !response.body) return response;
+  let bytes = 0;
+  const counted = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        bytes += chunk.byteLength;
+        if (bytes > MAX_ANSWER_BYTES) {
+          controller.error(
+            new Error(`An answer exceeded maximum size of ${MAX_ANSWER_BYTES} bytes`),
+          );
+        } else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(counted, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+};
+
 /** A transport to one server, and the tail of what a stdio server wrote to its standard error. */
 export interface OpenedTransport {
   transport: Transport;
@@ -42,6 +73,7 @@ export function openTransport(
   if (config.transport === "http") {
     const transport = new StreamableHTTPClientTransport(new URL(config.url), {
       requestInit: { headers: config.headers },
+      fetch: cappedFetch,
     });
     return { transport, stderr: () => "" };
   }
