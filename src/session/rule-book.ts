@@ -2,16 +2,17 @@ import { LRUCache } from "lru-cache";
 import type { RuleScope } from "../permissions/index.js";
 import type { Rule } from "../agent/types.js";
 import { notFound } from "../common/errors.js";
-import { limitReached } from "../common/limits.js";
-import { MAX_RULES_PER_SCOPE } from "../permissions/index.js";
 import { ConflictError } from "../store/storage-failure.js";
 import { SerialWork } from "./serial-work.js";
 import { newId } from "../common/ids.js";
-import { sameRule } from "../permissions/index.js";
+import { MAX_RULES_PER_SCOPE, sameRule } from "../permissions/index.js";
 import type { StoreSignals } from "../store/signals.js";
 import { rulesTopic } from "./signal-topics.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { RuleRecord } from "./records.js";
+import { type RuleScopeKey, recordKey, scopeFull, scopeKey } from "./rule-scope.js";
+
+export type { RuleScopeKey } from "./rule-scope.js";
 
 /** A stored rule: always has an id, a scope and its tenant. */
 export type StoredRule = Rule & {
@@ -19,40 +20,6 @@ export type StoredRule = Rule & {
   tenant: string;
   scope: RuleScope;
 };
-
-/** Where a rule applies. */
-export type RuleScopeKey =
-  | { scope: "session"; sessionId: string }
-  | { scope: "agent"; agentId: string }
-  | { scope: "tenant" };
-
-function scopeKey(key: RuleScopeKey): string {
-  switch (key.scope) {
-    case "session":
-      return `session:${key.sessionId}`;
-    case "agent":
-      return `agent:${key.agentId}`;
-    case "tenant":
-      return "tenant";
-  }
-}
-
-const recordKey = (tenant: string, scope: string, id: string) => `${tenant}/${scope}/${id}`;
-
-/** RESOURCE_EXHAUSTED: the scope holds MAX_RULES_PER_SCOPE rules already. */
-function scopeFull(key: RuleScopeKey) {
-  const where =
-    key.scope === "session"
-      ? `session ${key.sessionId}`
-      : key.scope === "agent"
-        ? `agent ${key.agentId}`
-        : "the tenant";
-  return limitReached(
-    "rulesPerScope",
-    MAX_RULES_PER_SCOPE,
-    `${where} has ${MAX_RULES_PER_SCOPE} rules of its own, the most a scope holds; remove some first`,
-  );
-}
 
 /** How long several nodes keep a scope's rules without reading them again (a lost signal). */
 const SHARED_CACHE_MS = 2000;
