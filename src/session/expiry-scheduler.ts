@@ -22,8 +22,11 @@ export class ExpiryScheduler {
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
-    /** Applies the expiry policy to a session's calls due at or before `now`. */
-    private readonly expire: (sessionId: string, now: Date) => Promise<void>,
+    /**
+     * Applies the expiry policy to a session's calls due at or before `now`; "busy" when the
+     * reply is running, so the deadline is tried again shortly (the run may park again with it).
+     */
+    private readonly expire: (sessionId: string, now: Date) => Promise<"done" | "busy">,
   ) {}
 
   /** Reads the earliest deadline and arms the timer. */
@@ -63,7 +66,10 @@ export class ExpiryScheduler {
     for (const { key, sessionId } of due) {
       if (this.stopped) return;
       try {
-        await this.expire(sessionId, now);
+        if ((await this.expire(sessionId, now)) === "busy") {
+          retry = true;
+          continue;
+        }
       } catch (err) {
         if (err instanceof StorageFailure) return;
         // Served by another node for now (several nodes on one database): tried again shortly.

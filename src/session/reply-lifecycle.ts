@@ -39,10 +39,9 @@ export interface LifecycleSession extends RunningSession, AnsweredSession, Writi
 }
 
 /**
- * The life of a session's reply, and the only writer of its states: starts it, runs it until it
+ * The life of a session's reply, the only writer of its states: starts it, runs it until it
  * finishes or parks, commits answers and resumes it, interrupts it, applies expiry, recovers it
- * after a crash, and ends it with its one REPLY_END. Each change of state is committed with the
- * events that show it, in one write, before those events are visible.
+ * after a crash, ends it with its one REPLY_END; each change is written with its events first.
  */
 export class ReplyLifecycle {
   private readonly writes: ReplyWrites;
@@ -203,25 +202,26 @@ export class ReplyLifecycle {
   }
 
   /**
-   * Applies the agent's expiry policy to the parked calls whose deadline is at or before `now`:
-   * "deny" finishes them DENIED with a timed-out reason the model sees and resumes the reply;
-   * "interrupt" interrupts the reply. A no-op when nothing is due (the call was answered first).
+   * Applies the expiry policy to the parked calls due by `now` ("deny": DENIED with a timed-out
+   * reason the model sees, and the reply resumes; "interrupt": the reply is interrupted). "busy"
+   * while the reply runs on from an answer to another call: it may park again with them.
    */
-  async expire(now: Date): Promise<void> {
+  async expire(now: Date): Promise<"done" | "busy"> {
     const active = this.active;
-    if (!active || active.task) return;
-    const due = dueCalls(active, now);
-    if (due.length === 0) return;
+    const due = active ? dueCalls(active, now) : [];
+    if (!active || due.length === 0) return "done"; // the calls were answered first
+    if (active.task) return "busy";
     const seconds = Math.round((this.s.agent.confirmTimeoutMs ?? 0) / 1000);
     this.writes.stageNotification(active, { event: "call.expired", expired: due });
     if (this.s.agent.expiryPolicy === "interrupt") {
       const { head } = this.s;
       await this.writes.end(active, expiryEnding(head.id, head.tenant, active, due, seconds));
-      return;
+    } else {
+      const prepared = await expiredDenied(this.s, due, seconds)(active);
+      await this.writes.commitAnswer(active, prepared.message, prepared.events, prepared.records);
+      this.resume(active);
     }
-    const prepared = await expiredDenied(this.s, due, seconds)(active);
-    await this.writes.commitAnswer(active, prepared.message, prepared.events, prepared.records);
-    this.resume(active);
+    return "done";
   }
 
   /**

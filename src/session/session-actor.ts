@@ -271,7 +271,7 @@ export class SessionActor implements LifecycleSession, HubOptions {
     return this.reply.answer(replyId, "external results", prepare, requestId, caller);
   }
 
-  expire(now: Date): Promise<void> {
+  expire(now: Date): Promise<"done" | "busy"> {
     return this.reply.expire(now);
   }
 
