@@ -34,7 +34,7 @@ line cannot be used (unknown flag, missing value, stray word);
 
 Serves a script as an OpenAI-compatible model (POST /v1/chat/completions, GET /v1/models) until
 SIGINT or SIGTERM, for testing frontends; point \`parkway serve --model-url\` at the URL it logs.
-The script format is described in test/scenarios/README.md (its "script" key).
+The script format is described in the package's README (under "mock-model").
 
 options:
   --script FILE         the script (JSON)

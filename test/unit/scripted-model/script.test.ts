@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -106,5 +106,15 @@ describe("scripted model: script files", () => {
       .map((t) => t.function?.arguments ?? "")
       .join("");
     expect(JSON.parse(args)).toEqual({ command: "touch hello-parkway.txt && echo created" });
+  });
+});
+
+describe("the README's example script", () => {
+  it("is a valid script", async () => {
+    const readme = await readFile(new URL("../../../README.md", import.meta.url), "utf8");
+    const example = /```json\n(\{\n {2}"turns"[\s\S]*?)```/.exec(readme)?.[1];
+    expect(example, "README shows a script").toBeDefined();
+    const script = parseScript(JSON.parse(example!), "README example");
+    expect(script.turns).toHaveLength(3);
   });
 });
