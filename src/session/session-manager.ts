@@ -90,7 +90,7 @@ export class SessionManager {
       this.withActor(sessionId, undefined, (actor) => actor.serial(() => actor.expire(now))),
     );
     const notifications = createNotifications(store, log, options);
-    this.timers = new SessionTimers(expiry, notifications?.sender);
+    this.timers = new SessionTimers(expiry, notifications?.sender, notifications?.tokens);
     this.deps = {
       store,
       logger: log,
