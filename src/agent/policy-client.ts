@@ -18,10 +18,14 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 
 /**
  * The service's answer, as it must come back (unknown fields are allowed and ignored; a null
- * reason, as encoders write an absent one, is no reason).
+ * reason, as encoders write an absent one, is no reason). The decision is read in any case: a
+ * service that answers "DENY" denies, rather than failing into `onError`.
  */
 export const policyAnswerSchema = z.object({
-  decision: z.enum(["allow", "ask", "deny"]),
+  decision: z.preprocess(
+    (value) => (typeof value === "string" ? value.toLowerCase() : value),
+    z.enum(["allow", "ask", "deny"]),
+  ),
   reason: z.string().nullish(),
 });
 

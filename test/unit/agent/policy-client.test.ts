@@ -36,6 +36,17 @@ describe("askPolicy", () => {
     expect(bare!.reason).toBeUndefined();
   });
 
+  it("reads the decision in any case: DENY denies, rather than failing into onError", async () => {
+    for (const [decision, result] of [
+      ["DENY", "deny"],
+      ["Ask", "ask"],
+      ["ALLOW", "allow"],
+    ]) {
+      const answer = await ask(await serve(200, JSON.stringify({ decision })));
+      expect(answer).toMatchObject({ result });
+    }
+  });
+
   it("takes a null reason, as many encoders write an absent one, for no reason", async () => {
     const url = await serve(200, JSON.stringify({ decision: "deny", reason: null }));
     const answer = await ask(url);
