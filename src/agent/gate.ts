@@ -10,7 +10,7 @@ import {
 } from "../permissions/index.js";
 import { cutUtf8 } from "../tools/output-cap.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
-import { hardLinkedOf, listDirectoryOf, readSmallFileOf, realPathOf } from "./real-path.js";
+import { diskProbes, realPathOf } from "./real-path.js";
 import { parseToolInput } from "./tool-input.js";
 import { type DecisionInfo, type Rule, ruleSchema, type ToolCallBlock } from "./types.js";
 
@@ -63,10 +63,7 @@ export function decide(
     rules: state.rules,
     workingDirectories: state.workingDirectories,
     homeDir: state.homeDir,
-    realPath: realPathOf,
-    listDirectory: listDirectoryOf,
-    readSmallFile: readSmallFileOf,
-    hardLinked: hardLinkedOf,
+    ...diskProbes,
     toolReadOnly: tool.isReadOnly(input),
     external: tool.external === true && tool.name !== "AskUser",
   });
@@ -139,10 +136,7 @@ export function findHolder(
         {
           workingDirectories: state.workingDirectories,
           homeDir: state.homeDir,
-          realPath: realPathOf,
-          listDirectory: listDirectoryOf,
-          readSmallFile: readSmallFileOf,
-          hardLinked: hardLinkedOf,
+          ...diskProbes,
         },
         external,
       ),

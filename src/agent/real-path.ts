@@ -102,3 +102,11 @@ export function readSmallFileOf(path: string): string | undefined {
     throw new ProbeRefused(`${path} cannot be read (${code ?? String(err)})`);
   }
 }
+
+/** The probes of the file system the permission check makes, as the server makes them. */
+export const diskProbes = {
+  realPath: realPathOf,
+  listDirectory: listDirectoryOf,
+  readSmallFile: readSmallFileOf,
+  hardLinked: hardLinkedOf,
+};

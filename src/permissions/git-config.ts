@@ -1,6 +1,7 @@
 import { posix } from "node:path";
 import { isInsideWorkingDirectory } from "./resolve-path.js";
 import { repositoryLayoutVerdict } from "./git-repository-layout.js";
+import { type GitSetting, parseGitConfig } from "./git-config-syntax.js";
 import type { PathContext } from "./types.js";
 
 /**
@@ -11,108 +12,6 @@ import type { PathContext } from "./types.js";
  * names with `--git-dir`, would then run what it likes under a command the check takes for a
  * read. Such a git command is not read-only: the mode and the rules decide on it.
  */
-
-/** One setting as git reads it: its name lowercased but for the subsection, and its value. */
-export interface GitSetting {
-  /** `section.key` or `section.subsection.key`. */
-  name: string;
-  /** Undefined for a key written without `=` (a boolean true). */
-  value: string | undefined;
-}
-
-export type ParsedGitConfig = { ok: true; settings: GitSetting[] } | { ok: false; reason: string };
-
-/**
- * Parses git's configuration syntax as git does (config.c): sections `[name]`, `[name "sub"]`
- * and `[name.sub]`, keys after a header on the same line, values with quotes, escapes and
- * backslash-newline continuations, `#` and `;` comments. What git would refuse is refused too.
- */
-export function parseGitConfig(source: string): ParsedGitConfig {
-  const text = source.replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
-  if (text.includes("\0")) return { ok: false, reason: "it holds a NUL byte" };
-  const settings: GitSetting[] = [];
-  let section: string | undefined;
-  let i = 0;
-  const fail = (what: string): ParsedGitConfig => {
-    const line = text.slice(0, i).split("\n").length;
-    return { ok: false, reason: `line ${line}: ${what}` };
-  };
-  while (i < text.length) {
-    const c = text[i] ?? "";
-    if (/\s/.test(c)) {
-      i += 1;
-    } else if (c === "#" || c === ";") {
-      while (i < text.length && text[i] !== "\n") i += 1;
-    } else if (c === "[") {
-      const header = /^\[([A-Za-z0-9.-]+)(?:[ \t]+"((?:[^"\\\n]|\\[^\n])*)")?\]/.exec(
-        text.slice(i),
-      );
-      if (header === null) return fail("a section header git would refuse");
-      const subsection = header[2]?.replace(/\\(.)/g, "$1");
-      const name = (header[1] ?? "").toLowerCase();
-      section = subsection === undefined ? name : `${name}.${subsection}`;
-      i += header[0].length;
-    } else if (/[A-Za-z]/.test(c)) {
-      const key = /^[A-Za-z][A-Za-z0-9-]*/.exec(text.slice(i))?.[0] ?? "";
-      i += key.length;
-      while (text[i] === " " || text[i] === "\t") i += 1;
-      let value: string | undefined;
-      if (text[i] === "=") {
-        i += 1;
-        const parsed = parseValue(text, i);
-        if (parsed === undefined) return fail(`a value of ${key} git would refuse`);
-        value = parsed.value;
-        i = parsed.end;
-      } else if (i < text.length && text[i] !== "\n") {
-        return fail(`${key} followed by neither "=" nor the line's end`);
-      }
-      const name = key.toLowerCase();
-      settings.push({ name: section === undefined ? name : `${section}.${name}`, value });
-    } else {
-      return fail(`${JSON.stringify(c)} where a key or a section was expected`);
-    }
-  }
-  return { ok: true, settings };
-}
-
-/** A value from `start` (just after `=`) to its line's end: quotes, escapes and continuations. */
-function parseValue(text: string, start: number): { value: string; end: number } | undefined {
-  let value = "";
-  let pendingSpace = "";
-  let quoted = false;
-  let i = start;
-  while (i < text.length && (text[i] === " " || text[i] === "\t")) i += 1;
-  for (;;) {
-    const c = text[i];
-    if (c === undefined || c === "\n") {
-      if (quoted) return undefined;
-      return { value, end: i };
-    }
-    i += 1;
-    if (!quoted && (c === "#" || c === ";")) {
-      while (i < text.length && text[i] !== "\n") i += 1;
-      return { value, end: i };
-    }
-    if (!quoted && (c === " " || c === "\t")) {
-      pendingSpace += c;
-      continue;
-    }
-    value += pendingSpace;
-    pendingSpace = "";
-    if (c === "\\") {
-      const next = text[i];
-      i += 1;
-      if (next === "\n") continue;
-      const escaped = { t: "\t", b: "\b", n: "\n", '"': '"', "\\": "\\" }[next ?? ""];
-      if (escaped === undefined) return undefined;
-      value += escaped;
-    } else if (c === '"') {
-      quoted = !quoted;
-    } else {
-      value += c;
-    }
-  }
-}
 
 /**
  * Patterns for a setting's name: `*` stands for a subsection (which may hold dots) or a key.
@@ -183,59 +82,55 @@ const READS_ELSEWHERE: readonly string[] = [
  */
 const FETCHES: readonly string[] = ["extensions.partialclone", "remote.*.promisor"];
 
-/** git's false booleans: a key written with `=` and nothing after it is false too. */
+/** git's booleans: a key written with `=` and nothing after it is false too. */
 const FALSE_VALUES = new Set(["false", "no", "off", "0", ""]);
+const TRUE_VALUES = new Set(["true", "yes", "on", "1"]);
 const SIGNATURE_FORMAT = /%G|%\(signature/;
-
-/**
- * Settings whose value makes git verify signatures, which runs gpg (or ssh-keygen, gpgsm) on
- * `git log`: `log.showSignature` set true, or a format that shows a signature's state (`%G?`),
- * as `format.pretty` or as a named format (`pretty.NAME`) that `--format=NAME` uses.
- */
-const VERIFIES_SIGNATURES: readonly {
-  name: string;
-  runs: (value: string | undefined) => boolean;
-}[] = [
-  {
-    name: "log.showsignature",
-    runs: (value) => !FALSE_VALUES.has((value ?? "true").toLowerCase()),
-  },
-  { name: "format.pretty", runs: (value) => SIGNATURE_FORMAT.test(value ?? "") },
-  { name: "pretty.*", runs: (value) => SIGNATURE_FORMAT.test(value ?? "") },
-];
 
 const patternOf = (pattern: string): RegExp =>
   new RegExp(`^${pattern.replace(/\./g, "\\.").replace(/\*/g, ".+")}$`);
-const PROGRAM_PATTERNS = RUNS_A_PROGRAM.map(patternOf);
-const ELSEWHERE_PATTERNS = READS_ELSEWHERE.map(patternOf);
-const FETCH_PATTERNS = FETCHES.map(patternOf);
-const SIGNATURE_PATTERNS = VERIFIES_SIGNATURES.map(({ name, runs }) => ({
-  pattern: patternOf(name),
-  runs,
-}));
 
-/**
- * Values git reads as booleans: `core.fsmonitor` set to one of them runs nothing, or git's own
- * monitor; any other value is a program to run.
- */
-const BOOLEAN_VALUES = new Set(["false", "no", "off", "0", "", "true", "yes", "on", "1"]);
+/** What a setting makes git do, by the patterns of its name; `applies` judges its value. */
+const EFFECTS: readonly {
+  patterns: readonly RegExp[];
+  does: string;
+  applies?: (value: string | undefined) => boolean;
+}[] = [
+  { patterns: RUNS_A_PROGRAM.map(patternOf), does: "runs a program" },
+  {
+    patterns: READS_ELSEWHERE.map(patternOf),
+    does: "takes git to files the check does not follow",
+  },
+  { patterns: FETCHES.map(patternOf), does: "makes git fetch the objects it lacks from a remote" },
+  {
+    // Verifying signatures runs gpg (or ssh-keygen, gpgsm) on `git log`: `log.showSignature` set
+    // true, or a format showing a signature's state (`%G?`), as `format.pretty` or a named format.
+    patterns: ["log.showsignature"].map(patternOf),
+    does: "makes git log verify signatures with gpg",
+    applies: (value) => !FALSE_VALUES.has((value ?? "true").toLowerCase()),
+  },
+  {
+    patterns: ["format.pretty", "pretty.*"].map(patternOf),
+    does: "makes git log verify signatures with gpg",
+    applies: (value) => SIGNATURE_FORMAT.test(value ?? ""),
+  },
+];
+
+const isBoolean = (value: string | undefined): boolean => {
+  const lower = (value ?? "true").toLowerCase();
+  return FALSE_VALUES.has(lower) || TRUE_VALUES.has(lower);
+};
 
 /** Why `settings` make git do more than read, or undefined. */
 export function settingVerdict(settings: readonly GitSetting[]): string | undefined {
   for (const { name, value } of settings) {
-    if (name === "core.fsmonitor" && BOOLEAN_VALUES.has((value ?? "true").toLowerCase())) continue;
-    if (PROGRAM_PATTERNS.some((pattern) => pattern.test(name))) {
-      return `${name}, which runs a program`;
-    }
-    if (ELSEWHERE_PATTERNS.some((pattern) => pattern.test(name))) {
-      return `${name}, which takes git to files the check does not follow`;
-    }
-    if (FETCH_PATTERNS.some((pattern) => pattern.test(name))) {
-      return `${name}, which makes git fetch the objects it lacks from a remote`;
-    }
-    if (SIGNATURE_PATTERNS.some(({ pattern, runs }) => pattern.test(name) && runs(value))) {
-      return `${name}, which makes git log verify signatures with gpg`;
-    }
+    // `core.fsmonitor` set to a boolean runs nothing, or git's own monitor.
+    if (name === "core.fsmonitor" && isBoolean(value)) continue;
+    const effect = EFFECTS.find(
+      ({ patterns, applies }) =>
+        patterns.some((pattern) => pattern.test(name)) && (applies?.(value) ?? true),
+    );
+    if (effect !== undefined) return `${name}, which ${effect.does}`;
   }
   return undefined;
 }
@@ -247,7 +142,8 @@ const READING_HOOKS = ["post-index-change", "reference-transaction"];
  * Why git working with the repository in `gitDir` (its `.git` directory, or a bare repository's
  * own) does more than read, or undefined. Its own settings and those of the submodules it holds
  * (`git status` runs git in each of them) are read, and the hooks a read may run; a repository
- * whose settings are shared from elsewhere (`commondir`) is not followed. Without a way to read files, nothing is checked.
+ * whose settings are shared from elsewhere (`commondir`) is not followed. Without a way to read
+ * files, nothing is checked.
  */
 export function repositoryConfigVerdict(gitDir: string, context: PathContext): string | undefined {
   const { readSmallFile, listDirectory } = context;

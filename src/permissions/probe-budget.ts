@@ -2,9 +2,9 @@ import type { PathContext } from "./types.js";
 
 /**
  * A bound on the file system probes one decision makes. The check runs on the server's request
- * path with synchronous probes (a link resolved, a directory listed, a small file read); a command line built to make
- * it work (wildcards over large directories, thousands of paths, many directories a `cd` may leave
- * it in) is not judged past the bound, and asks.
+ * path with synchronous probes (a link resolved, a directory listed, a small file read); a command
+ * line built to make it work (wildcards over large directories, thousands of paths, many
+ * directories a `cd` may leave it in) is not judged past the bound, and asks.
  */
 export const MAX_PROBES = 5_000;
 
@@ -20,9 +20,10 @@ export class ProbeBudgetSpent extends ProbeRefused {
 
 /**
  * `context` with probes that spend one budget: a path resolved costs 1, a listing 1 and 1 per 64
- * names, a file read 1 and 1 per 4 KiB. Each answer is kept for the rest of the decision (a line's commands, judged from each
- * directory they may run in, ask for the same paths again); asked again, it costs 1 all the same,
- * so the budget bounds the paths a decision judges, not only the probes it makes.
+ * names, a file read 1 and 1 per 4 KiB, a link count 1. Each answer is kept for the rest of the
+ * decision (a line's commands, judged from each directory they may run in, ask for the same paths
+ * again); asked again, it costs 1 all the same, so the budget bounds the paths a decision judges,
+ * not only the probes it makes.
  */
 export function withProbeBudget(context: PathContext, budget = MAX_PROBES): PathContext {
   let left = budget;
@@ -33,6 +34,8 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
   const { realPath, listDirectory, readSmallFile, hardLinked } = context;
   const real = new Map<string, string>();
   const listed = new Map<string, readonly string[] | undefined>();
+  const read = new Map<string, string | undefined>();
+  const links = new Map<string, boolean>();
   return {
     ...context,
     ...(realPath === undefined
@@ -65,8 +68,10 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
       : {
           readSmallFile: (path: string) => {
             spend(1);
+            if (read.has(path)) return read.get(path);
             const text = readSmallFile(path);
             spend(Math.ceil((text?.length ?? 0) / 4096));
+            read.set(path, text);
             return text;
           },
         }),
@@ -75,7 +80,12 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
       : {
           hardLinked: (path: string) => {
             spend(1);
-            return hardLinked(path);
+            let linked = links.get(path);
+            if (linked === undefined) {
+              linked = hardLinked(path);
+              links.set(path, linked);
+            }
+            return linked;
           },
         }),
   };

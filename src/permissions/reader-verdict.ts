@@ -121,25 +121,20 @@ function gitVerdict(
   if (verdict !== undefined || sub === "version") return verdict;
   if (gitBase === undefined) return "the directory git runs in is not known";
   const found = gitDir === undefined ? repositoryOf(gitBase, context) : undefined;
-  // The repository's own settings may make any command run a program (`core.fsmonitor`).
-  const settingsAt =
-    gitDir !== undefined
-      ? locate(gitDir, context, gitBase, true).real
-      : found !== undefined && "top" in found
-        ? posix.join(found.top, ".git")
-        : undefined;
+  const repositoryTop = found !== undefined && "top" in found ? found.top : undefined;
+  // The repository's own settings, and its submodules', may make any command run a program.
   const settings =
-    settingsAt === undefined ? undefined : repositoryConfigVerdict(settingsAt, context);
+    gitDir !== undefined
+      ? repositoryConfigVerdict(locate(gitDir, context, gitBase, true).real, context)
+      : repositoryTop !== undefined
+        ? (repositoryConfigVerdict(posix.join(repositoryTop, ".git"), context) ??
+          worktreeSubmodulesVerdict(repositoryTop, context))
+        : undefined;
   if (settings !== undefined) return settings;
-  const submodules =
-    found !== undefined && "top" in found
-      ? worktreeSubmodulesVerdict(found.top, context)
-      : undefined;
-  if (submodules !== undefined) return submodules;
   if (sub === "help") return undefined;
   // A `rev:path` operand shows a file (or a whole tree) of the repository, from its top.
-  const known = found !== undefined && "top" in found;
-  const top = known ? found.top : gitBase;
+  const known = repositoryTop !== undefined;
+  const top = repositoryTop ?? gitBase;
   for (const path of objectPaths(subArgs)) {
     read(path, /^\.\.?(\/|$)/.test(path) ? gitBase : top, true);
   }

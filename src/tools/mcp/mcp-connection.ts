@@ -1,5 +1,4 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
@@ -15,6 +14,16 @@ import { formQuestion } from "./mcp-elicitation.js";
 import { linkSignals } from "../../common/abort.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
+import {
+  isInvalidResult,
+  isSessionGone,
+  McpInvalidResultError,
+  McpUnavailableError,
+  message,
+  resultProblem,
+  SessionGoneError,
+  withStderr,
+} from "./mcp-errors.js";
 import { oversizedReason } from "./mcp-oversized.js";
 import { endSession, openTransport } from "./mcp-transport.js";
 
@@ -42,19 +51,6 @@ export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
 
 /** How a call asks the person what its server asks (an elicitation). */
 export type Asker = (question: ToolQuestion, signal: AbortSignal) => Promise<ToolAnswer>;
-
-/** Thrown by `McpConnection.call` when the server cannot be reached. */
-export class McpUnavailableError extends Error {
-  override readonly name = "McpUnavailableError";
-}
-
-/**
- * Thrown by `McpConnection.call` when the server answered with something that is not a tool result
- * as the protocol defines it; the connection stays up.
- */
-export class McpInvalidResultError extends Error {
-  override readonly name = "McpInvalidResultError";
-}
 
 export interface McpConnectionOptions {
   /** The server's configured name. */
@@ -384,19 +380,6 @@ async function waitAtMost(promise: Promise<void>): Promise<void> {
   clearTimeout(timer);
 }
 
-/** A call refused because its Streamable HTTP session is gone (see `isSessionGone`). */
-class SessionGoneError extends McpUnavailableError {}
-
-/**
- * Whether a Streamable HTTP server refused a request for its session: 404, which the protocol
- * says a server answers for a session it does not know (after a restart, say), or 400 naming
- * the session, which some servers answer instead. The server did not run the request.
- */
-function isSessionGone(err: unknown): boolean {
-  if (!(err instanceof StreamableHTTPError)) return false;
-  return err.code === 404 || (err.code === 400 && /session/i.test(err.message));
-}
-
 /** Every page of the server's tool list. */
 async function listAll(client: Client): Promise<McpToolInfo[]> {
   const tools: McpToolInfo[] = [];
@@ -409,46 +392,6 @@ async function listAll(client: Client): Promise<McpToolInfo[]> {
     cursor = page.nextCursor;
   } while (cursor !== undefined);
   return tools;
-}
-
-interface SchemaIssue {
-  code?: string;
-  path: PropertyKey[];
-  message: string;
-  errors?: SchemaIssue[][];
-}
-
-/** The SDK's rejection of a result that does not fit the protocol's schema (a zod error). */
-function isInvalidResult(err: unknown): err is Error & { issues: SchemaIssue[] } {
-  return (
-    err instanceof Error &&
-    /^\$?ZodError$/.test(err.name) &&
-    Array.isArray((err as { issues?: unknown }).issues)
-  );
-}
-
-/**
- * The first problem of a result the schema refused, as `path: message`; for a part that fits none
- * of the kinds it may be, the problem of the kind it comes closest to (the fewest problems).
- */
-function resultProblem(err: { issues: SchemaIssue[] }, prefix: PropertyKey[] = []): string {
-  const issue = err.issues[0];
-  if (!issue) return "(no detail)";
-  const at = [...prefix, ...issue.path];
-  const closest = issue.errors?.filter((b) => b.length > 0).sort((a, b) => a.length - b.length)[0];
-  if (issue.code === "invalid_union" && closest) return resultProblem({ issues: closest }, at);
-  return `${at.length > 0 ? `${at.map(String).join(".")}: ` : ""}${issue.message}`.slice(0, 300);
-}
-
-function message(err: unknown): string {
-  if (!(err instanceof Error)) return String(err);
-  // fetch's "fetch failed" says why in its cause (ECONNREFUSED, …).
-  const code = (err.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === "string" ? `${err.message} (${code})` : err.message;
-}
-
-function withStderr(reason: string, stderr: string): string {
-  return stderr === "" ? reason : `${reason}; its last output: ${stderr}`;
 }
 
 async function closeQuietly(client: Client): Promise<void> {

@@ -3,7 +3,8 @@ import { z } from "zod";
 import { jsonSchemaInput, schemaError } from "../external-tool.js";
 import { cutUtf8 } from "../output-cap.js";
 import type { Tool, ToolResult } from "../tool.js";
-import { type McpConnection, McpUnavailableError } from "./mcp-connection.js";
+import type { McpConnection } from "./mcp-connection.js";
+import { McpUnavailableError } from "./mcp-errors.js";
 import { mapCallToolResult } from "./mcp-result.js";
 
 /** The Parkway name of a server's tool: `mcp__<server>__<tool>`. */

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listDirectoryOf, readSmallFileOf, realPathOf } from "../../../src/agent/real-path.js";
-import { parseGitConfig, settingVerdict } from "../../../src/permissions/git-config.js";
+import { parseGitConfig } from "../../../src/permissions/git-config-syntax.js";
+import { settingVerdict } from "../../../src/permissions/git-config.js";
 import type { PermissionRequest } from "../../../src/permissions/index.js";
 import { expectNotReadOnly, expectReadOnly } from "./modes.js";
 
