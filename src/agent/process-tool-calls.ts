@@ -26,6 +26,27 @@ function submit(call: ToolCallBlock, env: ReplyEnv): Next {
 }
 
 /**
+ * A call a person confirmed with an input of their own, once the policy service (if it was asked)
+ * judged that input: `decided` denies it, or it runs (an external call is submitted).
+ */
+function editedCall(
+  call: ToolCallBlock,
+  env: ReplyEnv,
+  external: boolean,
+  decided: DecisionInfo | undefined,
+): Next {
+  delete call.inputEdited;
+  if (decided) env.decided?.(call, decided);
+  if (decided?.behavior === "deny") {
+    call.decision = decided;
+    const text = `Permission denied: ${decided.reason}`;
+    env.message.content.push(finishWithoutRunning(call, "denied", text, env.emit));
+    return "done";
+  }
+  return external ? submit(call, env) : "run";
+}
+
+/**
  * Moves one call as far as it can go without running it (reference §3–§5): an invalid input or a
  * denial finishes it; an ASK makes it ask (REQUIRE_USER_CONFIRM), or holds it behind an earlier
  * call of the batch whose suggested rule covers it; an allowed external call is submitted. Returns
@@ -46,6 +67,7 @@ function advance(
     case "submitted":
       return "wait";
     case "allowed":
+      if (call.inputEdited) return editedCall(call, env, tool?.external === true, decided);
       return tool?.external ? submit(call, env) : "run";
     case "pending":
       break;

@@ -135,6 +135,11 @@ export const toolCallBlockSchema = z.object({
    * neither made nor sees it.
    */
   askedBy: z.string().optional(),
+  /**
+   * Set when a person confirmed the call with an input of their own: the policy service, if any,
+   * is asked about that input before it runs (then the mark is removed).
+   */
+  inputEdited: z.literal(true).optional(),
 });
 export const toolResultBlockSchema = z.object({
   type: z.literal("tool_result"),

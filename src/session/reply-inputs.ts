@@ -182,6 +182,7 @@ export function applyConfirmations(
     }
     if (answer.editedInput !== undefined && answer.editedInput !== call.input) {
       call.input = answer.editedInput;
+      call.inputEdited = true;
       checkReplySize(message, ctx, `confirm_results[${i}].tool_call.input`);
     }
     call.state = "allowed";
