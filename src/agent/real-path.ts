@@ -7,10 +7,16 @@ import {
   statSync,
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { ProbeRefused } from "../permissions/index.js";
+import { ProbeRefused, readGitIndex } from "../permissions/index.js";
 
 /** The largest file `readSmallFileOf` reads: a repository's settings are a few hundred bytes. */
 const MAX_SMALL_FILE = 64 * 1024;
+
+/**
+ * The largest git index `gitlinksOf` reads: about 150,000 files' entries. Reading it holds the
+ * event loop (for milliseconds); a larger one is not judged.
+ */
+const MAX_GIT_INDEX = 16 * 1024 * 1024;
 
 /** How many dangling links one path may pass through before it is taken as it is (as ELOOP). */
 const MAX_LINKS = 40;
@@ -103,10 +109,48 @@ export function readSmallFileOf(path: string): string | undefined {
   }
 }
 
+/** The bytes of the file at `path`, undefined when there is none; refuses past `max` bytes. */
+function readBytes(path: string, max: number): Buffer | undefined {
+  try {
+    const stat = statSync(path);
+    if (!stat.isFile()) throw new ProbeRefused(`${path} is not a file`);
+    if (stat.size > max) {
+      throw new ProbeRefused(`${path} is larger than the check reads (${max} bytes)`);
+    }
+    return readFileSync(path);
+  } catch (err) {
+    if (err instanceof ProbeRefused) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new ProbeRefused(`${path} cannot be read (${code ?? String(err)})`);
+  }
+}
+
+/**
+ * The paths of the submodules (gitlinks) in the git index at `path`, with the shared index a split
+ * index names (`sharedindex.<id>` beside it); undefined when there is no index. One that cannot be
+ * read as an index, or is past 16 MiB, refuses.
+ */
+export function gitlinksOf(path: string, idBytes: 20 | 32): readonly string[] | undefined {
+  const read = (file: string) => {
+    const bytes = readBytes(file, MAX_GIT_INDEX);
+    if (bytes === undefined) return undefined;
+    const index = readGitIndex(bytes, idBytes);
+    if (!index.ok)
+      throw new ProbeRefused(`${file} cannot be read as git's index (${index.reason})`);
+    return index;
+  };
+  const index = read(path);
+  if (index?.sharedIndex === undefined) return index?.gitlinks;
+  const shared = read(join(dirname(path), `sharedindex.${index.sharedIndex}`));
+  return [...index.gitlinks, ...(shared?.gitlinks ?? [])];
+}
+
 /** The probes of the file system the permission check makes, as the server makes them. */
 export const diskProbes = {
   realPath: realPathOf,
   listDirectory: listDirectoryOf,
   readSmallFile: readSmallFileOf,
   hardLinked: hardLinkedOf,
+  gitlinks: gitlinksOf,
 };

@@ -55,6 +55,7 @@ export function evaluate(request: PermissionRequest): Decision {
     ...(request.listDirectory === undefined ? {} : { listDirectory: request.listDirectory }),
     ...(request.readSmallFile === undefined ? {} : { readSmallFile: request.readSmallFile }),
     ...(request.hardLinked === undefined ? {} : { hardLinked: request.hardLinked }),
+    ...(request.gitlinks === undefined ? {} : { gitlinks: request.gitlinks }),
   });
   const view = describeCall(toolName, request.input, context, request.external === true);
   const decide = (

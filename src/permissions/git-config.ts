@@ -222,32 +222,69 @@ function modulesVerdict(dir: string, context: PathContext): string | undefined {
   return undefined;
 }
 
+/** How long the object ids of the repository in `gitDir` are: 32 bytes for SHA-256, else 20. */
+function objectIdBytes(gitDir: string, context: PathContext): 20 | 32 {
+  const text = context.readSmallFile?.(posix.join(gitDir, "config"));
+  const parsed = text === undefined ? undefined : parseGitConfig(text);
+  if (!parsed?.ok) return 20;
+  const format = parsed.settings.findLast((s) => s.name === "extensions.objectformat")?.value;
+  return format?.toLowerCase() === "sha256" ? 32 : 20;
+}
+
 /**
- * Why the submodules checked out in the work tree at `top` make git do more than read, or
- * undefined. `git status` and `git diff` run git in each submodule `.gitmodules` names, with the
- * settings of the repository its `.git` holds (a directory of its own) or names (`gitdir: …`),
- * wherever that is: each is read as the main repository's are, and its own submodules in turn.
+ * The paths of the submodules of the work tree at `top`, whose repository is in `gitDir`: those
+ * `.gitmodules` lists and those the index holds (an embedded repository added with `git add` is
+ * in the index only); why not, when they cannot be known.
  */
-export function worktreeSubmodulesVerdict(top: string, context: PathContext): string | undefined {
+function submodulePaths(top: string, gitDir: string, context: PathContext): string[] | string {
+  const { readSmallFile, listDirectory, gitlinks } = context;
+  const paths = new Set<string>();
+  const text = (listDirectory?.(top) ?? []).includes(".gitmodules")
+    ? readSmallFile?.(posix.join(top, ".gitmodules"))
+    : undefined;
+  if (text !== undefined) {
+    const parsed = parseGitConfig(text);
+    if (!parsed.ok) return `${top}/.gitmodules cannot be read by the check (${parsed.reason})`;
+    for (const { name, value } of parsed.settings) {
+      if (/^submodule\..+\.path$/.test(name) && value !== undefined) paths.add(value);
+    }
+  }
+  if (gitlinks !== undefined && listDirectory?.(gitDir) !== undefined) {
+    const index = gitlinks(posix.join(gitDir, "index"), objectIdBytes(gitDir, context));
+    for (const path of index ?? []) paths.add(path);
+  }
+  return [...paths];
+}
+
+/**
+ * Why the submodules checked out in the work tree at `top` (its repository in `gitDir`) make git
+ * do more than read, or undefined. `git status` and `git diff` run git in each submodule
+ * `.gitmodules` names or the index holds, with the settings of the repository its `.git` holds (a
+ * directory of its own) or names (`gitdir: …`), wherever that is: each is read as the main
+ * repository's are, and its own submodules in turn.
+ */
+export function worktreeSubmodulesVerdict(
+  top: string,
+  context: PathContext,
+  gitDir = posix.join(top, ".git"),
+): string | undefined {
   const { readSmallFile, listDirectory } = context;
   if (readSmallFile === undefined || listDirectory === undefined) return undefined;
-  if (!(listDirectory(top) ?? []).includes(".gitmodules")) return undefined;
-  const text = readSmallFile(posix.join(top, ".gitmodules"));
-  if (text === undefined) return undefined;
-  const parsed = parseGitConfig(text);
-  if (!parsed.ok) return `${top}/.gitmodules cannot be read by the check (${parsed.reason})`;
-  for (const { name, value } of parsed.settings) {
-    if (!/^submodule\..+\.path$/.test(name) || value === undefined) continue;
-    const dir = posix.join(top, value);
+  const paths = submodulePaths(top, gitDir, context);
+  if (typeof paths === "string") return paths;
+  for (const path of paths) {
+    const dir = posix.join(top, path);
     if (!(listDirectory(dir) ?? []).includes(".git")) continue;
     const dotGit = posix.join(dir, ".git");
-    let gitDir = dotGit;
+    let subGitDir = dotGit;
     if (listDirectory(dotGit) === undefined) {
       const named = /^gitdir: (.+)$/m.exec(readSmallFile(dotGit) ?? "")?.[1];
       if (named === undefined) return `${dotGit} names no repository the check can follow`;
-      gitDir = posix.resolve(dir, named.trim());
+      subGitDir = posix.resolve(dir, named.trim());
     }
-    const why = repositoryConfigVerdict(gitDir, context) ?? worktreeSubmodulesVerdict(dir, context);
+    const why =
+      repositoryConfigVerdict(subGitDir, context) ??
+      worktreeSubmodulesVerdict(dir, context, subGitDir);
     if (why !== undefined) return `the submodule at ${dir}: ${why}`;
   }
   return undefined;

@@ -19,6 +19,7 @@ export {
 } from "./permission-rule-schema.js";
 export { isBuiltin } from "./describe-call.js";
 export { ProbeRefused } from "./probe-budget.js";
+export { readGitIndex } from "./git-index.js";
 export { globTooComplex } from "./glob-limits.js";
 export {
   BUILTIN_TOOL_NAMES,

@@ -20,10 +20,10 @@ export class ProbeBudgetSpent extends ProbeRefused {
 
 /**
  * `context` with probes that spend one budget: a path resolved costs 1, a listing 1 and 1 per 64
- * names, a file read 1 and 1 per 4 KiB, a link count 1. Each answer is kept for the rest of the
- * decision (a line's commands, judged from each directory they may run in, ask for the same paths
- * again); asked again, it costs 1 all the same, so the budget bounds the paths a decision judges,
- * not only the probes it makes.
+ * names, a file read 1 and 1 per 4 KiB, a link count 1, an index's submodules 1 and 1 per 64. Each
+ * answer is kept for the rest of the decision (a line's commands, judged from each directory they
+ * may run in, ask for the same paths again); asked again, it costs 1 all the same, so the budget
+ * bounds the paths a decision judges, not only the probes it makes.
  */
 export function withProbeBudget(context: PathContext, budget = MAX_PROBES): PathContext {
   let left = budget;
@@ -31,11 +31,12 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
     left -= cost;
     if (left < 0) throw new ProbeBudgetSpent();
   };
-  const { realPath, listDirectory, readSmallFile, hardLinked } = context;
+  const { realPath, listDirectory, readSmallFile, hardLinked, gitlinks } = context;
   const real = new Map<string, string>();
   const listed = new Map<string, readonly string[] | undefined>();
   const read = new Map<string, string | undefined>();
   const links = new Map<string, boolean>();
+  const indexes = new Map<string, readonly string[] | undefined>();
   return {
     ...context,
     ...(realPath === undefined
@@ -86,6 +87,18 @@ export function withProbeBudget(context: PathContext, budget = MAX_PROBES): Path
               links.set(path, linked);
             }
             return linked;
+          },
+        }),
+    ...(gitlinks === undefined
+      ? {}
+      : {
+          gitlinks: (path: string, idBytes: 20 | 32) => {
+            spend(1);
+            if (indexes.has(path)) return indexes.get(path);
+            const paths = gitlinks(path, idBytes);
+            spend(Math.ceil((paths?.length ?? 0) / 64));
+            indexes.set(path, paths);
+            return paths;
           },
         }),
   };

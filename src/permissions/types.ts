@@ -123,6 +123,12 @@ export interface PathContext {
    * it, hard links are not seen.
    */
   hardLinked?: (path: string) => boolean;
+  /**
+   * The paths of the submodules (gitlinks) a git index holds, its object ids `idBytes` long, or
+   * undefined when there is no index at the path; throws `ProbeRefused` when one is there that
+   * cannot be read. Without it, only the submodules `.gitmodules` lists are checked.
+   */
+  gitlinks?: (indexPath: string, idBytes: 20 | 32) => readonly string[] | undefined;
 }
 
 /** One tool call to decide on. */

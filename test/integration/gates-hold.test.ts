@@ -57,6 +57,8 @@ interface Case {
     attributes?: string;
     /** A repository at WD/<submodule>, registered as WD's submodule, that takes the settings. */
     submodule?: string;
+    /** The submodule is in WD's index only, as `git add` of an embedded repository leaves it. */
+    unlisted?: boolean;
     settings: (c: Ctx) => [string, string][];
   };
   /** WD's repository borrows the objects of a repository in OUT that holds OUT/secret.txt. */
@@ -168,6 +170,19 @@ const CASES: Case[] = [
     input: bash(() => "git status"),
     expect: "park",
     markers: ["m-submodule"],
+  },
+  {
+    name: "git status where an embedded repository in WD's index (no .gitmodules) has core.fsmonitor 'touch OUT/m-embedded'",
+    mode: "accept_edits",
+    git: true,
+    gitSettings: {
+      submodule: "vendor/lib",
+      unlisted: true,
+      settings: (c) => [["core.fsmonitor", `touch ${q(`${c.out}/m-embedded`)}; false`]],
+    },
+    input: bash(() => "git status --short"),
+    expect: "park",
+    markers: ["m-embedded"],
   },
   {
     name: "git cat-file -p of OUT/secret.txt's blob, where WD's repository borrows OUT's objects",
@@ -579,7 +594,7 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
     execFileSync("git", ["-C", wd, "add", "f.txt"]);
   }
   if (c.gitSettings) {
-    const { dir, attributes, submodule, settings } = c.gitSettings;
+    const { dir, attributes, submodule, unlisted, settings } = c.gitSettings;
     const where =
       dir !== undefined
         ? [`--git-dir=${path.join(wd, dir)}`]
@@ -592,11 +607,13 @@ async function prepare(h: Harness, wd: string, c: Case): Promise<Ctx> {
       execFileSync("git", ["-C", sub, "add", "s.txt"]);
       const who = ["-c", "user.name=t", "-c", "user.email=t@example.com"];
       execFileSync("git", ["-C", sub, ...who, "commit", "-qm", "s"]);
-      execFileSync("git", ["-C", wd, "add", submodule]);
-      await writeFile(
-        path.join(wd, ".gitmodules"),
-        `[submodule "${submodule}"]\n\tpath = ${submodule}\n\turl = ./${submodule}\n`,
-      );
+      execFileSync("git", ["-C", wd, "add", submodule], { stdio: "ignore" });
+      if (unlisted !== true) {
+        await writeFile(
+          path.join(wd, ".gitmodules"),
+          `[submodule "${submodule}"]\n\tpath = ${submodule}\n\turl = ./${submodule}\n`,
+        );
+      }
     }
     if (attributes !== undefined) await writeFile(path.join(wd, ".gitattributes"), attributes);
     for (const [name, value] of settings({ wd, out, outsideSecret, key })) {
