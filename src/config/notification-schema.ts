@@ -35,8 +35,9 @@ export const notificationTargetSchema = z.strictObject({
   maxRetryDelay: duration({ min: 10, max: 86_400_000, text: ["10 ms", "1 day"] }).default(600_000),
   /**
    * Answer links: each pending confirmation in a `reply.parked` notification gets a single-use
-   * link, `<baseUrl>/answers/<token>`, valid for `ttl`, that allows or denies the call with one
-   * POST. `baseUrl` is where the web port (`web.listen`) is reached from the receiver.
+   * link, `<baseUrl>/answers/<token>`, that allows or denies the call with one POST, valid for
+   * `ttl` from the attempt that delivers it (no longer than the call waits). `baseUrl` is where the
+   * web port (`web.listen`) is reached from the receiver.
    */
   answerLinks: z
     .strictObject({

@@ -10,6 +10,8 @@ export interface Received {
   body: NotificationBody;
   /** The status it was answered with. */
   status: number;
+  /** When it arrived (ms since the epoch), once its body was read. */
+  at: number;
 }
 
 /** A real HTTP receiver of park notifications on 127.0.0.1. */
@@ -32,7 +34,7 @@ export async function startNotificationReceiver(): Promise<NotificationReceiver>
       const text = Buffer.concat(chunks).toString("utf8");
       const body = JSON.parse(text) as NotificationBody;
       const status = receiver.answer(body, receiver.received);
-      receiver.received.push({ headers: req.headers, text, body, status });
+      receiver.received.push({ headers: req.headers, text, body, status, at: Date.now() });
       res.writeHead(status, { "content-type": "text/plain" }).end(status < 300 ? "ok" : "not now");
       for (const wake of waiters) wake();
     });

@@ -6,8 +6,9 @@ import type { StoreBatch } from "../../store/store.js";
 import type { NotificationBody } from "./notification-body.js";
 
 /**
- * An answer link's token, stored hashed: key = SHA-256 of the token (hex). The token itself is
- * never stored: it is derived, when the notification is sent, from the receiver's secret.
+ * An answer link's token, stored hashed: key = SHA-256 of the token (hex), written with the
+ * attempt that sends the link. The token itself is never stored: it is derived, when the
+ * notification is sent, from the receiver's secret.
  */
 export const AnswerTokenRecord = defineRecord({
   kind: "answer_token",
@@ -34,50 +35,43 @@ export function tokenHash(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
 
-/** Stores the hashed tokens of the confirmations in `body`, when the target sends answer links. */
-export function stageAnswerTokens(
+/**
+ * The body this attempt sends, with an answer link on each pending confirmation, the hash of each
+ * link's token put into `batch` (the attempt's claim, written before the body is sent). A link is
+ * valid for `ttl` from this attempt, never past its call's own deadline (a call whose deadline has
+ * passed gets none), and its token comes from the secret configured now: a link sent after the
+ * secret changed works, and one sent before keeps working until it expires, as its hash is
+ * stored. Each attempt writes its links again; the outbox never holds a token.
+ */
+export function withAnswerLinks(
   batch: StoreBatch,
   target: NotificationTarget,
   body: NotificationBody,
-): void {
-  const links = target.answerLinks;
-  if (!links || body.event !== "reply.parked") return;
-  const expiresAt = new Date(Date.now() + links.ttl).toISOString();
-  for (const call of body.pending) {
-    if (call.waitsFor !== "confirm") continue;
-    const token = answerToken(target.secret, body.id, call.callId);
-    batch.put(AnswerTokenRecord, tokenHash(token), {
-      tenant: body.tenant,
-      sessionId: body.session,
-      replyId: body.reply,
-      callId: call.callId,
-      expiresAt,
-      origin: target.url,
-    });
-    call.answer = { url: "", expiresAt };
-  }
-}
-
-/** The body with each confirmation's answer link filled in (the token is not in the outbox). */
-export function withAnswerLinks(
-  target: NotificationTarget,
-  body: NotificationBody,
+  now = Date.now(),
 ): NotificationBody {
+  if (body.event !== "reply.parked") return body;
   const links = target.answerLinks;
-  if (!links) return body;
-  const base = links.baseUrl.replace(/\/+$/, "");
+  const base = links?.baseUrl.replace(/\/+$/, "");
   return {
     ...body,
-    pending: body.pending.map((call) =>
-      call.answer
-        ? {
-            ...call,
-            answer: {
-              ...call.answer,
-              url: `${base}/answers/${answerToken(target.secret, body.id, call.callId)}`,
-            },
-          }
-        : call,
-    ),
+    pending: body.pending.map((stored) => {
+      const call = { ...stored };
+      delete call.answer; // only what this attempt writes
+      if (!links || call.waitsFor !== "confirm") return call;
+      const deadline = call.expiresAt ? Date.parse(call.expiresAt) : Infinity;
+      const until = Math.min(now + links.ttl, deadline);
+      if (until <= now) return call;
+      const expiresAt = new Date(until).toISOString();
+      const token = answerToken(target.secret, body.id, call.callId);
+      batch.put(AnswerTokenRecord, tokenHash(token), {
+        tenant: body.tenant,
+        sessionId: body.session,
+        replyId: body.reply,
+        callId: call.callId,
+        expiresAt,
+        origin: target.url,
+      });
+      return { ...call, answer: { url: `${base}/answers/${token}`, expiresAt } };
+    }),
   };
 }

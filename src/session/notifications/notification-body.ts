@@ -38,7 +38,9 @@ export interface NotifiedCall {
   expiresAt?: string;
   /**
    * A single-use link that allows or denies the call with one POST (`{"decision":"allow"}` or
-   * `{"decision":"deny","reason":"…"}`), when the receiver is configured with `answerLinks`.
+   * `{"decision":"deny","reason":"…"}`), when the receiver is configured with `answerLinks`: added
+   * by each attempt that sends the notification, valid until `expiresAt` (`ttl` from that attempt,
+   * or the call's own `expiresAt` when that is sooner).
    */
   answer?: { url: string; expiresAt: string };
 }

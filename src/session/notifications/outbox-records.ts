@@ -12,7 +12,10 @@ const delivery = {
   tenant: z.string(),
   sessionId: z.string(),
   replyId: z.string(),
-  /** The JSON body, as written with the park (a parked reply's calls are re-checked when sent). */
+  /**
+   * The JSON body, as written with the park (a parked reply's calls are re-checked, and its answer
+   * links added, when sent).
+   */
   body: z.string(),
   /** Attempts made so far. */
   attempts: z.number().int().nonnegative(),

@@ -3,7 +3,6 @@ import { newId } from "../../common/ids.js";
 import type { StoreBatch } from "../../store/store.js";
 import { type NotificationFacts, notificationBody } from "./notification-body.js";
 import { OutboxRecord, outboxKey } from "./outbox-records.js";
-import { stageAnswerTokens } from "./answer-links.js";
 
 /** A configured receiver, with whose configuration declares it. */
 export interface TargetRef {
@@ -33,7 +32,6 @@ export class Outbox {
       if (!target.events.includes(facts.event)) continue;
       const id = newId("ntf");
       const body = notificationBody(id, facts);
-      stageAnswerTokens(batch, target, body);
       batch.put(OutboxRecord, outboxKey(now, id), {
         id,
         event: facts.event,

@@ -1,7 +1,7 @@
 import type { Logger } from "../../common/logger.js";
 import type { Metrics } from "../../common/telemetry.js";
 import { ConflictError, StorageFailure } from "../../store/storage-failure.js";
-import type { Store } from "../../store/store.js";
+import type { Store, StoreBatch } from "../../store/store.js";
 import { DueTimer } from "../due-timer.js";
 import { pendingCalls } from "../pending-calls.js";
 import { ReplyRecord } from "../records.js";
@@ -117,46 +117,43 @@ export class NotificationSender {
     this.underWay.set(entry.id, run);
   }
 
-  /** One attempt at one notification, if this node claims it. */
+  /**
+   * One attempt at one notification, if this node claims it. The claim carries the tokens of the
+   * answer links the attempt sends (written, synced, before the body is sent: a crash after it
+   * leaves the links working and the notification due again after the claim).
+   */
   private async attempt(key: string, entry: OutboxEntry): Promise<void> {
     if (this.stopped) return;
     const ref = this.targetOf(entry.owner, entry.url);
-    const timeout = ref?.target.timeout ?? 0;
     const claimed = { ...entry, attempts: entry.attempts + 1 };
-    const claimKey = outboxKey(
-      new Date(Date.now() + timeout + CLAIM_GRACE_MS).toISOString(),
-      entry.id,
-    );
-    try {
-      await this.store
-        .batch()
-        .check(
-          OutboxRecord,
-          key,
-          (current) => current?.attempts === entry.attempts,
-          "the notification",
-        )
-        .del(OutboxRecord, key)
-        .put(OutboxRecord, claimKey, claimed)
-        .write();
-    } catch (err) {
-      if (err instanceof ConflictError) return; // another node took it
-      throw err;
-    }
     if (!ref) {
-      await this.giveUp(claimKey, {
-        ...claimed,
-        lastError: "its receiver is no longer configured",
-      });
+      const claimKey = outboxKey(new Date(Date.now() + CLAIM_GRACE_MS).toISOString(), entry.id);
+      if (await this.claim(this.taking(key, entry).put(OutboxRecord, claimKey, claimed))) {
+        await this.giveUp(claimKey, {
+          ...claimed,
+          lastError: "its receiver is no longer configured",
+        });
+      }
       return;
     }
     const body = await this.current(entry);
+    if (this.stopped) return;
     if (!body) {
-      await this.store.batch().del(OutboxRecord, claimKey).write();
-      this.metrics.notification(entry.event, "superseded");
+      if (await this.claim(this.taking(key, entry))) {
+        this.metrics.notification(entry.event, "superseded");
+      }
       return;
     }
-    const error = await deliver(ref.target, withAnswerLinks(ref.target, body), this.abort.signal);
+    const now = Date.now();
+    const claimKey = outboxKey(
+      new Date(now + ref.target.timeout + CLAIM_GRACE_MS).toISOString(),
+      entry.id,
+    );
+    const claim = this.taking(key, entry).put(OutboxRecord, claimKey, claimed);
+    const sent = withAnswerLinks(claim, ref.target, body, now);
+    const links = sent.pending.some((call) => call.answer);
+    if (!(await this.claim(claim, links))) return;
+    const error = await deliver(ref.target, sent, this.abort.signal);
     if (error === undefined) {
       await this.store.batch().del(OutboxRecord, claimKey).write();
       this.metrics.notification(entry.event, "delivered");
@@ -176,6 +173,30 @@ export class NotificationSender {
       .put(OutboxRecord, outboxKey(retryAt, entry.id), failed)
       .write();
     this.note(retryAt);
+  }
+
+  /** A batch that takes `entry` from `key`, if no other node took it since it was read. */
+  private taking(key: string, entry: OutboxEntry): StoreBatch {
+    return this.store
+      .batch()
+      .check(
+        OutboxRecord,
+        key,
+        (current) => current?.attempts === entry.attempts,
+        "the notification",
+      )
+      .del(OutboxRecord, key);
+  }
+
+  /** Writes a batch made by `taking`; false when another node took the notification first. */
+  private async claim(batch: StoreBatch, sync = false): Promise<boolean> {
+    try {
+      await batch.write(sync ? { sync: true } : undefined);
+      return true;
+    } catch (err) {
+      if (err instanceof ConflictError) return false;
+      throw err;
+    }
   }
 
   /** The body to send now: a parked reply's with only the calls still waiting; else as written. */
