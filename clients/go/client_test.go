@@ -189,7 +189,7 @@ func testAskUserFieldViolation(t *testing.T, env *testEnv) {
 	if !hasBadRequest {
 		t.Errorf("the status details %v carry no *errdetails.BadRequest", st.Details())
 	}
-	const want = "execution_results[0].ask_user.answers[0].selected[0]"
+	const want = "external_execution_result.execution_results[0].ask_user.answers[0].selected[0]"
 	var fields []string
 	for _, v := range parkway.FieldViolations(err) {
 		fields = append(fields, v.GetField())
@@ -260,9 +260,10 @@ func testInputHelpers(t *testing.T, env *testEnv) {
 	call := external.ToolCalls()[0]
 	err = sess.SubmitResult(ctx, call, parkway.Result{Output: "3 rows", Metadata: map[string]any{"rows": "many"}})
 	if !slices.ContainsFunc(parkway.FieldViolations(err), func(v *errdetails.BadRequest_FieldViolation) bool {
-		return v.GetField() == "execution_results[0].metadata.rows"
+		return v.GetField() == "external_execution_result.execution_results[0].metadata.rows"
 	}) {
-		t.Errorf("SubmitResult(bad metadata) = %v, want a violation of execution_results[0].metadata.rows", err)
+		t.Errorf("SubmitResult(bad metadata) = %v, want a violation of %s", err,
+			"external_execution_result.execution_results[0].metadata.rows")
 	}
 	if err := sess.SubmitResult(ctx, call, parkway.Result{Output: "3 rows", Metadata: map[string]any{"rows": 3}}); err != nil {
 		t.Fatalf("SubmitResult: %v", err)

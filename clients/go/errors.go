@@ -18,8 +18,9 @@ import (
 var ErrSessionClosed = errors.New("parkway: session closed")
 
 // FieldViolations returns the BadRequest field violations carried by a gRPC status error (an
-// INVALID_ARGUMENT refusal names the offending fields, e.g.
-// "execution_results[0].ask_user.answers[0].selected[0]"), or nil when err carries none.
+// INVALID_ARGUMENT refusal names the offending fields by their path from the request's root, e.g.
+// "external_execution_result.execution_results[0].ask_user.answers[0].selected[0]"), or nil when
+// err carries none.
 func FieldViolations(err error) []*errdetails.BadRequest_FieldViolation {
 	st, ok := status.FromError(err)
 	if !ok || err == nil {

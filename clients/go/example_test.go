@@ -439,5 +439,5 @@ func ExampleFieldViolations() {
 	}
 	// Output:
 	// InvalidArgument
-	// execution_results[0].ask_user.answers[0].selected[0]
+	// external_execution_result.execution_results[0].ask_user.answers[0].selected[0]
 }

@@ -235,7 +235,8 @@ func (s *Session) SubmitResult(ctx context.Context, call *ToolCall, result Resul
 
 // Answer answers an AskUser call (announced by REQUIRE_EXTERNAL_EXECUTION) with one answer per
 // question; see [Selected]. An answer naming an unknown option is refused with INVALID_ARGUMENT whose
-// field violation names it, e.g. execution_results[0].ask_user.answers[0].selected[0].
+// field violation names it, e.g.
+// external_execution_result.execution_results[0].ask_user.answers[0].selected[0].
 func (s *Session) Answer(ctx context.Context, askUser *ToolCall, answers ...*AskUserAnswer) error {
 	return s.submit(ctx, &pb.ToolResultBlock{
 		Id:      askUser.GetId(),

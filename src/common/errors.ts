@@ -20,7 +20,10 @@ export type ErrorCode =
   | "internal"
   | "data_loss";
 
-/** One invalid field of a request, named by its dot path (e.g. `confirm_results[0].tool_call.input`). */
+/**
+ * One invalid field of a request, named by its dot path from the request's root in proto field
+ * names (e.g. `user_confirm_result.confirm_results[0].tool_call.input`).
+ */
 export interface FieldViolation {
   field: string;
   description: string;

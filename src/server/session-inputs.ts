@@ -2,6 +2,7 @@ import { invalidArgument } from "../common/errors.js";
 import { ruleProblems } from "../permissions/index.js";
 import type { ClientEvent } from "../generated/parkway/v1/events.js";
 import type { ReplyRequest } from "../generated/parkway/v1/agent_service.js";
+import { confirmResultField, executionResultField } from "../session/answer-fields.js";
 import type { ConfirmAnswer, ExternalAnswer } from "../session/reply-inputs.js";
 import type { SessionInput } from "../session/session-input.js";
 import type { ConfirmResult } from "../generated/parkway/v1/events.js";
@@ -10,7 +11,7 @@ import { type DataPart, dataPartProblem } from "../tools/data-part.js";
 import { behavior, ruleScope, toolResultState } from "./mappers/enums.js";
 
 function decodeConfirm(r: ConfirmResult, i: number): ConfirmAnswer {
-  const field = `confirm_results[${i}]`;
+  const field = confirmResultField(i);
   if (!r.toolCall?.id) {
     throw invalidArgument([{ field: `${field}.tool_call.id`, description: "is required" }]);
   }
@@ -70,7 +71,7 @@ function decodeData(block: DataBlock, field: string): DataPart {
 }
 
 function decodeResult(r: ToolResultBlock, i: number): ExternalAnswer {
-  const field = `execution_results[${i}]`;
+  const field = executionResultField(i);
   if (!r.id) throw invalidArgument([{ field: `${field}.id`, description: "is required" }]);
   const state = Number(r.state) === 0 ? "success" : toolResultState.fromPb(r.state);
   if (!state || state === "running") {

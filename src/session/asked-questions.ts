@@ -3,6 +3,7 @@ import { failedPrecondition, type FieldViolation, invalidArgument } from "../com
 import type { StoreBatch } from "../store/store.js";
 import type { AskUserAnswer, ToolQuestion } from "../tools/tool-question.js";
 import { type ActiveReply, waitingCalls } from "./active-reply.js";
+import { executionResultField } from "./answer-fields.js";
 import { assertReply } from "./input-checks.js";
 import type { PreparedAnswer } from "./prepared-answers.js";
 import type { ReplyWrites, WritingSession } from "./reply-writes.js";
@@ -123,7 +124,7 @@ export class AskedQuestions {
       if (result.state === "success") {
         for (const p of waiter.check?.(answersOf(result)) ?? []) {
           violations.push({
-            field: `execution_results[${i}].ask_user.${p.field}`,
+            field: `${executionResultField(i)}.ask_user.${p.field}`,
             description: p.description,
           });
         }

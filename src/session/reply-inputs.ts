@@ -15,6 +15,12 @@ import { checkQuestionResult } from "../tools/ask-user.js";
 import type { ExternalResult, Tool } from "../tools/tool.js";
 import type { QuestionInput } from "../tools/tool-question.js";
 import { denyingRule, refuseDenied } from "./answer-deny-rules.js";
+import {
+  CONFIRM_RESULTS,
+  confirmResultField,
+  EXECUTION_RESULTS,
+  executionResultField,
+} from "./answer-fields.js";
 import type { RuleScopeKey } from "./rule-book.js";
 
 /** One answer to a confirmation, decoded from the wire. */
@@ -135,7 +141,7 @@ export function applyConfirmations(
     message,
     answers.map((a) => a.toolCallId),
     "asking",
-    "confirm_results",
+    CONFIRM_RESULTS,
   );
   const violations: FieldViolation[] = [];
   answers.forEach((answer, i) => {
@@ -144,7 +150,7 @@ export function applyConfirmations(
     // A deny rule added while the call waited holds: what it denies does not run.
     if (answer.confirmed && !edited) refuseDenied(call, ctx);
     if (answer.confirmed && edited) {
-      const field = `confirm_results[${i}].tool_call.input`;
+      const field = `${confirmResultField(i)}.tool_call.input`;
       const parsed = parseToolInput(ctx.tools.get(call.name), call.name, answer.editedInput ?? "");
       if (!parsed.ok) {
         violations.push({ field, description: parsed.error });
@@ -161,7 +167,7 @@ export function applyConfirmations(
     answer.rules.forEach((rule, j) => {
       if (!rule.toolName) {
         violations.push({
-          field: `confirm_results[${i}].rules[${j}].tool_name`,
+          field: `${confirmResultField(i)}.rules[${j}].tool_name`,
           description: "is required",
         });
       }
@@ -183,7 +189,7 @@ export function applyConfirmations(
     if (answer.editedInput !== undefined && answer.editedInput !== call.input) {
       call.input = answer.editedInput;
       call.inputEdited = true;
-      checkReplySize(message, ctx, `confirm_results[${i}].tool_call.input`);
+      checkReplySize(message, ctx, `${confirmResultField(i)}.tool_call.input`);
     }
     call.state = "allowed";
     delete call.expiresAt;
@@ -240,7 +246,7 @@ export function applyExternalResults(
     message,
     answers.map((a) => a.toolCallId),
     "submitted",
-    "execution_results",
+    EXECUTION_RESULTS,
   );
   const violations: FieldViolation[] = [];
   const results = answers.map((answer, i) => {
@@ -248,7 +254,10 @@ export function applyExternalResults(
     const checked = checkResult(call, answer.result, ctx.tools);
     if (!checked) return answer.result;
     for (const p of checked.problems) {
-      violations.push({ field: `execution_results[${i}].${p.field}`, description: p.description });
+      violations.push({
+        field: `${executionResultField(i)}.${p.field}`,
+        description: p.description,
+      });
     }
     return checked.result;
   });
@@ -280,6 +289,6 @@ export function applyExternalResults(
       state: result.state,
       ...(result.metadata ? { metadata: result.metadata } : {}),
     });
-    checkReplySize(message, ctx, `execution_results[${i}]`);
+    checkReplySize(message, ctx, executionResultField(i));
   });
 }

@@ -68,24 +68,40 @@ describe("AskUser answers carried in a result's metadata", () => {
     const before = await h.client.getSession(session.id);
 
     const bad: [unknown, string, RegExp][] = [
-      [null, "execution_results[0].ask_user.answers[0]", /expected object/],
-      [5, "execution_results[0].ask_user.answers[0]", /expected object/],
-      ["Postgres", "execution_results[0].ask_user.answers[0]", /expected object/],
-      [["Postgres"], "execution_results[0].ask_user.answers[0]", /expected object/],
-      [{ selected: ["Postgres"] }, "execution_results[0].ask_user.answers[0].question", /string/],
+      [
+        null,
+        "external_execution_result.execution_results[0].ask_user.answers[0]",
+        /expected object/,
+      ],
+      [5, "external_execution_result.execution_results[0].ask_user.answers[0]", /expected object/],
+      [
+        "Postgres",
+        "external_execution_result.execution_results[0].ask_user.answers[0]",
+        /expected object/,
+      ],
+      [
+        ["Postgres"],
+        "external_execution_result.execution_results[0].ask_user.answers[0]",
+        /expected object/,
+      ],
+      [
+        { selected: ["Postgres"] },
+        "external_execution_result.execution_results[0].ask_user.answers[0].question",
+        /string/,
+      ],
       [
         { question: question.question, selected: [1] },
-        "execution_results[0].ask_user.answers[0].selected[0]",
+        "external_execution_result.execution_results[0].ask_user.answers[0].selected[0]",
         /string/,
       ],
       [
         { question: question.question, selected: "Postgres" },
-        "execution_results[0].ask_user.answers[0].selected",
+        "external_execution_result.execution_results[0].ask_user.answers[0].selected",
         /array/,
       ],
       [
         { question: question.question, other: { text: "MySQL" } },
-        "execution_results[0].ask_user.answers[0].other",
+        "external_execution_result.execution_results[0].ask_user.answers[0].other",
         /string/,
       ],
     ];
@@ -104,7 +120,7 @@ describe("AskUser answers carried in a result's metadata", () => {
         expect(err.fieldViolations[0]?.description, shown).toMatch(description);
         expect(err.fieldViolations.slice(1), shown).toEqual([
           {
-            field: "execution_results[0].ask_user.answers",
+            field: "external_execution_result.execution_results[0].ask_user.answers",
             description: 'question "Which database?" is not answered',
           },
         ]);
@@ -117,7 +133,7 @@ describe("AskUser answers carried in a result's metadata", () => {
       ),
     );
     expect(mixed.fieldViolations.map((v) => v.field)).toEqual([
-      "execution_results[0].ask_user.answers[1]",
+      "external_execution_result.execution_results[0].ask_user.answers[1]",
     ]);
 
     // Thousands of bad entries: the refusal keeps its first violations, within a client's limits.
@@ -125,7 +141,9 @@ describe("AskUser answers carried in a result's metadata", () => {
       h.client.send(session.id, result(ask!, { answers: new Array(5000).fill(null) })),
     );
     expect(many.codeName).toBe("INVALID_ARGUMENT");
-    expect(many.fieldViolations[0]?.field).toBe("execution_results[0].ask_user.answers[0]");
+    expect(many.fieldViolations[0]?.field).toBe(
+      "external_execution_result.execution_results[0].ask_user.answers[0]",
+    );
     expect(many.fieldViolations.length).toBeGreaterThan(5);
     expect(many.fieldViolations.length).toBeLessThan(100);
     expect(Buffer.byteLength(many.message)).toBeLessThanOrEqual(1024);
@@ -220,7 +238,7 @@ describe("AskUser answers on a multi-select question", () => {
         expect(err.codeName, shown).toBe("INVALID_ARGUMENT");
         expect(err.fieldViolations, shown).toEqual([
           {
-            field: `execution_results[0].ask_user.answers[0].${field}`,
+            field: `external_execution_result.execution_results[0].ask_user.answers[0].${field}`,
             description: `option ${JSON.stringify(selected.at(-1))} is already chosen; name each option once`,
           },
         ]);

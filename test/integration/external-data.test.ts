@@ -167,7 +167,7 @@ describe("an external result with data blocks", () => {
     const refusals: [ExternalResult, string, RegExp][] = [
       [
         { data: [{ mediaType: "application/octet-stream", bytes: Buffer.from([0, 1, 2]) }] },
-        "execution_results[0].output[0].data.media_type",
+        "external_execution_result.execution_results[0].output[0].data.media_type",
         /cannot be handed to the model/,
       ],
       [
@@ -175,22 +175,22 @@ describe("an external result with data blocks", () => {
           output: "see",
           data: [{ mediaType: "application/json", url: "https://example.com/r.json" }],
         },
-        "execution_results[0].output[1].data.url",
+        "external_execution_result.execution_results[0].output[1].data.url",
         /only an image may be given by URL/,
       ],
       [
         { data: [{ mediaType: "text/plain", bytes: Buffer.from([0xff, 0xfe, 0x00]) }] },
-        "execution_results[0].output[0].data.data",
+        "external_execution_result.execution_results[0].output[0].data.data",
         /UTF-8/,
       ],
       [
         { data: [{ mediaType: "image/png", url: "file:///etc/passwd" }] },
-        "execution_results[0].output[0].data.url",
+        "external_execution_result.execution_results[0].output[0].data.url",
         /http or https/,
       ],
       [
         { data: [{ mediaType: "not a type", bytes: Buffer.from("x") }] },
-        "execution_results[0].output[0].data.media_type",
+        "external_execution_result.execution_results[0].output[0].data.media_type",
         /not a media type/,
       ],
     ];

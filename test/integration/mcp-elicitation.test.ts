@@ -118,9 +118,12 @@ describe("an MCP server's form (elicitation)", () => {
     const error = refused as ParkwayClientError;
     expect(error.codeName).toBe("INVALID_ARGUMENT");
     expect(error.fieldViolations).toEqual([
-      { field: "execution_results[0].ask_user.answers[1]", description: "must be a whole number" },
       {
-        field: "execution_results[0].ask_user.answers[2]",
+        field: "external_execution_result.execution_results[0].ask_user.answers[1]",
+        description: "must be a whole number",
+      },
+      {
+        field: "external_execution_result.execution_results[0].ask_user.answers[2]",
         description: expect.stringContaining("email") as unknown,
       },
     ]);

@@ -87,7 +87,9 @@ describe("PermissionService rule limits", () => {
         chat.confirm(call, { rules: [{ ...call.suggestedRules[0]!, ruleContent }] }),
       );
       expect(err.codeName, err.message).toBe("INVALID_ARGUMENT");
-      expect(err.fieldViolations[0]?.field).toBe("confirm_results[0].rules[0].rule_content");
+      expect(err.fieldViolations[0]?.field).toBe(
+        "user_confirm_result.confirm_results[0].rules[0].rule_content",
+      );
       expect(err.fieldViolations[0]?.description).toMatch(description);
     }
     chat.close();

@@ -243,7 +243,9 @@ describe("reply limits", () => {
     });
     const refused = (await big.catch((err: unknown) => err)) as ParkwayClientError;
     expect(refused.code).toBe(status.INVALID_ARGUMENT);
-    expect(refused.fieldViolations[0]?.field).toBe("execution_results[0]");
+    expect(refused.fieldViolations[0]?.field).toBe(
+      "external_execution_result.execution_results[0]",
+    );
     expect(refused.fieldViolations[0]?.description).toMatch(/over the agent's maxReplyBytes/);
     expect((await rig.client.getSession(session.id)).pendingToolCalls).toHaveLength(3);
 

@@ -87,7 +87,9 @@ describe("external tools declared by the client in CreateSession", () => {
       (e: unknown) => e as ParkwayClientError,
     );
     expect(err?.codeName).toBe("INVALID_ARGUMENT");
-    expect(err?.fieldViolations[0]?.field).toBe("execution_results[0].metadata.ticket");
+    expect(err?.fieldViolations[0]?.field).toBe(
+      "external_execution_result.execution_results[0].metadata.ticket",
+    );
     await chat.send(result({ ticket: "T-42" }));
     const done = await collect(chat.untilSettled());
     chat.close();

@@ -73,7 +73,7 @@ async def test_unknown_ask_user_label_names_the_field(
     assert isinstance(err, parkway.InvalidArgument)
     assert err.code == grpc.StatusCode.INVALID_ARGUMENT
     assert err.code_name == "INVALID_ARGUMENT"
-    assert "execution_results[0].ask_user.answers[0].selected[0]" in [
+    assert "external_execution_result.execution_results[0].ask_user.answers[0].selected[0]" in [
         field for field, _ in err.field_violations
     ]
     assert all(isinstance(v, parkway.FieldViolation) for v in err.field_violations)

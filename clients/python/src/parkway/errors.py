@@ -42,8 +42,9 @@ __all__ = [
 
 
 class FieldViolation(NamedTuple):
-    """One invalid field: its path in the request (e.g.
-    ``execution_results[0].ask_user.answers[0].selected[0]``) and what is wrong with it."""
+    """One invalid field: its path from the request's root (e.g.
+    ``external_execution_result.execution_results[0].ask_user.answers[0].selected[0]``) and what
+    is wrong with it."""
 
     field: str
     description: str

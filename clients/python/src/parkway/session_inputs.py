@@ -136,7 +136,8 @@ class SessionInputs(SessionReader):
     ) -> None:
         """Answers an AskUser call: ``{question: label | [labels] | Other(text)}`` or a list of
         answer objects. Raises ``InvalidArgument`` naming the field (e.g.
-        ``execution_results[0].ask_user.answers[0].selected[0]`` for an unknown label)."""
+        ``external_execution_result.execution_results[0].ask_user.answers[0].selected[0]`` for an
+        unknown label)."""
         await self.send_input(self._core.answer(call, answers), timeout=timeout)
 
     async def submit_results(

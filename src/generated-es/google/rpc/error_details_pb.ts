@@ -134,7 +134,8 @@ export const BadRequestSchema: GenMessage<BadRequest> = /*@__PURE__*/
  */
 export type BadRequest_FieldViolation = Message<"google.rpc.BadRequest.FieldViolation"> & {
   /**
-   * Dot-separated path to the field, e.g. "confirm_results[0].tool_call.input".
+   * Dot-separated path to the field from the request's root, e.g.
+   * "user_confirm_result.confirm_results[0].tool_call.input".
    *
    * @generated from field: string field = 1;
    */

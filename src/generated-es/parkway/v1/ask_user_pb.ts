@@ -150,8 +150,8 @@ export const AskUserOptionSchema: GenMessage<AskUserOption> = /*@__PURE__*/
  * client's SUCCESS result answers each question once (a form's may_skip ones may be left out) with
  * labels of its options or other text; without ask_user, metadata.answers must be a list of
  * AskUserAnswer objects (null for an unset field). Answers that do not fit are refused with
- * INVALID_ARGUMENT naming execution_results[i].ask_user.answers[j] (or one of its fields), and
- * nothing changes. A result in another state keeps its metadata as sent.
+ * INVALID_ARGUMENT naming external_execution_result.execution_results[i].ask_user.answers[j] (or
+ * one of its fields), and nothing changes. A result in another state keeps its metadata as sent.
  *
  * @generated from message parkway.v1.AskUserMetadata
  */

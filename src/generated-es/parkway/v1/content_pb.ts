@@ -434,7 +434,7 @@ export type ToolResultBlock = Message<"parkway.v1.ToolResultBlock"> & {
    * then each text document (text/*, JSON, XML, YAML, +json and +xml types; inline UTF-8 bytes)
    * as text, and sees each image (PNG, JPEG, GIF, WebP; bytes or an http(s) URL). In a client's
    * external result any other data block is refused with INVALID_ARGUMENT naming
-   * execution_results[i].output[j].data and its field.
+   * external_execution_result.execution_results[i].output[j].data and its field.
    *
    * @generated from field: repeated parkway.v1.ToolOutputBlock output = 3;
    */

@@ -55,7 +55,10 @@ export interface BadRequest {
 
 /** One invalid field. */
 export interface BadRequest_FieldViolation {
-  /** Dot-separated path to the field, e.g. "confirm_results[0].tool_call.input". */
+  /**
+   * Dot-separated path to the field from the request's root, e.g.
+   * "user_confirm_result.confirm_results[0].tool_call.input".
+   */
   field: string;
   /** Why it is invalid. */
   description: string;

@@ -1000,7 +1000,7 @@ type ToolResultBlock struct {
 	// then each text document (text/*, JSON, XML, YAML, +json and +xml types; inline UTF-8 bytes)
 	// as text, and sees each image (PNG, JPEG, GIF, WebP; bytes or an http(s) URL). In a client's
 	// external result any other data block is refused with INVALID_ARGUMENT naming
-	// execution_results[i].output[j].data and its field.
+	// external_execution_result.execution_results[i].output[j].data and its field.
 	Output []*ToolOutputBlock `protobuf:"bytes,3,rep,name=output,proto3" json:"output,omitempty"`
 	// The outcome.
 	State ToolResultState `protobuf:"varint,4,opt,name=state,proto3,enum=parkway.v1.ToolResultState" json:"state,omitempty"`
