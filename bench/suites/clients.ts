@@ -48,12 +48,20 @@ interface Language {
 }
 
 /**
- * The Python of the repository's virtual environment (scripts/py-venv.sh, made when missing); the
- * readers import the client from clients/python/src (PYTHONPATH), so the sources are measured.
+ * The Python of the repository's virtual environment, with the client's dependencies installed
+ * (scripts/py-venv.sh, run when they are missing: a venv `npm run gen` made holds only the code
+ * generator); the readers import the client from clients/python/src (PYTHONPATH), so the sources
+ * are measured.
  */
 async function python(): Promise<string> {
   const venv = path.join(ROOT, ".venv", "bin", "python");
-  if (existsSync(venv)) return venv;
+  const ready = existsSync(venv)
+    ? await promisify(execFile)(venv, ["-c", "import grpc, google.rpc.status_pb2"]).then(
+        () => true,
+        () => false,
+      )
+    : false;
+  if (ready) return venv;
   const { stdout } = await promisify(execFile)("bash", ["scripts/py-venv.sh"], {
     cwd: ROOT,
     timeout: 600_000,
