@@ -25,6 +25,7 @@ import {
   withStderr,
 } from "./mcp-errors.js";
 import { oversizedReason } from "./mcp-oversized.js";
+import { callMcpTool } from "./mcp-task-call.js";
 import { endSession, openTransport } from "./mcp-transport.js";
 
 /**
@@ -184,10 +185,12 @@ export class McpConnection {
     // let go with the call, rather than the reply's, which lives for every call of the reply.
     const own = linkSignals(signal);
     try {
-      return (await state.client.callTool({ name: tool, arguments: args }, undefined, {
+      const listed = this.tools.find((t) => t.name === tool);
+      return await callMcpTool(state.client, tool, args, {
+        asTask: listed?.execution?.taskSupport === "required",
         signal: own.signal,
-        timeout: CALL_TIMEOUT_MS,
-      })) as CallToolResult;
+        timeoutMs: CALL_TIMEOUT_MS,
+      });
     } catch (err) {
       if (signal.aborted) throw err;
       // An answer the server gave (a JSON-RPC error of any code, -32000 too, or a result that is
