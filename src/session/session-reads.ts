@@ -26,11 +26,16 @@ export class SessionReads {
     return actor?.tenant === tenant ? actor : this.reader.read(sessionId, tenant);
   }
 
+  /**
+   * A session as stored: its actor's view once what it emitted is written, so that the status and
+   * calls read are stored with the events up to `lastSeq` (a park's REQUIRE_* among them), and a
+   * stream attached after that seq misses none of them.
+   */
   async get(tenant: string, sessionId: string): Promise<SessionView> {
     const found = await this.peek(tenant, sessionId);
-    return found instanceof SessionActor
-      ? found.view
-      : sessionView(found.data, found.reply?.message);
+    if (!(found instanceof SessionActor)) return sessionView(found.data, found.reply?.message);
+    await found.events.settled();
+    return found.view;
   }
 
   /** Sessions newest first, optionally filtered (see `listSessions`). */

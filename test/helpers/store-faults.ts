@@ -15,10 +15,10 @@ export interface WriteFaults {
    */
   failNext(options?: { delayMs?: number; synced?: boolean }): void;
   /**
-   * Holds the next batch before LevelDB gets it: `held` resolves once it is waiting, and it goes to
-   * LevelDB when `release` is called.
+   * Holds the next batch (the next synced one with `synced`) before LevelDB gets it: `held`
+   * resolves once it is waiting, and it goes to LevelDB when `release` is called.
    */
-  holdNext(): { held: Promise<void>; release: () => void };
+  holdNext(options?: { synced?: boolean }): { held: Promise<void>; release: () => void };
 }
 
 /** An error as classic-level reports a failed log write. */
@@ -38,11 +38,12 @@ export function writeFaults(store: Store): WriteFaults {
   const batch = db._batch.bind(db);
   let calls = 0;
   let fail: { delayMs: number; synced: boolean } | undefined;
-  let hold: { reached: () => void; released: Promise<void> } | undefined;
+  let hold: { reached: () => void; released: Promise<void>; synced: boolean } | undefined;
   db._batch = async (ops, options) => {
     calls += 1;
-    const holding = hold;
-    hold = undefined;
+    const synced = (options as { sync?: boolean } | undefined)?.sync === true;
+    const holding = hold && (!hold.synced || synced) ? hold : undefined;
+    if (holding) hold = undefined;
     if (holding) {
       holding.reached();
       await holding.released;
@@ -65,12 +66,12 @@ export function writeFaults(store: Store): WriteFaults {
     failNext(options = {}) {
       fail = { delayMs: options.delayMs ?? 0, synced: options.synced ?? false };
     },
-    holdNext() {
+    holdNext(options = {}) {
       let reached!: () => void;
       let release!: () => void;
       const held = new Promise<void>((resolve) => (reached = resolve));
       const released = new Promise<void>((resolve) => (release = resolve));
-      hold = { reached, released };
+      hold = { reached, released, synced: options.synced ?? false };
       return { held, release };
     },
   };
