@@ -173,9 +173,9 @@ export class EventHub {
     if (!this.failed) this.extras.push(extra);
   }
 
-  /** Resolves once every event emitted so far is written (failures included). */
-  async settled(): Promise<void> {
-    while (this.writing) {
+  /** Resolves once every event emitted so far, or up to seq `through`, is written (or failed). */
+  async settled(through = Infinity): Promise<void> {
+    while (this.writing && this.written < through) {
       this.flushAll = true;
       if (!this.draining) this.kick();
       await this.draining;

@@ -27,15 +27,16 @@ export class SessionReads {
   }
 
   /**
-   * A session as stored: its actor's view once what it emitted is written, so that the status and
-   * calls read are stored with the events up to `lastSeq` (a park's REQUIRE_* among them), and a
-   * stream attached after that seq misses none of them.
+   * A session as its actor shows it, answered once the events up to the `lastSeq` it reports are
+   * written (a park's REQUIRE_* among them), so that a stream attached after that seq misses none
+   * of them. Only that write is waited for, not the ones a reply streaming on makes after it.
    */
   async get(tenant: string, sessionId: string): Promise<SessionView> {
     const found = await this.peek(tenant, sessionId);
     if (!(found instanceof SessionActor)) return sessionView(found.data, found.reply?.message);
-    await found.events.settled();
-    return found.view;
+    const view = found.view;
+    await found.events.settled(view.lastSeq);
+    return view;
   }
 
   /** Sessions newest first, optionally filtered (see `listSessions`). */
