@@ -1,7 +1,9 @@
 import { limitReached } from "../common/limits.js";
 import type { Store } from "../store/store.js";
 import type { ReplySettled } from "./reply-outcomes.js";
+import { CONFIRM_RESULTS, EXECUTION_RESULTS } from "./answer-fields.js";
 import { awaitedRun } from "./pending-calls.js";
+import { findCalls } from "./reply-inputs.js";
 import { lookupRequest, type RequestIdLimits } from "./request-ids.js";
 import type { SessionActor } from "./session-actor.js";
 import type { SessionInput } from "./session-input.js";
@@ -106,6 +108,16 @@ export async function applyInput(
     }
     // An answer or an interrupt acts on the session's running or parked reply, if any.
     const active = actor.head.data.replyId;
+    // While it runs, an answer naming a call the run does not wait for (finished, not decided yet)
+    // is refused with that call's state, as for a parked reply: waiting would not help.
+    const current = [active, ""].includes(input.replyId);
+    if (current && actor.reply.task && actor.reply.message && ids.length > 0) {
+      const confirm = input.kind === "confirm";
+      const [wanted, field] = confirm
+        ? (["asking", CONFIRM_RESULTS] as const)
+        : (["submitted", EXECUTION_RESULTS] as const);
+      findCalls(actor.reply.message, ids, wanted, field);
+    }
     const applied: Applied =
       input.kind === "user_interrupt"
         ? await actor.interrupt(input.replyId, principal, ticket)

@@ -81,7 +81,7 @@ const describeState = (call: ToolCallBlock): string =>
  * Finds the calls an answer names, refusing the whole input when one is unknown (NOT_FOUND), not in
  * the state this kind of answer needs (FAILED_PRECONDITION with its state), or named twice.
  */
-function findCalls(
+export function findCalls(
   message: Msg,
   ids: string[],
   wanted: "asking" | "submitted",

@@ -76,7 +76,11 @@ describe("answers apply exactly once", () => {
           refused++;
           const err = o.reason as ParkwayClientError;
           expect(err.codeName).toBe("FAILED_PRECONDITION");
-          expect([callId, session.id]).toContain(err.preconditionViolations[0]?.subject);
+          // Refused with the call's state, whether the reply was still parked or already running.
+          expect(err.preconditionViolations[0]).toMatchObject({
+            type: "TOOL_CALL_STATE",
+            subject: callId,
+          });
         }
       }
       // The confirmed call is handed out once; finish it so the next round can start.
