@@ -1,6 +1,7 @@
-import { mkdir, realpath } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import path from "node:path";
 import type { AgentDefinition } from "../agent/agent.js";
+import { makeDirectory } from "../common/make-directory.js";
 import { DEFAULT_MAX_REPLY_BYTES } from "../common/message-size.js";
 import { bashEnvironment } from "../config/bash-env.js";
 import { type AgentConfig, BASH_CONFIG_DEFAULT, type Config } from "../config/schema.js";
@@ -68,7 +69,7 @@ async function resolveDirectories(agent: AgentConfig, index: number): Promise<st
     agent.workingDirectories.map(async (dir, i) => {
       const absolute = path.resolve(dir);
       try {
-        await mkdir(absolute, { recursive: true });
+        await makeDirectory(absolute);
         return await realpath(absolute);
       } catch (err) {
         throw new AgentConfigError(

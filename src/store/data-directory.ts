@@ -1,6 +1,7 @@
-import { mkdir, open, readdir, stat, unlink } from "node:fs/promises";
+import { open, readdir, unlink } from "node:fs/promises";
 import path from "node:path";
 import { ParkwayError } from "../common/errors.js";
+import { makeDirectory } from "../common/make-directory.js";
 
 /** The data directory cannot be used; `message` is one line naming the path at fault and the errno. */
 export class DataDirectoryError extends ParkwayError {
@@ -39,36 +40,34 @@ function asProblem(
 }
 
 /**
+ * Creates the data directory and its missing parents one level at a time (see `makeDirectory`), so
+ * the errno is the real one, not a recursive mkdir's ENOENT, and a level that cannot be made fails
+ * instead of making Node's recursive mkdir loop. Resolves with the failure, naming the level.
+ */
+export async function createDataDirectory(
+  location: string,
+): Promise<DataDirectoryError | undefined> {
+  try {
+    await makeDirectory(location);
+    return undefined;
+  } catch (err) {
+    const at = (err as NodeJS.ErrnoException).path ?? path.resolve(location);
+    return asProblem(location, at, err);
+  }
+}
+
+/**
  * Finds why `location` cannot be a data directory, by doing what opening it needs one step at a
- * time: each missing directory on its path is created (one level at a time, so the errno is the
- * real one, not a recursive mkdir's ENOENT), then a file is created and removed inside it. Resolves
- * with the first failure, or undefined when every step works.
+ * time: each missing directory on its path is created (`createDataDirectory`), then a file is
+ * created and removed inside it. Resolves with the first failure, or undefined when every step
+ * works.
  */
 export async function checkDataDirectory(
   location: string,
 ): Promise<DataDirectoryError | undefined> {
   const absolute = path.resolve(location);
-  const chain: string[] = [];
-  for (let dir = absolute; ; dir = path.dirname(dir)) {
-    chain.unshift(dir);
-    if (path.dirname(dir) === dir) break;
-  }
-  for (const dir of chain) {
-    try {
-      const info = await stat(dir);
-      if (!info.isDirectory()) {
-        return new DataDirectoryError(location, dir, "ENOTDIR", "not a directory");
-      }
-      continue;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") return asProblem(location, dir, err);
-    }
-    try {
-      await mkdir(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") return asProblem(location, dir, err);
-    }
-  }
+  const missing = await createDataDirectory(location);
+  if (missing) return missing;
   const probe = path.join(absolute, `.parkway-write-check-${process.pid}`);
   try {
     const handle = await open(probe, "wx");

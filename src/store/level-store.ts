@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ClassicLevel } from "classic-level";
 import { ParkwayError } from "../common/errors.js";
-import { checkDataDirectory, fileFailure } from "./data-directory.js";
+import { checkDataDirectory, createDataDirectory, fileFailure } from "./data-directory.js";
 import {
   type BatchCheck,
   type BatchEncoding,
@@ -164,6 +164,9 @@ export class LevelStore implements Store {
   }
 
   private async openLevel(): Promise<void> {
+    // Made here first: LevelDB's own recursive mkdir never settles where a level cannot be made.
+    const missing = await createDataDirectory(this.location);
+    if (missing) throw missing;
     try {
       await this.db.open({ createIfMissing: true, ...this.tuning });
     } catch (err) {
