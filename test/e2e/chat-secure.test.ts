@@ -95,6 +95,16 @@ describe("parkway chat with a token and mTLS", () => {
     );
   }, 60_000);
 
+  it("says the token was refused when a wrong one is given", async () => {
+    const run = await runChat(["--server", parkway.address, ...tlsArgs()], "hello\n", {
+      PARKWAY_TOKEN: "not-the-token",
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `parkway: the server at ${parkway.address} refused the token from --token or PARKWAY_TOKEN (unknown bearer token): give one of its tenants' tokens\n`,
+    );
+  }, 60_000);
+
   it("names a certificate file it cannot read, and a certificate without its key", async () => {
     const missing = path.join(root, "nope.pem");
     const unreadable = await runChat(

@@ -125,6 +125,9 @@ function startFailure(err: unknown, options: ChatOptions): string {
     if (err.code === UNAVAILABLE) {
       return `cannot reach a Parkway server at ${options.server}: start one with \`npm start\` (or pass --server HOST:PORT)`;
     }
+    if (err.code === UNAUTHENTICATED && options.token) {
+      return `the server at ${options.server} refused the token from --token or PARKWAY_TOKEN (${err.message}): give one of its tenants' tokens`;
+    }
     if (err.code === UNAUTHENTICATED) {
       return `the server at ${options.server} wants a token: pass --token or set PARKWAY_TOKEN (${err.message})`;
     }
