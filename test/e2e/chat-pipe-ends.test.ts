@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";
+import { freePort } from "../helpers/free-port.js";
 import { REPO_ROOT, type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 
 let server: SpawnedServer | undefined;
@@ -55,4 +56,14 @@ describe("parkway chat when its pipes end", () => {
     expect(await chat.exited).toBe(0);
     expect(chat.stdout()).toMatch(/resume with npx parkway chat --session ses_\w+\n$/);
   }, 60_000);
+
+  it("says how to start a server when none listens at the address, and exits 1", async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const chat = startChat(["--server", address]);
+    chat.child.stdin.end("hello\n");
+    expect(await chat.exited).toBe(1);
+    expect(chat.stderr()).toBe(
+      `parkway: cannot reach a Parkway server at ${address}: start one with \`npx parkway serve\` (\`npm start\` in a checkout), or pass --server HOST:PORT\n`,
+    );
+  });
 });

@@ -123,7 +123,7 @@ function startFailure(err: unknown, options: ChatOptions): string {
   if (err instanceof ChatStartError || err instanceof HandlerModuleError) return err.message;
   if (err instanceof ParkwayClientError) {
     if (err.code === UNAVAILABLE) {
-      return `cannot reach a Parkway server at ${options.server}: start one with \`npm start\` (or pass --server HOST:PORT)`;
+      return `cannot reach a Parkway server at ${options.server}: start one with \`npx parkway serve\` (\`npm start\` in a checkout), or pass --server HOST:PORT`;
     }
     if (err.code === UNAUTHENTICATED && options.token) {
       return `the server at ${options.server} refused the token from --token or PARKWAY_TOKEN (${err.message}): give one of its tenants' tokens`;
