@@ -16,7 +16,7 @@ import { parseConfig } from "../../src/config/index.js";
 import { type Script, startScriptedModel } from "../../src/model/scripted/index.js";
 import { type RunningParkway, startParkway } from "../../src/runtime/start-parkway.js";
 import { captureLog } from "../helpers/capture-log.js";
-import { collect } from "../helpers/parkway-harness.js";
+import { collect, toolResult } from "../helpers/parkway-harness.js";
 import { type PolicyService, startPolicyService } from "../helpers/policy-service.js";
 
 const script: Script = {
@@ -84,20 +84,6 @@ function confirmRequest(events: ServerEvent[]) {
   return asked[0]!;
 }
 
-function result(events: ServerEvent[], id: string) {
-  let text = "";
-  let state: ToolResultState | undefined;
-  for (const e of events) {
-    if (e.event?.$case === "toolResultTextDelta" && e.event.value.toolCallId === id) {
-      text += e.event.value.delta;
-    }
-    if (e.event?.$case === "toolResultEnd" && e.event.value.toolCallId === id) {
-      state = e.event.value.state;
-    }
-  }
-  return { text, state };
-}
-
 /** Parks on the model's `mkdir -p out`, confirms it with `command` instead, reads the rest. */
 async function confirmEdited(client: ParkwayClient, agentId: string, command: string) {
   const session = await client.createSession({ agentId });
@@ -109,7 +95,7 @@ async function confirmEdited(client: ParkwayClient, agentId: string, command: st
   const audit = (await client.listAuditRecords({ sessionId: session.id })).records;
   const serverAudit = audit.filter((r) => r.toolCallId === call.id && r.actor === "server");
   const made = (dir: string) => existsSync(path.join(session.workingDirectories[0]!, dir));
-  return { call, result: result(rest, call.id), serverAudit, made };
+  return { call, result: toolResult(rest, call.id), serverAudit, made };
 }
 
 describe("an input a person edited, with a policy service", () => {
