@@ -164,6 +164,7 @@ def test_wheel_holds_the_package_and_nothing_else(dist: Dist) -> None:
         if p.is_file() and "__pycache__" not in p.parts
     }
     assert {"parkway/__init__.py", "parkway/_version.py", "parkway/py.typed"} <= names
+    assert f"{info}licenses/LICENSE" in names, "the wheel carries no license text"
     stubs = sorted(n for n in names if n.startswith("parkway/v1/") and n.endswith("_pb2.py"))
     assert stubs, "no generated parkway/v1 modules in the wheel"
     for stub in stubs:
