@@ -122,7 +122,21 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** Whether this Node requires an ES module from CommonJS (unflagged from 20.19). */
+const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+const REQUIRES_ESM = major > 20 || (major === 20 && minor >= 19);
+
 describe("the server package, installed from its tarball", () => {
+  it.runIf(REQUIRES_ESM)("is required from CommonJS: every entry", async () => {
+    const types = await node(serverProject, [
+      "-e",
+      'const s = require("parkway"); const c = require("parkway/client");' +
+        'const w = require("parkway/web");' +
+        "console.log([s.startParkway, c.createParkwayClient, w.createWebClient].map(f => typeof f).join())",
+    ]);
+    expect(types).toBe("function,function,function");
+  });
+
   it("is imported by plain Node: every entry, no TypeScript runtime", async () => {
     const typeOf = await node(serverProject, [
       "-e",
@@ -193,6 +207,14 @@ describe("the light client, @parkway/client, installed from its tarball", () => 
     // @grpc/grpc-js and @bufbuild/protobuf with what they need: 35 packages in all today.
     expect(packages.length).toBeLessThanOrEqual(40);
     console.log(`@parkway/client installs ${packages.length} packages: ${packages.join(", ")}`);
+  });
+
+  it.runIf(REQUIRES_ESM)("is required from CommonJS", async () => {
+    const type = await node(clientProject, [
+      "-e",
+      'console.log(typeof require("@parkway/client").createParkwayClient)',
+    ]);
+    expect(type).toBe("function");
   });
 
   it("exports what parkway/client exports", async () => {
