@@ -94,19 +94,7 @@ export function hardLinkedOf(path: string): boolean {
  * there but is not a readable file of at most 64 KiB cannot be judged: it refuses.
  */
 export function readSmallFileOf(path: string): string | undefined {
-  try {
-    const stat = statSync(path);
-    if (!stat.isFile()) throw new ProbeRefused(`${path} is not a file`);
-    if (stat.size > MAX_SMALL_FILE) {
-      throw new ProbeRefused(`${path} is larger than the check reads (${MAX_SMALL_FILE} bytes)`);
-    }
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    if (err instanceof ProbeRefused) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw new ProbeRefused(`${path} cannot be read (${code ?? String(err)})`);
-  }
+  return readBytes(path, MAX_SMALL_FILE)?.toString("utf8");
 }
 
 /** The bytes of the file at `path`, undefined when there is none; refuses past `max` bytes. */

@@ -9,20 +9,30 @@ import path from "node:path";
  * names it. A file in the way throws ENOTDIR naming the file.
  */
 export async function makeDirectory(dir: string): Promise<void> {
+  // The common case, a directory that exists, costs one stat.
+  if (
+    await stat(dir).then(
+      (found) => found.isDirectory(),
+      () => false,
+    )
+  )
+    return;
   const chain: string[] = [];
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     chain.unshift(at);
     if (path.dirname(at) === at) break;
   }
   for (const at of chain) {
-    try {
-      if ((await stat(at)).isDirectory()) continue;
+    const found = await stat(at).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return undefined;
+      throw err;
+    });
+    if (found?.isDirectory()) continue;
+    if (found) {
       throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${at}'`), {
         code: "ENOTDIR",
         path: at,
       });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
     }
     try {
       await mkdir(at);
