@@ -1,5 +1,5 @@
-import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
+import { makeDirectory } from "../common/make-directory.js";
 import { openRegularFile, WRITE_FLAGS, type FileTool } from "./open-file.js";
 
 /**
@@ -16,7 +16,7 @@ export async function writeTextFile(
   tool: FileTool,
 ): Promise<string | null> {
   try {
-    await mkdir(dirname(realPath), { recursive: true });
+    await makeDirectory(dirname(realPath));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "EEXIST" || code === "ENOTDIR") {

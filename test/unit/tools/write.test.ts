@@ -84,11 +84,17 @@ describe("Write", () => {
       output: expect.stringMatching(/is a directory/) as unknown,
     });
     await writeFile(path.join(box.work, "f"), "f");
-    const under = await writeTool.run(
-      { file_path: path.join(box.work, "f/g.txt"), content: "" },
-      ctx,
-    );
-    expect(under.state).toBe("error");
+    for (const below of ["f/g.txt", "f/x/y/g.txt"]) {
+      const under = await writeTool.run(
+        { file_path: path.join(box.work, below), content: "" },
+        ctx,
+      );
+      expect(under, below).toMatchObject({
+        state: "error",
+        output: `${path.join(box.work, below)}: a parent of this path is not a directory.`,
+      });
+    }
+    expect(await readFile(path.join(box.work, "f"), "utf8")).toBe("f");
   });
 
   it("is neither read-only nor concurrency-safe, with a strict schema", () => {
