@@ -1,4 +1,4 @@
-import { mkdir, stat } from "node:fs/promises";
+import { mkdir, rmdir, stat } from "node:fs/promises";
 import path from "node:path";
 
 /**
@@ -6,9 +6,10 @@ import path from "node:path";
  * Node's own `mkdir(dir, { recursive: true })` never settles where a directory cannot be made
  * although its parent exists (`/proc/x`: the mkdir says ENOENT, the parent's EEXIST, and it tries
  * again without end, ignoring signals); here the level that fails throws its error, whose `path`
- * names it. A file in the way throws ENOTDIR naming the file.
+ * names it. A file in the way throws ENOTDIR naming the file. Resolves with the directories it
+ * made, the outermost first (none when `dir` existed).
  */
-export async function makeDirectory(dir: string): Promise<void> {
+export async function makeDirectory(dir: string): Promise<string[]> {
   // The common case, a directory that exists, costs one stat.
   if (
     await stat(dir).then(
@@ -16,7 +17,8 @@ export async function makeDirectory(dir: string): Promise<void> {
       () => false,
     )
   )
-    return;
+    return [];
+  const made: string[] = [];
   const chain: string[] = [];
   for (let at = path.resolve(dir); ; at = path.dirname(at)) {
     chain.unshift(at);
@@ -36,8 +38,20 @@ export async function makeDirectory(dir: string): Promise<void> {
     }
     try {
       await mkdir(at);
+      made.push(at);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
+  }
+  return made;
+}
+
+/**
+ * Removes directories `makeDirectory` made, the innermost first, each only while it is empty:
+ * what a failed start made and left unused goes, anything written into them stays.
+ */
+export async function removeEmptyDirectories(made: readonly string[]): Promise<void> {
+  for (const dir of [...made].reverse()) {
+    await rmdir(dir).catch(() => undefined);
   }
 }

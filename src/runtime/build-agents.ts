@@ -64,12 +64,16 @@ function configRules(agent: AgentConfig, index: number): Rule[] {
   return out;
 }
 
-async function resolveDirectories(agent: AgentConfig, index: number): Promise<string[]> {
+async function resolveDirectories(
+  agent: AgentConfig,
+  index: number,
+  made: string[] | undefined,
+): Promise<string[]> {
   return Promise.all(
     agent.workingDirectories.map(async (dir, i) => {
       const absolute = path.resolve(dir);
       try {
-        await makeDirectory(absolute);
+        made?.push(...(await makeDirectory(absolute)));
         return await realpath(absolute);
       } catch (err) {
         throw new AgentConfigError(
@@ -85,7 +89,7 @@ async function resolveDirectories(agent: AgentConfig, index: number): Promise<st
  * (the named built-ins, or all, plus `customTools`; the built-in Bash is made per agent with the
  * environment and process limit of its `bash` config), and their working directories (created and
  * resolved to real paths). Agents with MCP servers are registered with `mcp`, whose `connect` adds
- * their tools to the agents' maps.
+ * their tools to the agents' maps. The directories made for them are added to `madeDirectories`.
  */
 export async function buildAgents(args: {
   config: Config;
@@ -93,6 +97,7 @@ export async function buildAgents(args: {
   builtinTools: readonly Tool[];
   customTools?: readonly Tool[];
   mcp?: AgentMcp;
+  madeDirectories?: string[];
 }): Promise<Map<string, AgentDefinition>> {
   const { config } = args;
   const agents = config.agents.length > 0 ? config.agents : [DEFAULT_AGENT];
@@ -133,7 +138,7 @@ export async function buildAgents(args: {
         }),
       );
     }
-    const workingDirectories = await resolveDirectories(agent, index);
+    const workingDirectories = await resolveDirectories(agent, index, args.madeDirectories);
     const awaitTools = args.mcp?.add(index, agent, workingDirectories[0]!, tools);
     const model = agent.model?.url
       ? createOpenAIModel({

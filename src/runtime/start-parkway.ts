@@ -31,6 +31,7 @@ import { createAuthenticator } from "../server/auth.js";
 import { AgentMcp } from "./agent-mcp.js";
 import { createSignals, createStore } from "./create-store.js";
 import { AgentConfigError, buildAgents } from "./build-agents.js";
+import { removeEmptyDirectories } from "../common/make-directory.js";
 
 /** What an embedding application may add to the configuration. */
 export interface StartOptions {
@@ -115,9 +116,23 @@ function isLoopback(listen: string): boolean {
  * The port is bound first and answers UNAVAILABLE "server starting" (health NOT_SERVING) while the
  * store opens and the replies a stop cut short are recovered, so no call reaches a store that is
  * not ready; a port in use fails (`ListenError`) before the data directory is touched. Resolves once
- * the server reports SERVING. A failure while starting closes what was opened and rejects.
+ * the server reports SERVING. A failure while starting closes what was opened, removes the agents'
+ * working directories it made if nothing was written into them, and rejects.
  */
 export async function startParkway(options: StartOptions): Promise<RunningParkway> {
+  const madeDirectories: string[] = [];
+  try {
+    return await startWith(options, madeDirectories);
+  } catch (err) {
+    await removeEmptyDirectories(madeDirectories);
+    throw err;
+  }
+}
+
+async function startWith(
+  options: StartOptions,
+  madeDirectories: string[],
+): Promise<RunningParkway> {
   const { config } = options;
   const log = options.log ?? jsonLogger(config.logLevel);
   const tls = config.tls ? await readTlsFiles(config.tls) : undefined;
@@ -149,6 +164,7 @@ export async function startParkway(options: StartOptions): Promise<RunningParkwa
       builtinTools: [...builtinTools(), askUserTool],
       ...(options.tools ? { customTools: options.tools } : {}),
       mcp,
+      madeDirectories,
     });
   } catch (err) {
     await demo?.close();
