@@ -51,6 +51,8 @@ export class RuleBook {
   private readonly readAt = new Map<string, number>();
   /** Adds and removals, one at a time. */
   private readonly writes = new SerialWork();
+  /** Rules being removed, by scope key: no longer read from the store while their removal is written. */
+  private readonly withdrawing = new Set<{ scope: string; rule: StoredRule }>();
 
   constructor(
     private readonly store: Store,
@@ -90,11 +92,18 @@ export class RuleBook {
         gte: prefix,
         lt: `${prefix}\uffff`,
       })) {
-        if (!rules.some((kept) => sameRule(kept, rule))) rules.push(rule as StoredRule);
+        if (rules.some((kept) => sameRule(kept, rule))) continue;
+        if (this.isWithdrawing(k, rule as StoredRule)) continue;
+        rules.push(rule as StoredRule);
       }
       this.cache.set(k, rules);
     }
     return rules;
+  }
+
+  private isWithdrawing(scope: string, rule: StoredRule): boolean {
+    for (const w of this.withdrawing) if (w.scope === scope && sameRule(w.rule, rule)) return true;
+    return false;
   }
 
   /**
@@ -246,20 +255,27 @@ export class RuleBook {
         if (other !== key && sameRule(copy, rule)) batch.del(RuleRecord, other);
       }
       extra?.(batch, rule as StoredRule);
-      try {
-        await batch.write({ sync: true });
-      } catch (err) {
-        if (err instanceof ConflictError) throw notFound("rule", id);
-        throw err;
-      }
-      this.changed();
+      // The rule stops deciding before its removal is written, so no decision is made by a rule
+      // the audit log already shows removed; should the write fail, the scope is read again.
       const scope = key.slice(prefix.length, key.length - id.length - 1);
+      const withdrawn = { scope, rule: rule as StoredRule };
+      this.withdrawing.add(withdrawn);
       const cached = this.cache.get(scope);
       if (cached)
         this.cache.set(
           scope,
           cached.filter((r) => !sameRule(r, rule)),
         );
+      try {
+        await batch.write({ sync: true });
+      } catch (err) {
+        this.cache.delete(scope);
+        if (err instanceof ConflictError) throw notFound("rule", id);
+        throw err;
+      } finally {
+        this.withdrawing.delete(withdrawn);
+      }
+      this.changed();
       return rule as StoredRule;
     }
     throw notFound("rule", id);
