@@ -128,11 +128,28 @@ export const EventRecord = defineRecord({
 });
 export const eventKey = (sessionId: string, seq: number) => `${sessionId}/${pad(seq, 12)}`;
 
-/** A stored permission rule: key = rule id. */
+/** A stored permission rule: key = `<tenant>/<scope>/<rule id>` (see `recordKey` in rule-scope.ts). */
 export const RuleRecord = defineRecord({
   kind: "rule",
   version: 1,
   schema: ruleSchema.extend({ id: z.string(), tenant: z.string() }),
+});
+
+/** Where a rule is stored: key = `<tenant>/<rule id>`, `scope` the scope's part of its key. */
+export const RuleIdRecord = defineRecord({
+  kind: "rule-id",
+  version: 1,
+  schema: z.object({ scope: z.string() }),
+});
+
+/**
+ * Says every rule of a tenant has its RuleIdRecord: key = tenant. Rules stored before those records
+ * existed get theirs in one pass, the first time one of the tenant's rules is looked up by id.
+ */
+export const RuleIdsIndexedRecord = defineRecord({
+  kind: "rule-ids-indexed",
+  version: 1,
+  schema: z.object({ at: z.string() }),
 });
 
 /** A parked call's deadline: key = `<ISO time>/<session id>`, so due entries are a prefix scan. */

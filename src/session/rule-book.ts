@@ -11,6 +11,7 @@ import { rulesTopic } from "./signal-topics.js";
 import type { Store, StoreBatch } from "../store/store.js";
 import { RuleRecord } from "./records.js";
 import { type RuleScopeKey, recordKey, scopeFull, scopeKey } from "./rule-scope.js";
+import { findRule, indexRule, unindexRule } from "./rule-ids.js";
 
 export type { RuleScopeKey } from "./rule-scope.js";
 
@@ -183,7 +184,9 @@ export class RuleBook {
   /** Puts prepared rules into a batch. */
   write(batch: StoreBatch, fresh: { rule: StoredRule; key: RuleScopeKey }[]): void {
     for (const { rule, key } of fresh) {
-      batch.put(RuleRecord, recordKey(this.tenant, scopeKey(key), rule.id), rule);
+      const scope = scopeKey(key);
+      batch.put(RuleRecord, recordKey(this.tenant, scope, rule.id), rule);
+      indexRule(batch, this.tenant, scope, rule.id);
     }
   }
 
@@ -235,50 +238,49 @@ export class RuleBook {
     id: string,
     extra?: (batch: StoreBatch, removed: StoredRule) => void,
   ): Promise<StoredRule> {
-    const prefix = `${this.tenant}/`;
-    for await (const [key, rule] of this.store.entries(RuleRecord, {
-      gte: prefix,
-      lt: `${prefix}\uffff`,
+    const found = await findRule(this.store, this.tenant, id);
+    if (!found) throw notFound("rule", id);
+    const { key } = found;
+    const rule = found.rule as StoredRule;
+    // Deleted only if still there: of removals at the same time (on several nodes) one wins.
+    const batch = this.store
+      .batch()
+      .check(RuleRecord, key, (current) => current !== undefined, `rule ${id} stored`)
+      .del(RuleRecord, key);
+    unindexRule(batch, this.tenant, id);
+    // Equal copies in its scope (see `load`) go with it: revoking a rule revokes what it allows.
+    const scopePrefix = key.slice(0, key.length - id.length);
+    for await (const [other, copy] of this.store.entries(RuleRecord, {
+      gte: scopePrefix,
+      lt: `${scopePrefix}\uffff`,
     })) {
-      if (rule.id !== id) continue;
-      // Deleted only if still there: of removals at the same time (on several nodes) one wins.
-      const batch = this.store
-        .batch()
-        .check(RuleRecord, key, (current) => current !== undefined, `rule ${id} stored`)
-        .del(RuleRecord, key);
-      // Equal copies in its scope (see `load`) go with it: revoking a rule revokes what it allows.
-      const scopePrefix = key.slice(0, key.length - id.length);
-      for await (const [other, copy] of this.store.entries(RuleRecord, {
-        gte: scopePrefix,
-        lt: `${scopePrefix}\uffff`,
-      })) {
-        if (other !== key && sameRule(copy, rule)) batch.del(RuleRecord, other);
-      }
-      extra?.(batch, rule as StoredRule);
-      // The rule stops deciding before its removal is written, so no decision is made by a rule
-      // the audit log already shows removed; should the write fail, the scope is read again.
-      const scope = key.slice(prefix.length, key.length - id.length - 1);
-      const withdrawn = { scope, rule: rule as StoredRule };
-      this.withdrawing.add(withdrawn);
-      const cached = this.cache.get(scope);
-      if (cached)
-        this.cache.set(
-          scope,
-          cached.filter((r) => !sameRule(r, rule)),
-        );
-      try {
-        await batch.write({ sync: true });
-      } catch (err) {
-        this.cache.delete(scope);
-        if (err instanceof ConflictError) throw notFound("rule", id);
-        throw err;
-      } finally {
-        this.withdrawing.delete(withdrawn);
-      }
-      this.changed();
-      return rule as StoredRule;
+      if (other === key || !sameRule(copy, rule)) continue;
+      batch.del(RuleRecord, other);
+      unindexRule(batch, this.tenant, copy.id);
     }
-    throw notFound("rule", id);
+    extra?.(batch, rule);
+    // The rule stops deciding before its removal is written, so no decision is made by a rule
+    // the audit log already shows removed; should the write fail, the scope is read again.
+    const scope = scopePrefix.slice(this.tenant.length + 1, -1);
+    const withdrawn = { scope, rule };
+    this.withdrawing.add(withdrawn);
+    const cached = this.cache.get(scope);
+    if (cached)
+      this.cache.set(
+        scope,
+        cached.filter((r) => !sameRule(r, rule)),
+      );
+    try {
+      await batch.write({ sync: true });
+    } catch (err) {
+      this.cache.delete(scope);
+      if (err instanceof ConflictError) throw notFound("rule", id);
+      throw err;
+    } finally {
+      this.withdrawing.delete(withdrawn);
+    }
+    this.changed();
+    return rule;
   }
 
   /** Deletes every session-scoped rule of a session, into a batch. */
@@ -286,6 +288,7 @@ export class RuleBook {
     const k = scopeKey({ scope: "session", sessionId });
     for (const rule of await this.load({ scope: "session", sessionId })) {
       batch.del(RuleRecord, recordKey(this.tenant, k, rule.id));
+      unindexRule(batch, this.tenant, rule.id);
     }
     this.cache.delete(k);
   }

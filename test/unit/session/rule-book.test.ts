@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { RuleIdRecord } from "../../../src/session/records.js";
 import { RuleBook } from "../../../src/session/rule-book.js";
 import { createMemoryStore } from "../../../src/store/index.js";
 import type { Store } from "../../../src/store/store.js";
@@ -83,6 +84,7 @@ describe("equal rules stored twice", () => {
     await reader.remove(listed[0]!.id);
     expect(await new RuleBook(store, "t1").list(key)).toEqual([]);
     expect(await reader.list(key)).toEqual([]);
+    for (const id of ids) expect(await store.get(RuleIdRecord, `t1/${id}`)).toBeUndefined();
     await store.close();
   });
 });
