@@ -2,13 +2,14 @@ import { posix } from "node:path";
 import { parseArgs } from "./command-options.js";
 import { readFind } from "./find-expression.js";
 import { repositoryConfigVerdict, worktreeSubmodulesVerdict } from "./git-config.js";
-import { GIT_READERS, splitGit } from "./git-readers.js";
+import { GIT_READERS } from "./git-readers.js";
 import { READER_PROGRAMS } from "./reader-programs.js";
 import type { ReaderSpec } from "./reader-spec.js";
 import { effectText } from "./read-only-wrappers.js";
 import { existsAt, isInsideWorkingDirectory, locate } from "./resolve-path.js";
 import { SED_OUTPUTS, readSed } from "./sed-script.js";
 import { lookup } from "./shell-command.js";
+import { splitGit } from "./split-git.js";
 import type { PathContext } from "./types.js";
 
 /**
