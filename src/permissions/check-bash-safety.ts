@@ -1,7 +1,6 @@
 import { posix } from "node:path";
 import { HARMLESS_DEVICES, dangerousPathReason } from "./dangerous-path.js";
 import { findInjection } from "./find-injection.js";
-import { writesFile } from "./bash-analysis.js";
 import type { ShellScript } from "./parse-shell.js";
 import { isInside, isInsideWorkingDirectory, locate, resolvePath } from "./resolve-path.js";
 import { SED_OUTPUTS, readSed } from "./sed-script.js";
@@ -13,6 +12,7 @@ import {
   splitAssignments,
 } from "./shell-command.js";
 import type { PathContext, SafetyCheck } from "./types.js";
+import { writesFile } from "./writes-file.js";
 
 /** A safety check that fired, with the reason shown to people. */
 export interface SafetyFinding {
