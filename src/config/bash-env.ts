@@ -1,5 +1,5 @@
 import { homedir, userInfo } from "node:os";
-import type { BashConfig } from "./schema.js";
+import type { BashConfig } from "./bash-schema.js";
 
 /** PATH for commands when the server has none. */
 const FALLBACK_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";

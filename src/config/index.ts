@@ -1,12 +1,8 @@
-export {
-  type AgentConfig,
-  type BashConfig,
-  type Config,
-  type ConfigInput,
-  configSchema,
-  type KeepaliveConfig,
-  type TlsConfig,
-} from "./schema.js";
+export { type Config, type ConfigInput, configSchema } from "./schema.js";
+export type { AgentConfig } from "./agent-schema.js";
+export type { BashConfig } from "./bash-schema.js";
+export type { KeepaliveConfig } from "./keepalive-schema.js";
+export type { TlsConfig } from "./tls-schema.js";
 export type { PolicyConfig } from "./policy-schema.js";
 export type { DatabaseConfig } from "./database-schema.js";
 export { bashEnvironment } from "./bash-env.js";

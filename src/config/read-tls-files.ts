@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { ConfigError } from "./load-config.js";
-import type { TlsConfig } from "./schema.js";
+import type { TlsConfig } from "./tls-schema.js";
 
 /** The PEM contents behind a `tls` configuration, checked to be usable. */
 export interface TlsMaterial {

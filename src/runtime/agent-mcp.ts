@@ -1,7 +1,7 @@
 import type { Logger } from "../common/logger.js";
 import { bashEnvironment } from "../config/bash-env.js";
 import type { AgentDefinition } from "../agent/agent.js";
-import type { AgentConfig } from "../config/schema.js";
+import type { AgentConfig } from "../config/agent-schema.js";
 import type { McpServers } from "../tools/mcp/mcp-servers.js";
 import type { Tool } from "../tools/tool.js";
 import { AgentConfigError } from "./agent-config-error.js";
