@@ -4,16 +4,15 @@ import {
   type CallToolResult,
   type ElicitRequestFormParams,
   ElicitRequestSchema,
-  type ElicitResult,
   McpError,
   type Tool as McpToolInfo,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { ToolAnswer, ToolQuestion } from "../tool-question.js";
-import { formQuestion } from "./mcp-elicitation.js";
 import { linkSignals } from "../../common/abort.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
+import { type Backoff, backoffDelay, DEFAULT_BACKOFF } from "./mcp-backoff.js";
+import { closeQuietly, listAllTools } from "./mcp-client.js";
 import {
   isInvalidResult,
   isSessionGone,
@@ -24,6 +23,7 @@ import {
   SessionGoneError,
   withStderr,
 } from "./mcp-errors.js";
+import { type Asker, FormAskers } from "./mcp-form-askers.js";
 import { oversizedReason } from "./mcp-oversized.js";
 import { callMcpTool } from "./mcp-task-call.js";
 import { endSession, openTransport } from "./mcp-transport.js";
@@ -33,25 +33,12 @@ import { endSession, openTransport } from "./mcp-transport.js";
  * fetching its package, say), and is not stopped and started over while it does.
  */
 const START_TIMEOUT_MS = 5 * 60_000;
-/** How long listing the tools may take, once the handshake is done. */
-const CONNECT_TIMEOUT_MS = 30_000;
 /** How long a server whose event stream broke has to answer a ping. */
 const PING_TIMEOUT_MS = 10_000;
 /** How long Parkway's start, and a call, wait for an attempt under way before going on without it. */
 const WAIT_MS = 30_000;
 /** How long one tool call may take before it fails (an interrupt cancels it sooner). */
 const CALL_TIMEOUT_MS = 10 * 60_000;
-
-/** The delays between reconnection attempts: doubling from `initialMs` up to `maxMs`. */
-export interface Backoff {
-  initialMs: number;
-  maxMs: number;
-}
-
-export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
-
-/** How a call asks the person what its server asks (an elicitation). */
-export type Asker = (question: ToolQuestion, signal: AbortSignal) => Promise<ToolAnswer>;
 
 export interface McpConnectionOptions {
   /** The server's configured name. */
@@ -92,8 +79,8 @@ export class McpConnection {
   tools: McpToolInfo[] = [];
   private readonly backoff: Backoff;
   private readonly log: Logger;
-  /** How each call under way asks the person, for the forms its server sends. */
-  private readonly askers = new Set<Asker>();
+  /** The calls under way that ask the person the forms the server sends. */
+  private readonly askers: FormAskers;
   /** Why each lost connection was taken for lost, for the calls it fails. */
   private readonly lostFor = new WeakMap<Client, string>();
   /** The clients whose server is being pinged (see `checkAlive`). */
@@ -109,6 +96,7 @@ export class McpConnection {
     this.name = options.name;
     this.backoff = options.backoff ?? DEFAULT_BACKOFF;
     this.log = options.log.child({ mcpServer: options.name });
+    this.askers = new FormAskers(this.log);
   }
 
   /** True while connected. */
@@ -218,35 +206,6 @@ export class McpConnection {
     }
   }
 
-  /**
-   * A form the server asks for (elicitation, form mode), asked by the call under way. The protocol
-   * does not say which call a request belongs to: with several calls of this server running, the
-   * form is cancelled rather than shown to the wrong person.
-   */
-  private async elicit(
-    params: ElicitRequestFormParams,
-    signal: AbortSignal,
-  ): Promise<ElicitResult> {
-    const askers = [...this.askers];
-    if (askers.length !== 1) {
-      this.log.warn(
-        { calls: askers.length },
-        "MCP form cancelled: it can be asked only while exactly one call of its server runs",
-      );
-      return { action: "cancel" };
-    }
-    const form = formQuestion(params);
-    const answer = await askers[0]!(form.question, signal);
-    switch (answer.state) {
-      case "success":
-        return { action: "accept", content: form.content(answer.answers) };
-      case "denied":
-        return { action: "decline" };
-      default:
-        return { action: "cancel" };
-    }
-  }
-
   /** The state now (read after an await, when it may have changed). */
   private current(): State {
     return this.state;
@@ -267,7 +226,7 @@ export class McpConnection {
       { capabilities: { elicitation: { form: {} } } },
     );
     client.setRequestHandler(ElicitRequestSchema, (request, extra) =>
-      this.elicit(request.params as ElicitRequestFormParams, extra.signal),
+      this.askers.ask(request.params as ElicitRequestFormParams, extra.signal),
     );
     // Transport errors (a dropped event stream, an unparsable line) are logged; a lost
     // connection is reported by onclose or by the call that meets it. A message too large for the
@@ -298,7 +257,7 @@ export class McpConnection {
       stderr = opened.stderr;
       this.connecting = client;
       await client.connect(transport, { timeout: START_TIMEOUT_MS });
-      const tools = await listAll(client);
+      const tools = await listAllTools(client);
       if (this.state.kind === "closed") {
         await closeQuietly(client);
         return;
@@ -328,7 +287,7 @@ export class McpConnection {
     this.listing = this.listing.then(async () => {
       if (this.state.kind !== "ready" || this.state.client !== client) return;
       try {
-        const tools = await listAll(client);
+        const tools = await listAllTools(client);
         if (this.state.kind !== "ready" || this.state.client !== client) return;
         this.tools = tools;
         this.log.info({ tools: tools.length }, "MCP server changed its tools");
@@ -367,7 +326,7 @@ export class McpConnection {
   }
 
   private failed(reason: string): void {
-    const delay = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** this.failures);
+    const delay = backoffDelay(this.backoff, this.failures);
     this.failures += 1;
     this.log.warn({ reason, retryInMs: delay }, "MCP server not available");
     const timer = setTimeout(() => void this.connectNow(), delay);
@@ -381,26 +340,4 @@ async function waitAtMost(promise: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, WAIT_MS)))]);
   clearTimeout(timer);
-}
-
-/** Every page of the server's tool list. */
-async function listAll(client: Client): Promise<McpToolInfo[]> {
-  const tools: McpToolInfo[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, {
-      timeout: CONNECT_TIMEOUT_MS,
-    });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
-}
-
-async function closeQuietly(client: Client): Promise<void> {
-  try {
-    await client.close();
-  } catch {
-    // already closed
-  }
 }

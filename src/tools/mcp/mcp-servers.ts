@@ -3,7 +3,8 @@ import type { Tool as McpToolInfo } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../../common/logger.js";
 import type { McpServerConfig } from "../../config/mcp-schema.js";
 import type { Tool } from "../tool.js";
-import { type Backoff, McpConnection } from "./mcp-connection.js";
+import type { Backoff } from "./mcp-backoff.js";
+import { McpConnection } from "./mcp-connection.js";
 import { mcpTool, mcpToolName, mcpToolProblem } from "./mcp-tool.js";
 
 /** An agent's MCP servers, connected. */
