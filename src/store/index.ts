@@ -6,7 +6,8 @@ export {
   RecordError,
   type RecordType,
 } from "./record.js";
-export { createLevelStore, LevelStore, StoreLockedError, StoreOpenError } from "./level-store.js";
+export { createLevelStore, LevelStore } from "./level-store.js";
+export { StoreLockedError, StoreOpenError } from "./level-open.js";
 export { LEVEL_TUNING, type LevelTuning } from "./level-tuning.js";
 export { ConflictError, StorageFailure, StoreClosedError } from "./storage-failure.js";
 export { createMemoryStore, MemoryStore } from "./memory-store.js";

@@ -2,7 +2,8 @@ import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { ClassicLevel } from "classic-level";
 import { DataDirectoryError } from "./data-directory.js";
-import { LevelStore, StoreLockedError } from "./level-store.js";
+import { StoreLockedError } from "./level-open.js";
+import { LevelStore } from "./level-store.js";
 import { droppedOnOpen } from "./store-damage.js";
 import { MarkerDamagedError, readMarker, type StoreMarker } from "./store-marker.js";
 

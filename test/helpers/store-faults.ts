@@ -31,7 +31,8 @@ export function levelIoError(location: string): Error {
 
 /** Counts the writes a LevelStore hands to LevelDB and injects LEVEL_IO_ERROR on demand. */
 export function writeFaults(store: Store): WriteFaults {
-  // The store writes through classic-level's own `_batch` (see `writeBatch` in level-store.ts).
+  // The store writes through classic-level's own `_batch` (see `writeBatch` in
+  // level-write-queue.ts).
   const db = (store as unknown as { db: ClassicLevel<string, string> }).db as unknown as {
     _batch: (ops: unknown, options?: unknown) => Promise<void>;
   };
