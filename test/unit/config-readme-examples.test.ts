@@ -8,7 +8,8 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseConfig } from "../../src/config/index.js";
-import { agentConfigSchema, configSchema } from "../../src/config/schema.js";
+import { agentConfigSchema } from "../../src/config/agent-schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import { REPO_ROOT } from "../helpers/spawn-server.js";
 
 /** The README's ```json blocks, with the line of each opening fence. */
