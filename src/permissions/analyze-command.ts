@@ -122,10 +122,16 @@ export function analyzeCommand(
   const { assignments, argv: asWritten } = splitAssignments(command);
   const expanded = expandWords(command.words.slice(assignments.length), context, cwd);
   const argv = expanded.ok ? expanded.words : asWritten;
-  // A wildcard's matches show the listing of the directories they are in, as `ls DIR` would.
-  const names = (expanded.ok ? expanded.matched : []).flatMap(
-    (word) => at(posix.dirname(word)) ?? [],
-  );
+  // A wildcard's matches show the listing of the directories they are in, as `ls DIR` would,
+  // and whether it matched shows something of the directory bash listed to match it.
+  const names: Located[] = [];
+  for (const dir of expanded.ok
+    ? [...expanded.matched.map((word) => posix.dirname(word)), ...expanded.listed]
+    : []) {
+    const located = at(dir);
+    if (located === undefined) unknownPath ??= dir;
+    else if (!names.some((known) => known.real === located.real)) names.push(located);
+  }
   for (const inner of innerCommands(argv)) {
     if (CHANGES_OPERANDS.has(inner.argv[0] ?? "")) {
       for (const path of pathArguments(inner.argv)) write(path);
@@ -189,6 +195,12 @@ export function analyzeCommand(
   if (why === undefined) {
     const outside = reads.find((located) => !isInsideWorkingDirectory(located.real, context));
     if (outside !== undefined) why = `reads ${outside.written} outside the working directories`;
+  }
+  if (why === undefined) {
+    const outside = names.find((located) => !isInsideWorkingDirectory(located.real, context));
+    if (outside !== undefined) {
+      why = `its wildcards list ${outside.written} outside the working directories`;
+    }
   }
   if (why === undefined) {
     // A file with other names is the same file as one of them, which may be outside (the file

@@ -18,6 +18,11 @@ export type Expanded =
       words: string[];
       /** The words that wildcards matched: the program sees these names, whatever it does. */
       matched: string[];
+      /**
+       * The directories bash lists to match each wildcard word, matched or not: the one above its
+       * first segment with a wildcard (`/e?c/passwd` lists `/`, `src/*.ts` lists `src`).
+       */
+      listed: string[];
     }
   | { ok: false; reason: string };
 
@@ -28,6 +33,7 @@ export function expandWords(
 ): Expanded {
   const out: string[] = [];
   const matched: string[] = [];
+  const listed: string[] = [];
   for (const word of words) {
     const quoted = word.raw !== word.value;
     const braces = /\{[^{}]*(,|\.\.)[^{}]*\}/.test(word.value) && hasUnquoted(word.raw, "{");
@@ -46,6 +52,7 @@ export function expandWords(
       return { ok: false, reason: `${word.raw} expands to too many words` };
     }
     for (const piece of pieces) {
+      if (glob && hasGlob(piece)) listed.push(listedDirectory(piece));
       const matches = glob ? globMatches(piece, context, cwd) : [];
       if (matches === undefined) return { ok: false, reason: `${piece} matches too many paths` };
       if (matches.length === 0) out.push(piece);
@@ -56,7 +63,16 @@ export function expandWords(
       }
     }
   }
-  return { ok: true, words: out, matched };
+  return { ok: true, words: out, matched, listed };
+}
+
+/** The directory above the first segment of `pattern` that holds a wildcard. */
+function listedDirectory(pattern: string): string {
+  const segments = pattern.split("/");
+  const first = segments.findIndex(hasGlob);
+  if (first === 0) return ".";
+  const above = segments.slice(0, first).join("/");
+  return above === "" ? "/" : above;
 }
 
 /** Whether `raw` has one of `chars` outside quotes and not escaped. */

@@ -21,6 +21,8 @@ export interface ReaderSpec {
   defaultOperand?: (options: readonly GivenOption[]) => string | undefined;
   /** Whether it reads the whole tree under each directory it is given (`grep -r`, `du`). */
   walks?: (options: readonly GivenOption[]) => boolean;
+  /** Of a program whose every word is text (`anyArgs`), those it looks up on disk (`test -e FILE`). */
+  looksUp?: (operands: readonly string[]) => string[];
   /** A last check on the parsed words; says why the call is not read-only. */
   check?: (options: readonly GivenOption[], operands: readonly string[]) => string | undefined;
 }

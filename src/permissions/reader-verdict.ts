@@ -219,7 +219,10 @@ function specVerdict(
   args: readonly string[],
   read: (word: string, below?: boolean) => void,
 ): string | undefined {
-  if (spec.anyArgs === true) return spec.check?.([], args);
+  if (spec.anyArgs === true) {
+    for (const path of spec.looksUp?.(args) ?? []) read(path);
+    return spec.check?.([], args);
+  }
   const parsed = parseArgs(spec.options, args);
   if (!parsed.ok) return `${name}: ${parsed.reason}`;
   for (const option of parsed.options) {

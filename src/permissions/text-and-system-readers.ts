@@ -13,11 +13,41 @@ import { type ReaderSpec, anyText, none, text } from "./reader-spec.js";
  */
 const test: ReaderSpec = {
   ...anyText,
+  looksUp: testedFiles,
   check: (_, words) =>
     words.some((word) => word === "-v" || word === "-R")
       ? "test -v/-R takes a variable, whose subscript may run commands"
       : undefined,
 };
+/** test's unary file tests (`-e FILE`); `-a` is one only where an expression starts. */
+const FILE_TESTS = new Set(
+  "-a -b -c -d -e -f -g -G -h -k -L -N -O -p -r -s -S -u -w -x".split(" "),
+);
+/** test's binary file comparisons (`A -nt B`). */
+const FILE_COMPARISONS = new Set(["-nt", "-ot", "-ef"]);
+const EXPRESSION_STARTS = new Set(["!", "(", "-a", "-o"]);
+
+/**
+ * The files `test` (or `[`) looks up: the operands of its file tests and comparisons, whose
+ * answers tell whether a file exists and what it is, as `stat FILE` would.
+ */
+function testedFiles(operands: readonly string[]): string[] {
+  const words = operands.at(-1) === "]" ? operands.slice(0, -1) : operands;
+  const files: string[] = [];
+  words.forEach((word, i) => {
+    const next = words[i + 1];
+    const unary =
+      FILE_TESTS.has(word) &&
+      next !== undefined &&
+      (word !== "-a" || i === 0 || EXPRESSION_STARTS.has(words[i - 1] ?? ""));
+    if (unary) files.push(next);
+    if (FILE_COMPARISONS.has(word) && i > 0 && next !== undefined) {
+      files.push(words[i - 1] ?? "", next);
+    }
+  });
+  return files;
+}
+
 const printf: ReaderSpec = {
   ...anyText,
   check: (_, words) =>

@@ -111,6 +111,24 @@ describe("wildcards: each match is judged where it leads", () => {
     "cd s* && cat c.txt",
   ])("%s matches only what stays inside: read-only", (command) => expectReadOnly(command, at(wd)));
 
+  it.each([
+    "echo ../out/*",
+    "printf '%s\\n' ../out/*",
+    "echo ../out/nothing*",
+    "echo ../o?t/secret.txt",
+    "echo ../*/dir",
+    "echo dirlink/*",
+    "true ../out/*",
+  ])(
+    "%s: its wildcards list a directory outside, whatever the program does: not read-only",
+    (command) => expectNotReadOnly(command, at(wd)),
+  );
+
+  it.each(["echo *", "echo sub/*", "echo nothing*", "printf '%s\\n' *.txt"])(
+    "%s: its wildcards list directories inside: read-only",
+    (command) => expectReadOnly(command, at(wd)),
+  );
+
   it("expands as bash does: one segment at a time, dot files only by a leading dot", () => {
     const list = listDirectoryOf;
     const names = (pattern: string) =>
@@ -124,6 +142,28 @@ describe("wildcards: each match is judged where it leads", () => {
     expect(names("zz*")).toEqual([]);
     expect(expandGlob(path.join(wd, "*"), list, 2)).toBeUndefined();
   });
+});
+
+describe("test looks up the files its file tests name", () => {
+  it.each([
+    "test -e ../out/secret.txt",
+    "[ -f ../out/secret.txt ]",
+    "test ! -d ../out/dir",
+    "[ -f a.txt -a -d ../out ]",
+    "test -a ../out/secret.txt",
+    "test a.txt -nt ../out/secret.txt",
+    "[ ../out/secret.txt -ef link ]",
+    "test -f link",
+  ])("%s: not read-only", (command) => expectNotReadOnly(command, at(wd)));
+
+  it.each([
+    "test -e a.txt",
+    "[ -d sub ] && ls sub",
+    "test -n ../out/secret.txt",
+    "[ ../out/secret.txt = x ]",
+    "test -t 1",
+    "test -z x -a -n y",
+  ])("%s: read-only", (command) => expectReadOnly(command, at(wd)));
 });
 
 describe("diff compares the files in the directories it is given", () => {
