@@ -135,8 +135,8 @@ const blame = spec(
   { "--contents": "read", "-S": ["read", "required"], "--ignore-revs-file": "read" },
 );
 
-const text = (flags: string, values: string, long: string): ReaderSpec => ({
-  ...spec(flags, values, long),
+const text = (flags: string, values: string, long: string, effects: Effects = {}): ReaderSpec => ({
+  ...spec(flags, values, long, effects),
   operands: "text",
 });
 
@@ -227,7 +227,9 @@ export const GIT_READERS: Record<string, ReaderSpec> = {
       "remotes[=] absolute-git-dir git-common-dir is-bare-repository is-shallow-repository sq " +
       "default= revs-only no-revs flags no-flags local-env-vars show-object-format[=] " +
       "path-format= git-path= show-superproject-working-tree shared-index-path since= until= " +
-      "resolve-git-dir= prefix= verify end-of-options",
+      "prefix= verify end-of-options",
+    // It reads the path it is given, to tell whether it is a repository or a gitfile.
+    { "--resolve-git-dir": "read" },
   ),
   "ls-files": spec(
     "cdmoisukztvf",

@@ -239,7 +239,10 @@ const GIT: Record<string, ProgramCases> = {
     },
   },
   describe: { ok: "git describe --tags" },
-  "rev-parse": { ok: "git rev-parse --show-toplevel" },
+  "rev-parse": {
+    ok: "git rev-parse --show-toplevel",
+    no: { "--resolve-git-dir": "git rev-parse {} /srv/x" },
+  },
   "ls-files": {
     ok: "git ls-files -m",
     no: { "-X": "git ls-files -o {} /srv/x", "--exclude-from": "git ls-files -o {}=/srv/x" },
