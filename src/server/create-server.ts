@@ -27,7 +27,7 @@ import {
 import { ListenError, listenError } from "../common/listen-error.js";
 import { pooledSerializer } from "./pooled-serializer.js";
 import { addReflection } from "./reflection.js";
-import { withSafeDecoding } from "./request-decoding.js";
+import { transportLimit, withSafeDecoding } from "./request-decoding.js";
 import { DEFAULT_CONSOLE_DIR } from "./web/static-files.js";
 import type { WebOptions } from "./web/web-options.js";
 import type { AnswerLink } from "./web/answer-link.js";
@@ -41,15 +41,22 @@ const serializeEvent = pooledSerializer<ServerEvent>((message, writer) =>
 );
 /**
  * The services as served: requests decoded safely (a 64-bit integer beyond a JavaScript number is
- * refused naming its field, see `withSafeDecoding`).
+ * refused naming its field, a request past `maxBytes` naming the limit; see `withSafeDecoding`).
  */
-const AGENT_SERVICE = withSafeDecoding({
-  ...AgentServiceService,
-  chat: { ...AgentServiceService.chat, responseSerialize: serializeEvent },
-  watch: { ...AgentServiceService.watch, responseSerialize: serializeEvent },
-});
-const PERMISSION_SERVICE = withSafeDecoding(PermissionServiceService);
-const AUDIT_SERVICE = withSafeDecoding(AuditServiceService);
+function servedServices(maxBytes: number) {
+  return {
+    agent: withSafeDecoding(
+      {
+        ...AgentServiceService,
+        chat: { ...AgentServiceService.chat, responseSerialize: serializeEvent },
+        watch: { ...AgentServiceService.watch, responseSerialize: serializeEvent },
+      },
+      maxBytes,
+    ),
+    permission: withSafeDecoding(PermissionServiceService, maxBytes),
+    audit: withSafeDecoding(AuditServiceService, maxBytes),
+  };
+}
 
 /** What the server is built from. */
 export interface ServerDeps {
@@ -59,7 +66,10 @@ export interface ServerDeps {
   agentService?: AgentServiceHandlers;
   permissionService?: PermissionServiceHandlers;
   auditService?: AuditServiceHandlers;
-  /** Largest message accepted, in bytes. */
+  /**
+   * Largest request accepted, in bytes (default 4 MiB): one larger is refused naming
+   * `limits.messageBytes`; past twice this, grpc-js refuses it unread and ends the call.
+   */
   maxMessageBytes?: number;
   /** Maps call metadata to a principal; default: every call acts for the tenant "default". */
   authenticate?: Authenticate;
@@ -169,8 +179,10 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     },
   };
   const keepalive = deps.keepalive ?? DEFAULT_SERVER_KEEPALIVE;
+  const maxMessageBytes = deps.maxMessageBytes ?? 4 * 1024 * 1024;
+  const services = servedServices(maxMessageBytes);
   const server = new Server({
-    "grpc.max_receive_message_length": deps.maxMessageBytes ?? 4 * 1024 * 1024,
+    "grpc.max_receive_message_length": transportLimit(maxMessageBytes),
     // grpc-js pings each connection every keepalive_time_ms and destroys it when an answer takes
     // longer than keepalive_timeout_ms; its calls then see "cancelled" and detach. It answers the
     // clients' pings at any rate: it has no minimum ping interval and no ping strikes.
@@ -196,7 +208,7 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     deleteSession: adaptUnary("DeleteSession", agent.deleteSession, agentEnv),
     listAgents: adaptUnary("ListAgents", agent.listAgents, agentEnv),
   };
-  server.addService(AGENT_SERVICE, agentImpl);
+  server.addService(services.agent, agentImpl);
 
   const perms = deps.permissionService ?? unimplementedPermissionService();
   const permEnv: AdapterEnv = { ...env, service: "parkway.v1.PermissionService" };
@@ -207,11 +219,11 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     setMode: adaptUnary("SetMode", perms.setMode, permEnv),
     explain: adaptUnary("Explain", perms.explain, permEnv),
   };
-  server.addService(PERMISSION_SERVICE, permImpl);
+  server.addService(services.permission, permImpl);
 
   const audit = deps.auditService ?? unimplementedAuditService();
   const auditEnv: AdapterEnv = { ...env, service: "parkway.v1.AuditService" };
-  server.addService(AUDIT_SERVICE, {
+  server.addService(services.audit, {
     listAuditRecords: adaptUnary("ListAuditRecords", audit.listAuditRecords, auditEnv),
     listDeadLetters: adaptUnary("ListDeadLetters", audit.listDeadLetters, auditEnv),
   });
@@ -230,11 +242,11 @@ export function createServer(deps: ServerDeps): ParkwayServer {
     const { createWebServer } = await import("./web/web-server.js");
     return (web ??= createWebServer({
       services: [
-        { definition: AGENT_SERVICE, handlers: agent, env: agentEnv },
-        { definition: PERMISSION_SERVICE, handlers: perms, env: permEnv },
-        { definition: AUDIT_SERVICE, handlers: audit, env: auditEnv },
+        { definition: services.agent, handlers: agent, env: agentEnv },
+        { definition: services.permission, handlers: perms, env: permEnv },
+        { definition: services.audit, handlers: audit, env: auditEnv },
       ],
-      maxMessageBytes: deps.maxMessageBytes ?? 4 * 1024 * 1024,
+      maxMessageBytes,
       tls: deps.tls,
       corsOrigins: deps.web?.corsOrigins ?? [],
       staticDir: deps.web?.staticDir ?? DEFAULT_CONSOLE_DIR,

@@ -13,6 +13,7 @@ import {
   reflect,
 } from "@bufbuild/protobuf/reflect";
 import { type FieldViolation, invalidArgument, type ParkwayError } from "../common/errors.js";
+import { limitReached } from "../common/limits.js";
 import { descriptorSet } from "./descriptor-set.js";
 
 /**
@@ -160,18 +161,55 @@ export function safeDecoder<T>(path: string, decode: (bytes: Buffer) => T): (byt
   };
 }
 
+/**
+ * `decode`, with a request larger than `maxBytes` decoded all the same and marked with a refusal
+ * naming `limits.messageBytes` (RESOURCE_EXHAUSTED): a unary call is refused with it, and Chat
+ * refuses that one input and carries on, as for any other refused input. The transport's own limit
+ * (see `transportLimit`) bounds what is read at all.
+ */
+export function sizeCheckedDecoder<T>(
+  decode: (bytes: Buffer) => T,
+  maxBytes: number,
+): (bytes: Buffer) => T {
+  return (bytes) => {
+    const decoded = decode(bytes);
+    if (bytes.length > maxBytes && requestRefusal(decoded) === undefined) {
+      (decoded as Marked)[REFUSAL] = limitReached(
+        "messageBytes",
+        maxBytes,
+        `the request is ${bytes.length} bytes`,
+      );
+    }
+    return decoded;
+  };
+}
+
+/**
+ * The largest request the transport reads, for a `messageBytes` limit: twice the limit, so that a
+ * request somewhat past it is refused by the server naming the limit (and a Chat stream carries
+ * on); grpc-js ends a call whose request is larger still, unread, with RESOURCE_EXHAUSTED.
+ */
+export const transportLimit = (maxBytes: number): number => 2 * maxBytes;
+
 /** A grpc-js method definition, as ts-proto generates it. */
 interface MethodDefinition {
   path: string;
   requestDeserialize: (bytes: Buffer) => unknown;
 }
 
-/** A service definition whose every method decodes its requests with `safeDecoder`. */
-export function withSafeDecoding<S extends Record<string, MethodDefinition>>(service: S): S {
+/**
+ * A service definition whose every method decodes its requests with `safeDecoder`, and with
+ * `maxBytes` refuses those larger than that (see `sizeCheckedDecoder`).
+ */
+export function withSafeDecoding<S extends Record<string, MethodDefinition>>(
+  service: S,
+  maxBytes?: number,
+): S {
   return Object.fromEntries(
-    Object.entries(service).map(([key, method]) => [
-      key,
-      { ...method, requestDeserialize: safeDecoder(method.path, method.requestDeserialize) },
-    ]),
+    Object.entries(service).map(([key, method]) => {
+      const safe = safeDecoder(method.path, method.requestDeserialize);
+      const requestDeserialize = maxBytes === undefined ? safe : sizeCheckedDecoder(safe, maxBytes);
+      return [key, { ...method, requestDeserialize }];
+    }),
   ) as S;
 }

@@ -87,6 +87,42 @@ describe("limits", () => {
     expect(fine.message?.finishedReason).toBe(1);
   });
 
+  it("refuses a message past messageBytes naming the limit; a Chat stream carries on", async () => {
+    h = await startHarness(
+      { turns: [{ match: { lastUser: "" }, repeat: true, text: "quick" }] },
+      {},
+      { limits: { messageBytes: 64 * 1024 } },
+    );
+    const session = await h.client.createSession({ agentId: "test" });
+    const big = (bytes: number) => ({
+      $case: "userMessage" as const,
+      value: { text: "x".repeat(bytes), content: [] },
+    });
+    const chat = await h.client.attach(session.id);
+    const refused = await refusal(chat.send(big(100 * 1024)));
+    expect(refused?.codeName).toBe("RESOURCE_EXHAUSTED");
+    expect(refused?.message).toMatch(
+      /limit messageBytes \(65536\) reached: the request is \d+ bytes/,
+    );
+    // The same stream takes the next message.
+    const events = await collect(chat.message("hi"));
+    expect(events.at(-1)?.event?.$case).toBe("replyEnd");
+    chat.close();
+
+    const unary = await refusal(h.client.reply({ sessionId: session.id, input: big(100 * 1024) }));
+    expect(unary?.codeName).toBe("RESOURCE_EXHAUSTED");
+    expect(unary?.message).toContain("limit messageBytes (65536) reached");
+    // Past twice the limit, the transport refuses it unread.
+    const huge = await refusal(h.client.reply({ sessionId: session.id, input: big(200 * 1024) }));
+    expect(huge?.codeName).toBe("RESOURCE_EXHAUSTED");
+    // Nothing of the refused messages was kept: the session holds "hi" and its answer.
+    const { messages } = await h.client.listMessages(session.id);
+    const texts = messages.flatMap((m) =>
+      m.content.map((block) => (block.block?.$case === "text" ? block.block.value.text : "")),
+    );
+    expect(texts.sort()).toEqual(["hi", "quick"]);
+  });
+
   it("counts a reply toward runningReplies while it runs, after its start or an answer, not while it is parked", async () => {
     h = await startHarness(
       {
