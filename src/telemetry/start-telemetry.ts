@@ -25,7 +25,10 @@ export interface RunningTelemetry {
   readonly telemetry: Telemetry;
   /** Where `/metrics` is served, when it is. */
   readonly metricsUrl: string | undefined;
-  /** Stops serving metrics and flushes the spans not yet exported. */
+  /**
+   * Stops serving metrics and flushes the spans not yet exported; a failed flush is logged (a
+   * warning), never thrown.
+   */
   close(): Promise<void>;
 }
 
@@ -107,7 +110,11 @@ export async function startTelemetry(
     metricsUrl: server?.url,
     async close() {
       await server?.close();
-      if (shared) await releaseSdk(shared);
+      // A collector out of reach loses the last spans; it does not fail the stop.
+      if (shared)
+        await releaseSdk(shared).catch((err: unknown) =>
+          log.warn({ err }, "could not export the last spans; they are lost"),
+        );
     },
   };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { createServer } from "node:net";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
@@ -225,5 +226,44 @@ describe("traces", () => {
     const park = spans.find((s) => s.name === "park")!;
     expect(park.parentSpanId).toBe(reply.spanId);
     expect(park.startMs).toBeLessThan(resumed.startMs);
+  });
+
+  it("stops cleanly on SIGTERM when the collector cannot take the last spans", async () => {
+    // A port that was free a moment ago: nothing listens there, so the final export fails.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as { port: number };
+        probe.close(() => resolve(port));
+      });
+    });
+    const { root, model, config } = await prepareAgent("parkway-trace-", () => ({}));
+    cleanup.push(() => model.close());
+    const server = await spawnServer({
+      dataDir: path.join(root, "data"),
+      direct: true,
+      args: ["--config", config],
+      env: {
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
+        // Spans wait for the shutdown's flush.
+        OTEL_BSP_SCHEDULE_DELAY: "60000",
+      },
+    });
+    cleanup.push(async () => void (await server.stop()));
+    const client = createParkwayClient(server.address);
+    cleanup.push(() => Promise.resolve(client.close()));
+    await client.createSession({ agentId: "test" });
+    expect(await server.stop()).toBe(0);
+    const lines = server.output.map((line) => {
+      try {
+        return JSON.parse(line) as { msg?: string; err?: { message?: string } };
+      } catch {
+        return { msg: line };
+      }
+    });
+    expect(lines.map((l) => l.msg)).toContain("stopped");
+    const warned = lines.find((l) => l.msg?.startsWith("could not export the last spans"));
+    expect(warned?.err?.message).toContain("ECONNREFUSED");
   });
 });
