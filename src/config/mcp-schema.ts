@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { httpHeaders } from "./http-headers.js";
 
 /**
  * Why `name` cannot name an MCP server, or undefined: letters, digits, `_` and `-`, without `__`
@@ -29,12 +30,6 @@ const envNameProblem = (name: string): string | undefined =>
     ? undefined
     : `${JSON.stringify(name)} is not an environment variable name: letters, digits and _`;
 
-/** An HTTP header's name is an RFC 9110 token. */
-const headerNameProblem = (name: string): string | undefined =>
-  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)
-    ? undefined
-    : `${JSON.stringify(name)} is not an HTTP header name`;
-
 const fields = z.strictObject({
   /** stdio: the program to start. */
   command: z.string().min(1).optional(),
@@ -50,7 +45,7 @@ const fields = z.strictObject({
     })
     .optional(),
   /** Streamable HTTP: headers sent with every request (e.g. Authorization). */
-  headers: keyedRecord(headerNameProblem, z.string()).optional(),
+  headers: httpHeaders.optional(),
 });
 
 /** A server Parkway starts and speaks to over its standard input and output. */

@@ -1,19 +1,7 @@
 import { z } from "zod";
 import { duration } from "./duration.js";
+import { httpHeaders } from "./http-headers.js";
 import { hasCredentials } from "./url-credentials.js";
-
-/** HTTP headers by name; each name must be an RFC 9110 token, e.g. "Authorization". */
-const headers = z.record(z.string(), z.string()).superRefine((record, ctx) => {
-  for (const name of Object.keys(record)) {
-    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
-      ctx.addIssue({
-        code: "custom",
-        path: [name],
-        message: "not an HTTP header name (letters, digits and !#$%&'*+-.^_`|~ only)",
-      });
-    }
-  }
-});
 
 /**
  * An external policy decision point (PDP): before the permission engine's ALLOW takes effect
@@ -40,6 +28,6 @@ export const policyConfigSchema = z.strictObject({
   /** Which decisions are sent: the engine's ALLOWs only (default), or its ASKs as well. */
   calls: z.enum(["allowed", "all"], { error: 'expected "allowed" or "all"' }).default("allowed"),
   /** Headers sent with every request, e.g. {"Authorization": "Bearer …"}. */
-  headers: headers.default({}),
+  headers: httpHeaders.default({}),
 });
 export type PolicyConfig = z.infer<typeof policyConfigSchema>;
