@@ -154,6 +154,27 @@ describe("Parkway on PostgreSQL", () => {
     expect(res.stderr + res.stdout).not.toContain(PASSWORD);
   });
 
+  it("masks a password given as a URL parameter (?password=, ?sslpassword=) in its log and messages", async () => {
+    await postgres.createDatabase("parkway_query_password");
+    const base = postgres.url("parkway_query_password");
+    const url = `${base}?password=${PASSWORD}&sslpassword=${PASSWORD}-ssl&application_name=ops`;
+    const running = await spawnServer({ direct: true, args: ["--database-url", url] });
+    const output = running.output.join("\n");
+    expect(await running.stop()).toBe(0);
+    expect(output).not.toContain(PASSWORD);
+    const listening = running.output
+      .map((line) => JSON.parse(line) as { msg?: string; database?: string })
+      .find((entry) => entry.msg === "listening");
+    expect(listening?.database).toBe(`${base}?password=***&sslpassword=***&application_name=ops`);
+    const missing = `${postgres.url("missing_db")}?password=${PASSWORD}`;
+    const res = await runServe(["--listen", "127.0.0.1:0", "--database-url", missing]);
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain(
+      `parkway: cannot open database ${postgres.url("missing_db")}?password=***`,
+    );
+    expect(res.stderr + res.stdout).not.toContain(PASSWORD);
+  });
+
   it("leaves repair to LevelDB directories: with a database configured it names it and changes nothing", () => {
     const url = postgres.url("parkway", { password: PASSWORD });
     const res = spawnSync(process.execPath, ["bin/parkway.js", "repair"], {
