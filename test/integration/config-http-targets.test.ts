@@ -5,7 +5,7 @@ import { runServe, tempDir } from "../helpers/spawn-server.js";
 
 /** Runs `parkway serve` with `config` as its config file. */
 async function serveWith(config: Record<string, unknown>) {
-  const root = await tempDir("parkway-header-values-");
+  const root = await tempDir("parkway-http-targets-");
   const file = path.join(root, "config.json");
   await writeFile(file, JSON.stringify(config));
   return runServe(["--config", file, "--listen", "127.0.0.1:0", "--data", path.join(root, "data")]);
@@ -68,6 +68,28 @@ describe("configured HTTP header values", () => {
     expect(run.code).toBe(1);
     expect(run.stderr.trim()).toMatch(
       /^parkway: invalid config: tenants\[0\]\.policy\.headers\.X-Key \(from config file .*\): not an HTTP header value/,
+    );
+  });
+
+  it("a receiver whose firstRetry is longer than its maxRetryDelay stops the server, naming both", async () => {
+    const run = await serveWith({
+      agents: [
+        {
+          id: "ops",
+          notifications: [
+            {
+              url: "http://127.0.0.1:9/hook",
+              secret: "0123456789abcdef",
+              firstRetry: "1h",
+              maxRetryDelay: "1s",
+            },
+          ],
+        },
+      ],
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toMatch(
+      /^parkway: invalid config: agents\[0\]\.notifications\[0\]\.firstRetry \(from config file .*\): 3600000 ms is longer than maxRetryDelay \(1000 ms, 10 minutes unless set\), which caps every wait$/,
     );
   });
 });
