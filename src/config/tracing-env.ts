@@ -19,3 +19,33 @@ export function tracingFromEnv(
     /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? "");
   return named ? {} : { serviceName: "parkway" };
 }
+
+const EXPORTERS = ["otlp", "zipkin", "console", "none"];
+const OTLP_PROTOCOLS = ["grpc", "http/protobuf", "http/json"];
+
+/**
+ * What in the `OTEL_*` variables the OpenTelemetry SDK would pass over with no more than a
+ * diagnostic nobody sees: an exporter it does not have (no spans go there), an OTLP protocol it
+ * does not know (it uses http/protobuf). One line each, for the server's log at start.
+ */
+export function tracingEnvWarnings(env: NodeJS.ProcessEnv = process.env): string[] {
+  const warnings: string[] = [];
+  for (const name of (env.OTEL_TRACES_EXPORTER ?? "").split(",").map((s) => s.trim())) {
+    if (name === "" || EXPORTERS.includes(name)) continue;
+    warnings.push(
+      `OTEL_TRACES_EXPORTER: ${JSON.stringify(name)} is not an exporter this server has (${EXPORTERS.join(", ")}); no spans go there`,
+    );
+  }
+  // The traces' own variable wins over the general one, as the SDK reads them.
+  for (const variable of ["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"]) {
+    const protocol = env[variable]?.trim() ?? "";
+    if (protocol === "") continue;
+    if (!OTLP_PROTOCOLS.includes(protocol)) {
+      warnings.push(
+        `${variable}: ${JSON.stringify(protocol)} is not an OTLP protocol (${OTLP_PROTOCOLS.join(", ")}); the exporter uses http/protobuf`,
+      );
+    }
+    break;
+  }
+  return warnings;
+}

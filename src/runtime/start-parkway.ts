@@ -1,5 +1,5 @@
 import { readTlsFiles } from "../config/read-tls-files.js";
-import { tracingFromEnv } from "../config/tracing-env.js";
+import { tracingEnvWarnings, tracingFromEnv } from "../config/tracing-env.js";
 import type { Config } from "../config/schema.js";
 import { jsonLogger, type Logger } from "../common/logger.js";
 import type { Model } from "../model/model.js";
@@ -186,12 +186,14 @@ async function startWith(
   }
   let store: Store;
   let running: RunningTelemetry;
+  const tracing = tracingFromEnv();
+  if (tracing) for (const warning of tracingEnvWarnings()) log.warn({}, warning);
   try {
     running = await startTelemetry(
       {
         metricsListen: config.metrics.listen,
         tenantLabel: config.metrics.tenantLabel,
-        tracing: tracingFromEnv(),
+        tracing,
       },
       log,
     );

@@ -266,4 +266,35 @@ describe("traces", () => {
     const warned = lines.find((l) => l.msg?.startsWith("could not export the last spans"));
     expect(warned?.err?.message).toContain("ECONNREFUSED");
   });
+
+  it("says at start when OTEL_* names an exporter or a protocol the server does not have", async () => {
+    const { root, model, config } = await prepareAgent("parkway-trace-", () => ({}));
+    cleanup.push(() => model.close());
+    const server = await spawnServer({
+      dataDir: path.join(root, "data"),
+      direct: true,
+      args: ["--config", config],
+      env: {
+        OTEL_TRACES_EXPORTER: "jaeger,otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuff",
+      },
+    });
+    cleanup.push(async () => void (await server.stop()));
+    const warnings = server.output
+      .map((line) => {
+        try {
+          return JSON.parse(line) as { level?: number; msg?: string };
+        } catch {
+          return {};
+        }
+      })
+      .filter((l) => l.level === 40)
+      .map((l) => l.msg);
+    expect(warnings).toContain(
+      'OTEL_TRACES_EXPORTER: "jaeger" is not an exporter this server has (otlp, zipkin, console, none); no spans go there',
+    );
+    expect(warnings).toContain(
+      'OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuff" is not an OTLP protocol (grpc, http/protobuf, http/json); the exporter uses http/protobuf',
+    );
+  });
 });
