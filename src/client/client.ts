@@ -136,7 +136,8 @@ export class ParkwayClient {
         permissionMode: 0,
         workingDirectories: [],
         metadata: undefined,
-        ...request,
+        agentId: "",
+        ...(defined(request) as Partial<CreateSessionRequest>),
       },
       settings,
     );
@@ -158,7 +159,7 @@ export class ParkwayClient {
   ): Promise<ListSessionsResponse> {
     return this.unary(
       this.agentService.listSessions.bind(this.agentService),
-      { status: 0, agentId: "", pageSize: 0, pageToken: "", ...request },
+      { status: 0, agentId: "", pageSize: 0, pageToken: "", ...defined(request) },
       settings,
     );
   }
@@ -187,7 +188,7 @@ export class ParkwayClient {
   ): Promise<ReplyResponse> {
     return this.unary(
       this.agentService.reply.bind(this.agentService),
-      { requestId: "", input: undefined, ...request },
+      { requestId: "", input: undefined, ...defined(request) },
       settings,
     );
   }
@@ -237,7 +238,7 @@ export class ParkwayClient {
   ): Promise<PermissionRule[]> {
     const res = await this.unary(
       this.permissionService.listRules.bind(this.permissionService),
-      { sessionId: "", agentId: "", scope: 0, ...request },
+      { sessionId: "", agentId: "", scope: 0, ...defined(request) },
       settings,
     );
     return res.rules;
@@ -259,7 +260,7 @@ export class ParkwayClient {
           sessionId: "",
           agentId: "",
           toolCallId: "",
-          ...r,
+          ...defined(r),
         })),
       },
       settings,
@@ -295,7 +296,7 @@ export class ParkwayClient {
   ): Promise<PermissionDecision> {
     const res = await this.unary(
       this.permissionService.explain.bind(this.permissionService),
-      { sessionId: "", agentId: "", ...request },
+      { sessionId: "", agentId: "", ...defined(request) },
       settings,
     );
     return res.decision as PermissionDecision;
@@ -311,7 +312,7 @@ export class ParkwayClient {
   ): Promise<ListAuditRecordsResponse> {
     return this.unary(
       this.auditService.listAuditRecords.bind(this.auditService),
-      { sessionId: "", toolCallId: "", pageSize: 0, pageToken: "", ...request },
+      { sessionId: "", toolCallId: "", pageSize: 0, pageToken: "", ...defined(request) },
       settings,
     );
   }
@@ -326,7 +327,7 @@ export class ParkwayClient {
   ): Promise<ListDeadLettersResponse> {
     return this.unary(
       this.auditService.listDeadLetters.bind(this.auditService),
-      { pageSize: 0, pageToken: "", ...request },
+      { pageSize: 0, pageToken: "", ...defined(request) },
       settings,
     );
   }
@@ -364,4 +365,12 @@ export class ParkwayClient {
 /** Creates a client for a Parkway server at `HOST:PORT`. */
 export function createParkwayClient(address: string, options?: ClientOptions): ParkwayClient {
   return new ParkwayClient(address, options);
+}
+
+/**
+ * `fields` without those set to undefined, which the generated encoders would send as the text
+ * "undefined" (a caller without types may pass `{ agentId: undefined }`): they keep their defaults.
+ */
+function defined<T extends object>(fields: T): T {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as T;
 }

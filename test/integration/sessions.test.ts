@@ -103,6 +103,20 @@ describe("sessions", () => {
     expect((await h.client.listSessions()).sessions).toHaveLength(0);
   });
 
+  it("takes fields a caller without types leaves undefined as not given", async () => {
+    h = await startHarness({ turns: [{ match: { lastUser: "" }, repeat: true, text: "ok" }] });
+    const untyped = h.client as unknown as {
+      createSession(request: object): Promise<unknown>;
+      listSessions(request: object): Promise<{ sessions: { id: string }[] }>;
+    };
+    const refused = await rejection(untyped.createSession({ agentId: undefined }));
+    expect(refused.codeName).toBe("INVALID_ARGUMENT");
+    expect(refused.fieldViolations).toEqual([{ field: "agent_id", description: "is required" }]);
+    const session = await h.client.createSession({ agentId: "test" });
+    const listed = await untyped.listSessions({ agentId: undefined, pageToken: undefined });
+    expect(listed.sessions.map((s) => s.id)).toEqual([session.id]);
+  });
+
   it("lets sessions of an agent that shares its directories work in them or choose inside them", async () => {
     h = await startHarness({ turns: [{ text: "ok" }] }, { shareWorkingDirectories: true });
     const shared = await h.client.createSession({ agentId: "test" });
