@@ -7,13 +7,8 @@ import { redactDatabaseUrl } from "./database-url.js";
 import { DatabaseOpenError, readFailure, SchemaTooNewError } from "./errors.js";
 import { DEFAULT_PAGE_ROWS, digestRows, scanRows } from "./scan.js";
 import { migrateSchema, RECORDS } from "./schema.js";
-import {
-  GroupWriter,
-  keyBytes,
-  type Op,
-  type QueuedWrite,
-  type TransactionGuard,
-} from "./writer.js";
+import { keyBytes, type Op, type QueuedWrite, type TransactionGuard } from "./writer.js";
+import { WriterConnection } from "./writer-connection.js";
 import { boundedWait } from "../../common/bounded-wait.js";
 
 /** How a `PostgresStore` connects and reads. */
@@ -28,6 +23,11 @@ export interface PostgresStoreOptions {
   applicationName?: string;
   /** The database ends a transaction left open this long (a frozen node's), releasing its locks. */
   idleInTransactionTimeoutMs?: number;
+  /**
+   * How long a write waits for a new connection when the database ended the writer's while it was
+   * idle (a restart, a failover), before the store fails (default 30 s).
+   */
+  reconnectMs?: number;
 }
 
 /** The `application_name` of the writer's connection: its name suffixed with " writer". */
@@ -44,23 +44,22 @@ const GET_MANY = {
 
 /**
  * The PostgreSQL store: every record a row of one table (kind, key, value), the value as
- * `encodeRecord` made it; keys are stored as their UTF-8 bytes and sort bytewise, as in LevelDB. The schema is versioned and
- * created or migrated by `open` (see `migrateSchema`).
- *
+ * `encodeRecord` made it; keys are stored as their UTF-8 bytes and sort bytewise, as in LevelDB.
+ * The schema is versioned and created or migrated by `open` (see `migrateSchema`).
  * Writes go through one connection, in the order they were issued: the writes issued while one
  * transaction runs are joined into the next, which commits them all or none, with
  * `synchronous_commit` on whatever they asked (a crash of the database loses nothing committed,
  * so no seq a stream has seen is given again). A write's checks are made in its transaction (see
- * `GroupWriter`); a write refused by a check is left out of the transaction alone. The first failed
- * transaction (the database unreachable, the connection lost, a disk full) stops the store for
- * writes: its outcome is unknown, and nothing may be written behind it. Reads use the other
+ * `GroupWriter`); a write refused by a check is left out of the transaction alone. A connection
+ * the database ended while idle is replaced first (see `WriterConnection`). The first failed
+ * transaction (the database unreachable, the connection lost under it, a disk full) stops the store
+ * for writes: its outcome is unknown, and nothing may be written behind it. Reads use the other
  * connections of the pool and go on.
  */
 export class PostgresStore implements Store {
   readonly location: string;
   private pool: pg.Pool | undefined;
-  private writerClient: pg.PoolClient | undefined;
-  private writer: GroupWriter | undefined;
+  private writer: WriterConnection | undefined;
   private queue: QueuedWrite[] = [];
   /** The write loop, while it runs. */
   private writing: Promise<void> | undefined;
@@ -108,20 +107,22 @@ export class PostgresStore implements Store {
         throw new DatabaseOpenError(this.location, describe(err), err);
       });
       client.on("error", () => undefined);
+      const nameWriter = (writing: pg.PoolClient) =>
+        writing.query(
+          `SET application_name = '${applicationName.replace(/'/g, "''")}${WRITER_SUFFIX}'`,
+        );
       try {
         await migrateSchema(client, this.location).catch((err: unknown) => {
           if (err instanceof SchemaTooNewError || err instanceof DatabaseOpenError) throw err;
           throw new DatabaseOpenError(this.location, describe(err), err);
         });
-        await client.query(
-          `SET application_name = '${applicationName.replace(/'/g, "''")}${WRITER_SUFFIX}'`,
-        );
+        await nameWriter(client);
       } catch (err) {
         client.release(true);
         throw err;
       }
-      this.writerClient = client;
-      this.writer = new GroupWriter(client);
+      this.writer = new WriterConnection(pool, nameWriter, this.options.reconnectMs);
+      this.writer.adopt(client);
     } catch (err) {
       await pool.end().catch(() => undefined);
       throw err;
@@ -137,8 +138,7 @@ export class PostgresStore implements Store {
     const pool = this.pool;
     if (!pool) return;
     this.pool = undefined;
-    this.writerClient?.release(this.failed !== undefined);
-    this.writerClient = undefined;
+    this.writer?.release(this.failed !== undefined);
     this.writer = undefined;
     // A connection whose peer vanished may never finish ending.
     const ended = pool.end().catch(() => undefined);
@@ -190,15 +190,15 @@ export class PostgresStore implements Store {
     while (this.queue.length > 0) {
       const group = this.queue;
       this.queue = [];
-      const writer = this.writer;
-      if (this.failed || !writer) {
+      const connection = this.writer;
+      if (this.failed || !connection) {
         const refusal = this.failed ?? new StoreClosedError(this.location);
         for (const w of group) w.reject(refusal);
         continue;
       }
       let admitted: QueuedWrite[];
       try {
-        admitted = await writer.write(group);
+        admitted = await (await connection.current()).write(group);
       } catch (err) {
         const failure = this.fail(err);
         for (const w of group) w.reject(failure);
