@@ -255,6 +255,25 @@ describe("park notifications", () => {
     const bad = await post(link.url, { decision: "maybe" });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { field: string }).field).toBe("decision");
+    for (const [body, field, error] of [
+      [{ decision: "allow", extra: 1 }, "extra", "extra: unknown key"],
+      [{ decision: "deny", reason: 5 }, "reason", /^reason: .*string/],
+      [null, "body", /^body: is not an answer; send \{"decision":"allow"\}/],
+      [[], "body", /^body: is not an answer/],
+    ] as const) {
+      const refused = await post(link.url, body);
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toEqual({
+        field,
+        error: expect.stringMatching(error) as unknown,
+      });
+    }
+    const empty = await fetch(link.url, { method: "POST" });
+    expect(empty.status).toBe(400);
+    expect(await empty.json()).toEqual({
+      field: "body",
+      error: 'body: is empty; send {"decision":"allow"} or {"decision":"deny","reason":"…"}',
+    });
     const ok = await post(link.url, { decision: "allow" });
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isParkwayError, ParkwayError } from "../../common/errors.js";
+import { zodViolations } from "../../common/zod-violations.js";
 import type { AnswerLink } from "./answer-link.js";
 import type { NodeHandler, NodeRequest, NodeResponse } from "./node-handler.js";
 
@@ -10,6 +11,9 @@ const answerSchema = z.strictObject({
   decision: z.enum(["allow", "deny"]),
   reason: z.string().max(1024).optional(),
 });
+
+/** What an answer looks like, for a body that is none. */
+const EXAMPLE = '{"decision":"allow"} or {"decision":"deny","reason":"…"}';
 
 const HTTP_STATUS: Partial<Record<ParkwayError["code"], number>> = {
   invalid_argument: 400,
@@ -55,11 +59,18 @@ export function answerRoute(answer: AnswerLink, next: NodeHandler): NodeHandler 
     }
     void (async () => {
       try {
-        const parsed = answerSchema.safeParse(JSON.parse((await readBody(req)) || "null"));
+        const raw = await readBody(req);
+        if (raw.trim() === "") {
+          send(res, 400, { error: `body: is empty; send ${EXAMPLE}`, field: "body" });
+          return;
+        }
+        const parsed = answerSchema.safeParse(JSON.parse(raw));
         if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          const field = issue?.path.join(".") || "body";
-          send(res, 400, { error: `${field}: ${issue?.message ?? "invalid"}`, field });
+          const violation = zodViolations(parsed.error)[0];
+          const field = violation && violation.field !== "(root)" ? violation.field : "body";
+          const problem =
+            field === "body" ? `is not an answer; send ${EXAMPLE}` : violation?.description;
+          send(res, 400, { error: `${field}: ${problem ?? "invalid"}`, field });
           return;
         }
         const result = await answer(token, parsed.data);
