@@ -1,6 +1,7 @@
 import path from "node:path";
 import { loadConfig } from "../config/index.js";
 import { checkSessions } from "../session/check-sessions.js";
+import { reindexRuleIds } from "../session/rule-ids.js";
 import { repairStore } from "../store/level-repair.js";
 import { redactDatabaseUrl } from "../store/postgres/database-url.js";
 
@@ -32,6 +33,7 @@ export async function repair(flags: { data?: string; config?: string }): Promise
       );
     }
     const check = await checkSessions(store, report.lossy);
+    if (report.lossy) await reindexRuleIds(store);
     out(`sessions checked: ${check.checked}; answering DATA_LOSS: ${check.damaged.length}`);
     for (const { sessionId, problem } of check.damaged) out(`  ${sessionId}: ${problem}`);
     if (check.missing.length > 0) {

@@ -70,3 +70,15 @@ async function indexTenant(
   await batch.write({ sync: true });
   return found;
 }
+
+/**
+ * Has every tenant's rules indexed by id again on its next lookup: after a repair that lost
+ * records, a rule may be left without its index record (and could not be found by id).
+ */
+export async function reindexRuleIds(store: Store): Promise<void> {
+  const batch = store.batch();
+  for await (const tenant of store.keys(RuleIdsIndexedRecord)) {
+    batch.del(RuleIdsIndexedRecord, tenant);
+  }
+  await batch.write({ sync: true });
+}

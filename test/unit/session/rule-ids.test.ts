@@ -6,6 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { RuleIdRecord, RuleRecord } from "../../../src/session/records.js";
 import { RuleBook } from "../../../src/session/rule-book.js";
+import { reindexRuleIds } from "../../../src/session/rule-ids.js";
 import { createMemoryStore } from "../../../src/store/index.js";
 import type { Store } from "../../../src/store/store.js";
 
@@ -85,6 +86,26 @@ describe("rules found by id", () => {
     expect((await book.list({ scope: "session", sessionId: "ses_20" })).map((r) => r.id)).toEqual([
       ids[20],
     ]);
+    await store.close();
+  });
+
+  it("indexes a tenant again after a repair, finding a rule whose index record was lost", async () => {
+    const { store, scans } = countingStore();
+    await store.open();
+    const book = new RuleBook(store, "t1");
+    const { stored } = await book.add([
+      { rule: allow("ls"), key: { scope: "tenant" } },
+      { rule: allow("pwd"), key: { scope: "tenant" } },
+    ]);
+    await expect(book.remove("nope")).rejects.toMatchObject({ code: "not_found" });
+    // A repair lost the index record of one rule.
+    await store.batch().del(RuleIdRecord, `t1/${stored[1]!.id}`).write({ sync: true });
+    await expect(book.remove(stored[1]!.id)).rejects.toMatchObject({ code: "not_found" });
+    await reindexRuleIds(store);
+    expect((await book.remove(stored[1]!.id)).ruleContent).toBe("pwd");
+    expect(tenantScans(scans, "t1")).toBe(2);
+    expect((await book.remove(stored[0]!.id)).ruleContent).toBe("ls");
+    expect(tenantScans(scans, "t1")).toBe(2);
     await store.close();
   });
 
