@@ -20,8 +20,8 @@ afterEach(async () => {
   cleanup = [];
 });
 
-/** Parkway in its own process, exporting spans to `receiver` over OTLP/HTTP JSON. */
-async function tracedServer(receiver: OtlpReceiver): Promise<{
+/** Parkway in its own process, its agent on a scripted model, with `env`; stopped after the test. */
+async function serverWith(env: Record<string, string>): Promise<{
   server: SpawnedServer;
   model: ScriptedModelServer;
 }> {
@@ -31,16 +31,21 @@ async function tracedServer(receiver: OtlpReceiver): Promise<{
     dataDir: path.join(root, "data"),
     direct: true,
     args: ["--config", config],
-    env: {
-      OTEL_TRACES_EXPORTER: "otlp",
-      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-      OTEL_BSP_SCHEDULE_DELAY: "50",
-      OTEL_SERVICE_NAME: "parkway-under-test",
-    },
+    env,
   });
   cleanup.push(async () => void (await server.stop()));
   return { server, model };
+}
+
+/** Parkway in its own process, exporting spans to `receiver` over OTLP/HTTP JSON. */
+function tracedServer(receiver: OtlpReceiver) {
+  return serverWith({
+    OTEL_TRACES_EXPORTER: "otlp",
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    OTEL_BSP_SCHEDULE_DELAY: "50",
+    OTEL_SERVICE_NAME: "parkway-under-test",
+  });
 }
 
 const hex = (bytes: number) => randomBytes(bytes).toString("hex");
@@ -236,21 +241,13 @@ describe("traces", () => {
         probe.close(() => resolve(port));
       });
     });
-    const { root, model, config } = await prepareAgent("parkway-trace-", () => ({}));
-    cleanup.push(() => model.close());
-    const server = await spawnServer({
-      dataDir: path.join(root, "data"),
-      direct: true,
-      args: ["--config", config],
-      env: {
-        OTEL_TRACES_EXPORTER: "otlp",
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
-        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
-        // Spans wait for the shutdown's flush.
-        OTEL_BSP_SCHEDULE_DELAY: "60000",
-      },
+    const { server } = await serverWith({
+      OTEL_TRACES_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
+      // Spans wait for the shutdown's flush.
+      OTEL_BSP_SCHEDULE_DELAY: "60000",
     });
-    cleanup.push(async () => void (await server.stop()));
     const client = createParkwayClient(server.address);
     cleanup.push(() => Promise.resolve(client.close()));
     await client.createSession({ agentId: "test" });
@@ -268,18 +265,10 @@ describe("traces", () => {
   });
 
   it("says at start when OTEL_* names an exporter or a protocol the server does not have", async () => {
-    const { root, model, config } = await prepareAgent("parkway-trace-", () => ({}));
-    cleanup.push(() => model.close());
-    const server = await spawnServer({
-      dataDir: path.join(root, "data"),
-      direct: true,
-      args: ["--config", config],
-      env: {
-        OTEL_TRACES_EXPORTER: "jaeger,otlp",
-        OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuff",
-      },
+    const { server } = await serverWith({
+      OTEL_TRACES_EXPORTER: "jaeger,otlp",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuff",
     });
-    cleanup.push(async () => void (await server.stop()));
     const warnings = server.output
       .map((line) => {
         try {

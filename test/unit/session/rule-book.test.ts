@@ -2,28 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RuleIdRecord } from "../../../src/session/records.js";
 import { RuleBook } from "../../../src/session/rule-book.js";
 import { createMemoryStore } from "../../../src/store/index.js";
-import type { Store } from "../../../src/store/store.js";
-
-/** A memory store that counts its scans (`entries`), by key prefix. */
-function countingStore(): { store: Store; scans: string[] } {
-  const inner = createMemoryStore();
-  const scans: string[] = [];
-  const store = new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === "entries") {
-        return (...args: Parameters<Store["entries"]>) => {
-          scans.push(String(args[1]?.gte ?? ""));
-          return target.entries(...args);
-        };
-      }
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === "function"
-        ? (value as (...a: unknown[]) => unknown).bind(target)
-        : value;
-    },
-  });
-  return { store, scans };
-}
+import { countingStore } from "../../helpers/counting-store.js";
 
 describe("the rule book's cache", () => {
   it("keeps the scopes read most recently, not one per session ever served, and reads a forgotten one again", async () => {
@@ -39,14 +18,14 @@ describe("the rule book's cache", () => {
     for (let i = 1; i <= sessions; i++) await book.forSession(`ses_${i}`, "a1");
     const scanned = scans.length;
     // The tenant's and the agent's scopes are read with every session: still cached.
-    expect(scans.filter((s) => s.startsWith("t1/tenant") || s.startsWith("t1/agent"))).toHaveLength(
-      2,
-    );
+    expect(
+      scans.filter((s) => s.startsWith("rule:t1/tenant") || s.startsWith("rule:t1/agent")),
+    ).toHaveLength(2);
     // The last session read is cached; the first ones went.
     await book.forSession(`ses_${sessions}`, "a1");
     expect(scans.length).toBe(scanned);
     const again = await book.forSession("ses_0", "a1");
-    expect(scans.slice(scanned)).toEqual(["t1/session:ses_0/"]);
+    expect(scans.slice(scanned)).toEqual(["rule:t1/session:ses_0/"]);
     expect(again.map((r) => r.ruleContent)).toEqual(["ls"]);
     await store.close();
   });

@@ -9,27 +9,7 @@ import { RuleBook } from "../../../src/session/rule-book.js";
 import { reindexRuleIds } from "../../../src/session/rule-ids.js";
 import { createMemoryStore } from "../../../src/store/index.js";
 import type { Store } from "../../../src/store/store.js";
-
-/** A memory store that records the prefix of each scan (`entries`). */
-function countingStore(): { store: Store; scans: string[] } {
-  const inner = createMemoryStore();
-  const scans: string[] = [];
-  const store = new Proxy(inner, {
-    get(target, prop, receiver) {
-      if (prop === "entries") {
-        return (...args: Parameters<Store["entries"]>) => {
-          scans.push(`${args[0].kind}:${String(args[1]?.gte ?? "")}`);
-          return target.entries(...args);
-        };
-      }
-      const value = Reflect.get(target, prop, receiver) as unknown;
-      return typeof value === "function"
-        ? (value as (...a: unknown[]) => unknown).bind(target)
-        : value;
-    },
-  });
-  return { store, scans };
-}
+import { countingStore } from "../../helpers/counting-store.js";
 
 const allow = (ruleContent: string) => ({
   toolName: "Bash",
