@@ -1,4 +1,9 @@
-import { type CallOptions, type ChannelCredentials, Metadata } from "@grpc/grpc-js";
+import {
+  type CallOptions,
+  type ChannelCredentials,
+  type ChannelOptions,
+  Metadata,
+} from "@grpc/grpc-js";
 import {
   type Agent,
   AgentServiceClient,
@@ -60,6 +65,12 @@ export interface ClientOptions {
    * caller's trace.
    */
   metadata?: () => Record<string, string>;
+  /**
+   * Raw grpc-js channel options, laid over the client's own (keepalive). For example, to spread
+   * calls over several nodes given as `ipv4:10.0.0.1:50051,10.0.0.2:50051`:
+   * `{ "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }) }`.
+   */
+  channelOptions?: ChannelOptions;
 }
 
 /** Per-call options. */
@@ -87,11 +98,10 @@ export class ParkwayClient {
     private readonly options: ClientOptions = {},
   ) {
     const creds = channelCredentials(options);
-    this.agentService = new AgentServiceClient(
-      address,
-      creds,
-      keepaliveChannelOptions(options.keepalive),
-    );
+    this.agentService = new AgentServiceClient(address, creds, {
+      ...keepaliveChannelOptions(options.keepalive),
+      ...options.channelOptions,
+    });
     this.permissionService = new PermissionServiceClient(address, creds, {
       channelOverride: this.agentService.getChannel(),
     });

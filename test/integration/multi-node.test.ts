@@ -17,6 +17,8 @@ import { allEvents, collect, kind, startedCalls, toolResult } from "../helpers/p
 import { startPostgres, type TestPostgres } from "../helpers/postgres.js";
 import { type SpawnedServer, spawnServer, tempDir } from "../helpers/spawn-server.js";
 import { VISIBLE_AHEAD } from "../../src/session/seq-epoch.js";
+import { freePort } from "../helpers/free-port.js";
+import { sample } from "../helpers/store-reads.js";
 
 /** Two Parkway nodes on one PostgreSQL database, each in a process of its own. */
 let postgres: TestPostgres;
@@ -40,6 +42,7 @@ async function startNodes(
   count: number,
   turns: unknown[],
   database: Record<string, unknown> = { leaseTimeout: "1s" },
+  extraArgs: (node: number) => string[] = () => [],
 ) {
   const root = await tempDir("parkway-nodes-");
   const workdir = path.join(root, "work");
@@ -67,7 +70,7 @@ async function startNodes(
       spawnServer({
         dataDir: path.join(root, `unused-${i}`),
         direct: true,
-        args: ["--config", config, ...(address ? ["--listen", address] : [])],
+        args: ["--config", config, ...(address ? ["--listen", address] : []), ...extraArgs(i)],
       });
     const node = await launch();
     nodes.push(node);
@@ -184,6 +187,35 @@ describe("several nodes on one PostgreSQL", () => {
     expect(await readFile(path.join(workdir, "parked.txt"), "utf8")).toBe(
       "answered on another node",
     );
+  });
+
+  it("a client given every node's address with round robin spreads its calls over them", async () => {
+    const ports = [await freePort(), await freePort()];
+    const { nodes: started } = await startNodes(2, [DONE], undefined, (i) => [
+      "--metrics-listen",
+      `127.0.0.1:${ports[i]}`,
+    ]);
+    const client = createParkwayClient(`ipv4:${started.map((n) => n.node.address).join(",")}`, {
+      channelOptions: {
+        "grpc.service_config": JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] }),
+      },
+    });
+    clients.push(client);
+    for (let i = 0; i < 8; i++) {
+      const session = await client.createSession({ agentId: "test" });
+      // Three calls a round: with two, round robin would send every reply to the same node.
+      expect((await client.getSession(session.id)).id).toBe(session.id);
+      const reply = await client.reply({
+        sessionId: session.id,
+        input: { $case: "userMessage", value: { text: "hi", content: [] } },
+      });
+      expect(reply.message?.finishedReason).toBe(1);
+    }
+    const replies = await Promise.all(
+      ports.map((port) => sample(`http://127.0.0.1:${port}/metrics`, "parkway_replies_total")),
+    );
+    expect(replies.reduce((a, b) => a + b, 0)).toBe(8);
+    for (const count of replies) expect(count).toBeGreaterThan(0);
   });
 
   it("any node serves any client: a stream on C follows a reply running on A, and B interrupts it", async () => {
