@@ -1,3 +1,4 @@
+import type { Msg } from "../agent/types.js";
 import { limitReached } from "../common/limits.js";
 import type { Store } from "../store/store.js";
 import type { ReplySettled } from "./reply-outcomes.js";
@@ -110,13 +111,21 @@ export async function applyInput(
     const active = actor.head.data.replyId;
     // While it runs, an answer naming a call the run does not wait for (finished, not decided yet)
     // is refused with that call's state, as for a parked reply: waiting would not help.
-    const current = [active, ""].includes(input.replyId);
-    if (current && actor.reply.task && actor.reply.message && ids.length > 0) {
-      const confirm = input.kind === "confirm";
-      const [wanted, field] = confirm
+    // With no reply at all, one naming a call of the last reply (ended or interrupted since) is
+    // refused with that call's state too.
+    const [wanted, field] =
+      input.kind === "confirm"
         ? (["asking", CONFIRM_RESULTS] as const)
         : (["submitted", EXECUTION_RESULTS] as const);
+    const current = [active, ""].includes(input.replyId);
+    if (current && actor.reply.task && actor.reply.message && ids.length > 0) {
       findCalls(actor.reply.message, ids, wanted, field);
+    }
+    const last = active ? undefined : lastReplyMessage(actor);
+    if (last && ids.length > 0 && [last.id, ""].includes(input.replyId)) {
+      if (last.content.some((b) => b.type === "tool_call" && ids.includes(b.id))) {
+        findCalls(last, ids, wanted, field);
+      }
     }
     const applied: Applied =
       input.kind === "user_interrupt"
@@ -127,4 +136,11 @@ export async function applyInput(
     const writtenSeq = actor.events.writtenSeq;
     return active ? { ...applied, replyId: active, writtenSeq } : { ...applied, writtenSeq };
   }
+}
+
+/** The final message of the session's last reply, when the session holds its history in memory. */
+function lastReplyMessage(actor: SessionActor): Msg | undefined {
+  const { history, data } = actor.head;
+  const last = history.length === data.messageCount ? history.at(-1) : undefined;
+  return last?.role === "assistant" ? last : undefined;
 }

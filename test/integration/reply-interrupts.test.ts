@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { ParkwayClientError } from "../../src/client/index.js";
+import { askUserResult } from "../../src/client/inputs.js";
 import type { ServerEvent } from "../../src/generated/parkway/v1/events.js";
 import { collect, type Harness, kind, startHarness } from "../helpers/parkway-harness.js";
 
@@ -98,6 +100,64 @@ describe("interrupting a reply", () => {
       2,
     );
     expect(replyEnd(events)?.finishedReason).toBe(2);
+  });
+
+  it("refuses an answer to a call of the reply it ended with that call's state", async () => {
+    const question = {
+      question: "Which database?",
+      header: "Database",
+      options: [
+        { label: "Postgres", description: "hosted" },
+        { label: "SQLite", description: "embedded" },
+      ],
+    };
+    h = await startHarness({
+      turns: [
+        {
+          match: { lastUser: "^ask" },
+          toolCalls: [{ name: "AskUser", input: { questions: [question] } }],
+        },
+        {
+          match: { lastUser: "^run" },
+          toolCalls: [{ name: "Bash", input: { command: "touch made.txt" } }],
+        },
+      ],
+    });
+    const session = await h.client.createSession({ agentId: "test" });
+    const chat = await h.client.attach(session.id);
+    for (const [text, kindOfAnswer] of [
+      ["ask", "external result"],
+      ["run", "confirmation"],
+    ] as const) {
+      const parked = await collect(chat.message(text));
+      const call = parked.flatMap((e) =>
+        e.event?.$case === "requireUserConfirm" || e.event?.$case === "requireExternalExecution"
+          ? e.event.value.toolCalls
+          : [],
+      )[0]!;
+      await chat.interrupt();
+      const ended = await collect(chat.untilSettled());
+      expect(replyEnd(ended)?.finishedReason).toBe(2);
+      const answer =
+        kindOfAnswer === "confirmation"
+          ? chat.confirm(call)
+          : chat.send({
+              $case: "externalExecutionResult",
+              value: {
+                replyId: "",
+                executionResults: [askUserResult(call, { [question.question]: "Postgres" })],
+              },
+            });
+      const refused = await answer.then(
+        () => undefined,
+        (err: unknown) => err as ParkwayClientError,
+      );
+      expect(refused?.codeName, kindOfAnswer).toBe("FAILED_PRECONDITION");
+      expect(refused?.preconditionViolations).toEqual([
+        { type: "TOOL_CALL_STATE", subject: call.id, description: "already finished" },
+      ]);
+    }
+    chat.close();
   });
 
   it("is a no-op on an idle session", async () => {
