@@ -38,6 +38,10 @@ export class ChatApp implements ChatControl {
   private lastCtrlC = 0;
   private step: AbortController | undefined;
   private answering: string | undefined;
+  /** Why the open prompt was closed by the session's events: its call stopped waiting. */
+  private withdrawn: { callId: string; ended: boolean } | undefined;
+  /** Aborts the pause after a withdrawn prompt when the chat quits. */
+  private pause: AbortController | undefined;
   private wake: (() => void) | undefined;
   private connection: { stop(): void } | undefined;
 
@@ -108,7 +112,10 @@ export class ChatApp implements ChatControl {
     this.renderer.render(event);
     const resolved = this.state.apply(event);
     const ended = event.event?.$case === "replyEnd";
-    if (this.answering && (ended || resolved === this.answering)) this.step?.abort();
+    if (this.answering && (ended || resolved === this.answering)) {
+      this.withdrawn = { callId: this.answering, ended };
+      this.step?.abort();
+    }
     // The idle prompt gives way to a reply that runs or asks.
     if (this.step && !this.answering && (this.state.running || this.state.asking)) {
       this.step.abort();
@@ -227,7 +234,10 @@ export class ChatApp implements ChatControl {
         return;
       }
       if (outcome === "eof") return this.quit();
-      return; // cancelled: the state changed, look again
+      // Cancelled: the state changed, look again; first, when the call stopped waiting while it
+      // was asked, say so and let the keys typed for it go nowhere.
+      if (this.withdrawn?.callId === entry.call.id) await this.promptWithdrawn(entry);
+      return;
     }
     if (!this.quitting) this.state.resumed(before);
   }
@@ -252,10 +262,40 @@ export class ChatApp implements ChatControl {
     );
   }
 
+  /**
+   * Tells that the call `entry` was being asked about stopped waiting (answered by another client or
+   * person, expired, or its reply ended) and that nothing was sent from here. On a terminal the chat then
+   * waits for Enter before it asks anything else: keys typed for the closed prompt (a "y", a deny
+   * reason) would otherwise answer the next call's prompt, or be sent to the model as a message.
+   */
+  private async promptWithdrawn(entry: Pending): Promise<void> {
+    const ended = this.withdrawn?.ended === true;
+    this.withdrawn = undefined;
+    const c = this.screen.c;
+    const what = `${entry.call.name} ${callSummary(entry.call.name, entry.call.input)}`;
+    this.screen.line(
+      c.yellow(
+        ended
+          ? `${MARK.warn} the reply ended while ${what} was asked: nothing was sent from here`
+          : `${MARK.warn} ${what} no longer waits (answered elsewhere, or expired): nothing was sent from here`,
+      ),
+    );
+    if (!this.input.keys || this.quitting) return;
+    const pause = new AbortController();
+    this.pause = pause;
+    const result = await this.input.readLine(c.dim("  press enter to go on "), {
+      signal: pause.signal,
+    });
+    this.pause = undefined;
+    if (result.kind === "eof") this.quit();
+    else if (result.kind === "interrupt") await this.ctrlC();
+  }
+
   private async answer(entry: Pending, at: Position): Promise<Outcome> {
     const step = new AbortController();
     this.step = step;
     this.answering = entry.call.id;
+    this.withdrawn = undefined;
     const ctx: PromptContext = {
       screen: this.screen,
       input: this.input,
@@ -351,6 +391,7 @@ export class ChatApp implements ChatControl {
   quit(): void {
     this.quitting = true;
     this.step?.abort();
+    this.pause?.abort();
     this.notify();
   }
 }
