@@ -15,7 +15,8 @@ export interface CallContext {
 
 /**
  * Runs `action` with every control of `card` disabled; shows the refusal in the card's alert and
- * enables the controls again when it fails, or says that the answer was sent.
+ * enables the controls again when it fails, or says that the answer was sent. The card is marked
+ * `data-sending` meanwhile.
  */
 export async function submitFrom(
   card: HTMLElement,
@@ -38,6 +39,8 @@ export async function submitFrom(
   }
   for (const c of controls) c.disabled = true;
   if (alert) alert.textContent = "";
+  // While it is set, the parked view keeps the card even when its call no longer waits.
+  card.dataset.sending = "true";
   try {
     await ctx.send(built);
     card.classList.add("answered");
@@ -47,5 +50,7 @@ export async function submitFrom(
   } catch (err) {
     for (const c of controls) c.disabled = false;
     if (alert) alert.textContent = `${what} failed: ${errorText(err)}`;
+  } finally {
+    delete card.dataset.sending;
   }
 }
