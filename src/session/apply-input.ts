@@ -4,7 +4,7 @@ import type { Store } from "../store/store.js";
 import type { ReplySettled } from "./reply-outcomes.js";
 import { CONFIRM_RESULTS, EXECUTION_RESULTS } from "./answer-fields.js";
 import { awaitedRun } from "./pending-calls.js";
-import { findCalls } from "./reply-inputs.js";
+import { findCalls } from "./answered-calls.js";
 import { lookupRequest, type RequestIdLimits } from "./request-ids.js";
 import type { SessionActor } from "./session-actor.js";
 import type { SessionInput } from "./session-input.js";

@@ -4,12 +4,8 @@ import { messageBytes } from "../agent/reply-budget.js";
 import { parseToolInput } from "../agent/tool-input.js";
 import { finishWithoutRunning, startResult } from "../agent/tool-runner.js";
 import type { Msg, Rule, ToolCallBlock } from "../agent/types.js";
-import {
-  type FieldViolation,
-  failedPrecondition,
-  invalidArgument,
-  ParkwayError,
-} from "../common/errors.js";
+import { findCalls } from "./answered-calls.js";
+import { type FieldViolation, invalidArgument } from "../common/errors.js";
 import { formatRule, type RuleScope } from "../permissions/index.js";
 import { checkQuestionResult } from "../tools/ask-user.js";
 import type { ExternalResult, Tool } from "../tools/tool.js";
@@ -66,53 +62,6 @@ function checkReplySize(message: Msg, ctx: AnswerContext, field: string): void {
       description: `would make the reply ${bytes} bytes, over the agent's maxReplyBytes (${ctx.maxReplyBytes}): send less`,
     },
   ]);
-}
-
-const describeState = (call: ToolCallBlock): string =>
-  call.state === "asking"
-    ? "awaiting confirmation"
-    : call.state === "submitted"
-      ? "awaiting an external result"
-      : call.state === "finished"
-        ? "already finished"
-        : call.state;
-
-/**
- * Finds the calls an answer names, refusing the whole input when one is unknown (NOT_FOUND), not in
- * the state this kind of answer needs (FAILED_PRECONDITION with its state), or named twice.
- */
-export function findCalls(
-  message: Msg,
-  ids: string[],
-  wanted: "asking" | "submitted",
-  field: string,
-): ToolCallBlock[] {
-  if (ids.length === 0) throw invalidArgument([{ field, description: "answers no tool call" }]);
-  const seen = new Set<string>();
-  return ids.map((id, i) => {
-    if (!id)
-      throw invalidArgument([{ field: `${field}[${i}]`, description: "names no tool call id" }]);
-    if (seen.has(id)) {
-      throw invalidArgument([{ field: `${field}[${i}]`, description: `answers ${id} twice` }]);
-    }
-    seen.add(id);
-    const call = message.content.find(
-      (b): b is ToolCallBlock => b.type === "tool_call" && b.id === id,
-    );
-    if (!call) {
-      throw new ParkwayError("not_found", `tool call ${id} is not part of reply ${message.id}`, {
-        reason: "TOOL_CALL_NOT_FOUND",
-        metadata: { tool_call_id: id },
-      });
-    }
-    if (call.state !== wanted) {
-      throw failedPrecondition(
-        `tool call ${id} (${call.name}) is ${describeState(call)}, not ${wanted === "asking" ? "awaiting confirmation" : "awaiting an external result"}`,
-        [{ type: "TOOL_CALL_STATE", subject: id, description: describeState(call) }],
-      );
-    }
-    return call;
-  });
 }
 
 function scopeOf(rule: ConfirmAnswer["rules"][number], ctx: AnswerContext): RuleScopeKey {

@@ -119,8 +119,10 @@ describe("interrupting a reply", () => {
         },
         {
           match: { lastUser: "^run" },
+          repeat: true,
           toolCalls: [{ name: "Bash", input: { command: "touch made.txt" } }],
         },
+        { match: { toolName: "Bash" }, repeat: true, text: "ok" },
       ],
     });
     const session = await h.client.createSession({ agentId: "test" });
@@ -156,7 +158,21 @@ describe("interrupting a reply", () => {
       expect(refused?.preconditionViolations).toEqual([
         { type: "TOOL_CALL_STATE", subject: call.id, description: "already finished" },
       ]);
+      expect(refused?.message).toContain(`is already finished (interrupted), not awaiting`);
     }
+
+    // A call denied, its reply ended since: the refusal says it was denied.
+    const parked = await collect(chat.message("run again"));
+    const call = parked.flatMap((e) =>
+      e.event?.$case === "requireUserConfirm" ? e.event.value.toolCalls : [],
+    )[0]!;
+    await chat.deny(call, "not now");
+    expect(replyEnd(await collect(chat.untilSettled()))?.finishedReason).toBe(1);
+    const refused = await chat.confirm(call).then(
+      () => undefined,
+      (err: unknown) => err as ParkwayClientError,
+    );
+    expect(refused?.message).toContain(`(Bash) is already finished (denied), not awaiting`);
     chat.close();
   });
 
