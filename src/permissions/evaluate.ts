@@ -66,7 +66,7 @@ export function evaluate(request: PermissionRequest): Decision {
   ): Decision => {
     const bypassImmune = check.startsWith("safety.");
     const suggestedRules =
-      behavior === "ask" && !bypassImmune ? suggestRules(toolName, view, context) : [];
+      behavior === "ask" && !bypassImmune ? suggestRules(toolName, view, context, rules) : [];
     const decision: Decision = { behavior, reason, check, bypassImmune, suggestedRules };
     return rule === undefined ? decision : { ...decision, rule };
   };
