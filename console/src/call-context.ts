@@ -1,8 +1,34 @@
-import { errorText } from "./format.js";
-import type { SendInput, Session, ToolCallBlock } from "./parkway.js";
+import { errorText, unreachable } from "./format.js";
+import { newRequestId, type SendInput, type Session, type ToolCallBlock } from "./parkway.js";
 
-/** Sends one input of a parked reply; rejects with the server's refusal. */
-export type SendFn = (input: SendInput) => Promise<unknown>;
+/**
+ * Sends one input of a parked reply under `requestId` (a retry with the same id is applied once);
+ * rejects with the server's refusal.
+ */
+export type SendFn = (input: SendInput, requestId: string) => Promise<unknown>;
+
+/** Waits before each new attempt when the server could not be reached: about 6 s in all. */
+const RETRY_WAITS_MS = [250, 500, 1000, 2000, 2000];
+
+/**
+ * Sends `input`, and sends it again with the same request id while the server cannot be reached:
+ * an attempt whose answer was lost on the way back may have been applied, and the server applies
+ * an id once and answers its retries with the first outcome.
+ */
+async function sendOnce(send: SendFn, input: SendInput, waiting: () => void): Promise<void> {
+  const requestId = newRequestId();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await send(input, requestId);
+      return;
+    } catch (err) {
+      const wait = RETRY_WAITS_MS[attempt];
+      if (!unreachable(err) || wait === undefined) throw err;
+      waiting();
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
 
 /** What a card needs to answer its call. */
 export interface CallContext {
@@ -42,7 +68,10 @@ export async function submitFrom(
   // While it is set, the parked view keeps the card even when its call no longer waits.
   card.dataset.sending = "true";
   try {
-    await ctx.send(built);
+    await sendOnce(ctx.send, built, () => {
+      if (alert) alert.textContent = `${what}: the server could not be reached; sending again…`;
+    });
+    if (alert) alert.textContent = "";
     card.classList.add("answered");
     const status = card.querySelector<HTMLElement>(".call-status");
     if (status) status.textContent = `${what}: sent.`;

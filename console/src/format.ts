@@ -57,8 +57,24 @@ export function prettyJson(text: string): string {
   }
 }
 
+/**
+ * Whether `err` says the server was not reached or its answer was lost (the browser's fetch failed,
+ * or the connection broke): not a refusal, so the same request may be sent again.
+ */
+export function unreachable(err: unknown): boolean {
+  const error = ConnectError.from(err);
+  return (
+    error.code === Code.Unavailable ||
+    (error.code === Code.Unknown && err instanceof TypeError) ||
+    (error.code === Code.Unknown && error.cause instanceof TypeError)
+  );
+}
+
 /** What went wrong, for people: the server's message and its code. */
 export function errorText(err: unknown): string {
+  if (unreachable(err) && ConnectError.from(err).code === Code.Unknown) {
+    return "the server could not be reached (unavailable)";
+  }
   const error = ConnectError.from(err);
   const code = Code[error.code] ?? String(error.code);
   return `${error.rawMessage} (${code.replace(/([a-z])([A-Z])/g, "$1 $2").toLowerCase()})`;

@@ -39,7 +39,7 @@ let latest: Session[] = [];
 
 const transcript = createTranscript(client);
 const parked = createParkedView({
-  send: (session, input) => client.send(session.id, input),
+  send: (session, input, requestId) => client.send(session.id, input, requestId),
   openTranscript: (id) => transcript.open(id),
   announce,
 });

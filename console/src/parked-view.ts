@@ -11,7 +11,7 @@ import {
 
 /** What the parked view does on the page. */
 export interface ParkedViewHooks {
-  send: (session: Session, input: SendInput) => Promise<unknown>;
+  send: (session: Session, input: SendInput, requestId: string) => Promise<unknown>;
   openTranscript: (sessionId: string) => void;
   announce: (text: string) => void;
 }
@@ -182,7 +182,7 @@ export function createParkedView(hooks: ParkedViewHooks) {
         const card = pendingCallCard({
           session,
           call,
-          send: (input) => hooks.send(session, input),
+          send: (input, requestId) => hooks.send(session, input, requestId),
           announce: hooks.announce,
         });
         entry.cards.set(id, { card, call, session });

@@ -11,7 +11,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
+import { AuditKind, createParkwayClient, type ParkwayClient } from "../../src/client/index.js";
 import {
   type Script,
   type ScriptedModelServer,
@@ -146,6 +146,37 @@ describe("the web console when a call is answered elsewhere", () => {
       .getByRole("button", { name: /^Dismiss the note on Bash/ })
       .click();
     await note(b, call.id).waitFor({ state: "detached", timeout: 2_000 });
+  }, 60_000);
+
+  it("sends an answer whose response was lost again under its request id: applied once", async () => {
+    const { sessionId, call } = await parkOne();
+    const a = pages[0]!;
+    await card(a, call.id).waitFor({ timeout: 5_000 });
+    // The first attempt reaches the server and is applied; its response is lost on the way back.
+    const ids: string[] = [];
+    await a.route("**/parkway.v1.AgentService/Send", async (route) => {
+      const body = JSON.parse(route.request().postData() ?? "{}") as { requestId?: string };
+      ids.push(body.requestId ?? "");
+      if (ids.length === 1) {
+        await route.fetch();
+        await route.abort("connectionreset");
+      } else {
+        await route.continue();
+      }
+    });
+    await card(a, call.id).getByRole("button", { name: "Approve", exact: true }).click();
+    await card(a, call.id).waitFor({ state: "detached", timeout: 10_000 });
+    await a.unroute("**/parkway.v1.AgentService/Send");
+    expect(ids).toHaveLength(2);
+    expect(ids[1]).toBe(ids[0]);
+    // Applied once, by this page: no note that it was answered elsewhere.
+    await sleep(1_500);
+    expect(await note(a, call.id).count()).toBe(0);
+    const audit = await client.listAuditRecords({ sessionId });
+    const confirmed = audit.records.filter(
+      (r) => r.toolCallId === call.id && r.kind === AuditKind.AUDIT_KIND_CONFIRMED,
+    );
+    expect(confirmed).toHaveLength(1);
   }, 60_000);
 
   it("notes a call answered by another client, and moves the focus to the note", async () => {
