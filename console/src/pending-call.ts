@@ -161,6 +161,13 @@ function confirmControls(card: HTMLElement, ctx: CallContext): HTMLElement[] {
   return parts;
 }
 
+/** Where a Bash command runs: the session's first working directory. */
+function runsIn({ call, session }: CallContext): HTMLElement | string {
+  const dir = session.workingDirectories[0];
+  if (call.name !== "Bash" || !dir) return "";
+  return h("p", { class: "muted runs-in" }, "Runs in ", h("code", {}, dir));
+}
+
 /** A card for one pending call: what it is, why it asks, and the controls that answer it. */
 export function pendingCallCard(ctx: CallContext): HTMLElement {
   const { call } = ctx;
@@ -181,6 +188,7 @@ export function pendingCallCard(ctx: CallContext): HTMLElement {
       h("span", { class: `badge ${asking ? "ask" : "ext"}` }, kind),
     ),
     whyItAsks(call) ?? "",
+    runsIn(ctx),
     call.expiresAt ? h("p", { class: "muted" }, `Expires ${timeText(call.expiresAt)}`) : "",
     call.askedBy ? h("p", { class: "muted" }, `A form of the tool call ${call.askedBy}`) : "",
   );

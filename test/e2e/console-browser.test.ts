@@ -309,6 +309,10 @@ describe("the web console in a real browser", () => {
     expect(visibleAfter).toBeLessThanOrEqual(PARK_VISIBLE_MS);
     await expect(card.locator("h3").innerText()).resolves.toContain("Bash");
     await expect(card.locator(".why").innerText()).resolves.toMatch(/Why it asks/);
+    // Where the command runs: the session's own working directory.
+    await expect(card.locator(".runs-in").innerText()).resolves.toMatch(
+      new RegExp(`^Runs in /.*/${sessionId}$`),
+    );
     await expect(card.locator("pre").first().innerText()).resolves.toContain(
       "touch release-marker.txt",
     );
