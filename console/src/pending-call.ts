@@ -209,5 +209,12 @@ export function pendingCallCard(ctx: CallContext): HTMLElement {
     h("p", { class: "call-alert", role: "alert" }),
     h("p", { class: "call-status", role: "status" }),
   );
+  // Every card has an Approve and a Deny: each button is described by its call's heading, so a
+  // screen reader says which call a button answers.
+  for (const button of card.querySelectorAll("button")) {
+    if (!button.hasAttribute("aria-describedby")) {
+      button.setAttribute("aria-describedby", headingId);
+    }
+  }
   return card;
 }

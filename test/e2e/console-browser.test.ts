@@ -309,6 +309,11 @@ describe("the web console in a real browser", () => {
     expect(visibleAfter).toBeLessThanOrEqual(PARK_VISIBLE_MS);
     await expect(card.locator("h3").innerText()).resolves.toContain("Bash");
     await expect(card.locator(".why").innerText()).resolves.toMatch(/Why it asks/);
+    // Each of its buttons is described by the call's heading, for a screen reader.
+    const heading = await card.locator("h3").getAttribute("id");
+    await expect(
+      card.getByRole("button", { name: "Deny", exact: true }).getAttribute("aria-describedby"),
+    ).resolves.toBe(heading);
     // Where the command runs: the session's own working directory.
     await expect(card.locator(".runs-in").innerText()).resolves.toMatch(
       new RegExp(`^Runs in /.*/${sessionId}$`),
