@@ -10,8 +10,9 @@ options:
   --config FILE         JSON config file (or PARKWAY_CONFIG); every key is in the README
   --listen HOST:PORT    address to listen on (PARKWAY_LISTEN; default 127.0.0.1:50051)
   --data DIR            LevelDB data directory (PARKWAY_DATA; default ./data)
-  --database-url URL    PostgreSQL database instead of LevelDB, postgres://user:password@host/db
-                        (PARKWAY_DATABASE_URL)
+  --database-url URL    PostgreSQL database instead of LevelDB, postgres://user@host/db
+                        (PARKWAY_DATABASE_URL; a password belongs there or in the config file:
+                        every process on the machine can read a command line)
   --metrics-listen HOST:PORT
                         serve Prometheus metrics at http://HOST:PORT/metrics (PARKWAY_METRICS_LISTEN;
                         default off); traces go where the standard OTEL_* variables say
